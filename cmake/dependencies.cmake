@@ -1,0 +1,40 @@
+# Third-party packages, all from Debian: xsimd (kernels), oneDNN (runtime
+# backends and benchmark competitor), doctest (tests), Google Benchmark (bench).
+
+if(CMAKE_CROSSCOMPILING)
+  # Header-only packages are shared with the host, but adding the host's
+  # /usr/include to a cross compiler's search path would mix in x86 headers:
+  # expose just the package folders through a private include directory.
+  set(_cross_include "${CMAKE_BINARY_DIR}/host-header-only")
+  file(MAKE_DIRECTORY "${_cross_include}")
+  foreach(_pkg xsimd doctest)
+    if(NOT EXISTS "/usr/include/${_pkg}")
+      message(FATAL_ERROR "missing /usr/include/${_pkg}: install the Debian package (scripts/install_deps.sh)")
+    endif()
+    file(CREATE_LINK "/usr/include/${_pkg}" "${_cross_include}/${_pkg}" SYMBOLIC)
+  endforeach()
+  add_library(xsimd INTERFACE IMPORTED)
+  target_include_directories(xsimd SYSTEM INTERFACE "${_cross_include}")
+  add_library(doctest::doctest INTERFACE IMPORTED)
+  target_include_directories(doctest::doctest SYSTEM INTERFACE "${_cross_include}")
+  return()
+endif()
+
+find_package(xsimd REQUIRED)
+# Debian's xsimd 8.1 exports INTERFACE_LINK_LIBRARIES "xtl" without finding xtl,
+# so every executable would link a nonexistent -lxtl. xsimd needs xtl only for
+# XSIMD_ENABLE_XTL_COMPLEX, which normrt does not use: drop the link.
+get_target_property(_xsimd_links xsimd INTERFACE_LINK_LIBRARIES)
+if(_xsimd_links AND NOT TARGET xtl)
+  list(REMOVE_ITEM _xsimd_links xtl)
+  set_target_properties(xsimd PROPERTIES INTERFACE_LINK_LIBRARIES "${_xsimd_links}")
+endif()
+if(NORMRT_BUILD_TESTS)
+  find_package(doctest REQUIRED)
+endif()
+if(NOT NORMRT_KERNELS_ONLY)
+  find_package(dnnl REQUIRED)
+endif()
+if(NORMRT_BUILD_BENCH AND NOT NORMRT_KERNELS_ONLY)
+  find_package(benchmark REQUIRED)
+endif()

@@ -1,0 +1,105 @@
+#include "kernels/common/isa.h"
+
+#include <cstdlib>
+#include <string>
+
+namespace normrt {
+namespace {
+
+bool cpu_can_run(Isa isa) {
+  switch (isa) {
+    case Isa::kScalar:
+      return true;
+#if defined(__x86_64__) || defined(__i386__)
+    // __builtin_cpu_supports also checks that the OS saves the wide registers.
+    case Isa::kAvx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case Isa::kAvx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd") &&
+             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
+#endif
+#if defined(__aarch64__)
+    case Isa::kNeon:
+      return true;  // Advanced SIMD is mandatory on AArch64.
+#endif
+    default:
+      return false;
+  }
+}
+
+Expected<Isa> resolve_isa() {
+  const char* forced = std::getenv("NORMRT_ISA");
+  if (forced != nullptr && *forced != '\0') {
+    Expected<Isa> isa = isa_from_name(forced);
+    if (!isa) return Status::error("NORMRT_ISA: " + isa.status().message());
+    Status runnable = check_isa_runnable(*isa);
+    if (!runnable) return Status::error("NORMRT_ISA=" + std::string(forced) + ": " + runnable.message());
+    return isa;
+  }
+  return runnable_isas().back();
+}
+
+}  // namespace
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::kScalar: return "scalar";
+    case Isa::kAvx2: return "avx2";
+    case Isa::kAvx512: return "avx512";
+    case Isa::kNeon: return "neon";
+  }
+  return "unknown";
+}
+
+Expected<Isa> isa_from_name(std::string_view name) {
+  for (Isa isa : kAllIsas) {
+    if (name == isa_name(isa)) return isa;
+  }
+  return Status::error("unknown ISA '" + std::string(name) +
+                       "' (expected one of: scalar, avx2, avx512, neon)");
+}
+
+bool isa_compiled(Isa isa) {
+  switch (isa) {
+    case Isa::kScalar: return true;
+#ifdef NORMRT_HAVE_AVX2
+    case Isa::kAvx2: return true;
+#endif
+#ifdef NORMRT_HAVE_AVX512
+    case Isa::kAvx512: return true;
+#endif
+#ifdef NORMRT_HAVE_NEON
+    case Isa::kNeon: return true;
+#endif
+    default: return false;
+  }
+}
+
+bool isa_runnable(Isa isa) { return isa_compiled(isa) && cpu_can_run(isa); }
+
+std::vector<Isa> runnable_isas() {
+  std::vector<Isa> isas;
+  for (Isa isa : kAllIsas) {
+    if (isa_runnable(isa)) isas.push_back(isa);
+  }
+  return isas;
+}
+
+Status check_isa_runnable(Isa isa) {
+  if (!isa_compiled(isa)) {
+    return Status::error(std::string("this build of normrt has no ") + isa_name(isa) +
+                         " kernels (built for another architecture)");
+  }
+  if (!cpu_can_run(isa)) {
+    return Status::error(std::string("this CPU cannot run ") + isa_name(isa) + " code");
+  }
+  return Status::ok();
+}
+
+Expected<Isa> selected_isa() {
+  static const Expected<Isa> selected = resolve_isa();
+  return selected;
+}
+
+}  // namespace normrt

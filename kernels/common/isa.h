@@ -1,0 +1,42 @@
+#pragma once
+// Instruction-set selection. The kernel variant for each ISA is compiled into
+// its own translation unit; which one runs is decided once per process: the
+// best one this CPU supports, or the one named by NORMRT_ISA
+// (scalar|avx2|avx512|neon), which is an error if the CPU cannot run it.
+
+#include <array>
+#include <string_view>
+#include <vector>
+
+#include "kernels/common/status.h"
+
+namespace normrt {
+
+enum class Isa { kScalar, kAvx2, kAvx512, kNeon };
+
+/// Every ISA normrt knows, worst to best.
+inline constexpr std::array<Isa, 4> kAllIsas = {Isa::kScalar, Isa::kAvx2, Isa::kAvx512, Isa::kNeon};
+
+/// "scalar", "avx2", "avx512" or "neon".
+const char* isa_name(Isa isa);
+
+/// Parses a name as accepted by NORMRT_ISA.
+Expected<Isa> isa_from_name(std::string_view name);
+
+/// True if this library was built with kernels for `isa`.
+bool isa_compiled(Isa isa);
+
+/// True if `isa` is compiled in and this CPU (and OS) can execute it.
+bool isa_runnable(Isa isa);
+
+/// Every runnable ISA, worst to best (always starts with kScalar).
+std::vector<Isa> runnable_isas();
+
+/// Checks that `isa` can run here, with a message naming what is missing.
+Status check_isa_runnable(Isa isa);
+
+/// The ISA to use: NORMRT_ISA if set (validated), else the best runnable one.
+/// Resolved on first call and cached for the process.
+Expected<Isa> selected_isa();
+
+}  // namespace normrt

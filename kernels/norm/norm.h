@@ -1,0 +1,88 @@
+#pragma once
+// Row-wise normalization kernels: LayerNorm, RMSNorm and partial RMSNorm
+// (pRMSNorm), each optionally fused with a residual add.
+//
+// For every row x of `n` floats (after the optional residual add s = x + r):
+//   LayerNorm: y = (x - mean) / sqrt(var + eps) * g' + b      biased variance
+//   RMSNorm:   y = x / sqrt(mean(x²) + eps) * g' + b
+//   pRMSNorm:  as RMSNorm, but mean(x²) is taken over the first
+//              k = floor(p * n) elements only (the RMSNorm authors' `int(d * p)`);
+//              all n elements are scaled.
+// where g' is g (as stored) or 1 + g, and gain and bias are each optional.
+// With EpsPlacement::kAddedToRms the denominator is sqrt(stat) + eps instead.
+//
+// Accuracy contract: statistics are exact to float rounding for any finite
+// input (no E[x²] - E[x]² cancellation; rows whose float statistics would
+// overflow or underflow are recomputed in double).
+
+#include <cstddef>
+
+#include "kernels/common/isa.h"
+#include "kernels/common/status.h"
+
+namespace normrt {
+
+enum class NormKind { kLayerNorm, kRmsNorm, kRmsNormPartial };
+
+/// Where eps enters the denominator.
+enum class EpsPlacement {
+  kInsideSqrt,  ///< x / sqrt(stat + eps): PyTorch, ONNX, the seed TF/Theano code
+  kAddedToRms,  ///< x / (sqrt(stat) + eps): the RMSNorm authors' rmsnorm_torch.py
+};
+
+/// How the stored gain vector is applied.
+enum class GainConvention {
+  kAsStored,  ///< y = x̂ * g
+  kOnePlus,   ///< y = x̂ * (1 + g), as some checkpoints store it
+};
+
+/// The numerical convention of one normalization; plain data, recorded in
+/// model files by the converter.
+struct NormParams {
+  NormKind kind = NormKind::kLayerNorm;
+  float eps = 1e-5f;
+  EpsPlacement eps_placement = EpsPlacement::kInsideSqrt;
+  GainConvention gain_convention = GainConvention::kAsStored;
+  double partial_fraction = 1.0;  ///< p of pRMSNorm, in (0, 1]; ignored otherwise
+};
+
+/// The operands of one call: `rows` rows of `n` floats. Strides are in floats.
+/// Aliasing: dst may equal src; sum_dst may equal src or residual; buffers
+/// must otherwise not overlap. Any alignment is allowed.
+struct NormRows {
+  size_t rows = 1;
+  size_t n = 0;
+  const float* src = nullptr;  ///< (rows, src_stride)
+  size_t src_stride = 0;
+  float* dst = nullptr;  ///< (rows, dst_stride)
+  size_t dst_stride = 0;
+  const float* gain = nullptr;  ///< (n) or null
+  const float* bias = nullptr;  ///< (n) or null
+  /// Fused residual: if set, s = src + residual is normalized instead of src.
+  const float* residual = nullptr;  ///< (rows, residual_stride) or null
+  size_t residual_stride = 0;
+  /// Where s = src + residual is written (the pre-norm residual stream); may be
+  /// null, then s is only normalized.
+  float* sum_dst = nullptr;  ///< (rows, sum_stride) or null
+  size_t sum_stride = 0;
+};
+
+/// Number of elements the statistic is taken over: n, or floor(p * n) for pRMSNorm.
+size_t norm_stat_count(const NormParams& params, size_t n);
+
+/// Checks params and operands; the message names the offending argument.
+Status norm_validate(const NormParams& params, const NormRows& rows);
+
+/// A kernel for one ISA. Preconditions: norm_validate() returned ok.
+using NormKernel = void (*)(const NormParams& params, const NormRows& rows);
+
+/// The kernel compiled for `isa`, or nullptr if this build has none.
+NormKernel norm_kernel_for(Isa isa);
+
+/// The kernel for selected_isa(), resolved once.
+Expected<NormKernel> selected_norm_kernel();
+
+/// Validates, then runs the selected kernel. The convenient checked entry point.
+Status norm(const NormParams& params, const NormRows& rows);
+
+}  // namespace normrt

@@ -1,0 +1,152 @@
+// Argument validation and ISA dispatch of the normalization kernels.
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "kernels/norm/norm.h"
+#include "kernels/norm/norm_variants.h"
+
+namespace normrt {
+namespace {
+
+std::string str(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+// The bytes a strided (rows, stride) operand of row length n spans.
+struct Extent {
+  uintptr_t begin = 0;
+  uintptr_t end = 0;
+};
+
+Extent extent_of(const float* base, size_t rows, size_t stride, size_t n) {
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(base);
+  return {begin, begin + ((rows - 1) * stride + n) * sizeof(float)};
+}
+
+bool overlap(Extent a, Extent b) { return a.begin < b.end && b.begin < a.end; }
+
+// Two operands may be the very same buffer (same base and stride: element-wise
+// kernels read before they write) or disjoint, never partly overlapping.
+Status check_alias(const char* a_name, const float* a, size_t a_stride, const char* b_name,
+                   const float* b, size_t b_stride, const NormRows& rows) {
+  if (a == nullptr || b == nullptr) return Status::ok();
+  if (a == b && (a_stride == b_stride || rows.rows == 1)) return Status::ok();
+  if (overlap(extent_of(a, rows.rows, a_stride, rows.n), extent_of(b, rows.rows, b_stride, rows.n))) {
+    return Status::error(std::string(a_name) + " and " + b_name +
+                         " overlap without being the same buffer with the same stride");
+  }
+  return Status::ok();
+}
+
+Status check_stride(const char* name, const float* ptr, size_t stride, const NormRows& rows) {
+  if (ptr != nullptr && rows.rows > 1 && stride < rows.n) {
+    return Status::error(std::string(name) + "_stride (" + std::to_string(stride) +
+                         ") is smaller than n (" + std::to_string(rows.n) + ")");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+size_t norm_stat_count(const NormParams& params, size_t n) {
+  if (params.kind != NormKind::kRmsNormPartial) return n;
+  // As the RMSNorm authors' code: int(d * p).
+  return static_cast<size_t>(std::floor(params.partial_fraction * static_cast<double>(n)));
+}
+
+Status norm_validate(const NormParams& params, const NormRows& rows) {
+  if (rows.n == 0) return Status::error("norm: n must be at least 1 (got 0)");
+  if (rows.src == nullptr) return Status::error("norm: src is null");
+  if (rows.dst == nullptr) return Status::error("norm: dst is null");
+  if (!(params.eps >= 0.0f) || !std::isfinite(params.eps)) {
+    return Status::error("norm: eps must be finite and >= 0 (got " + str(params.eps) + ")");
+  }
+  if (params.kind == NormKind::kRmsNormPartial) {
+    const double p = params.partial_fraction;
+    if (!(p > 0.0 && p <= 1.0)) {
+      return Status::error("norm: partial_fraction p must be in (0, 1] (got " + str(p) + ")");
+    }
+    if (norm_stat_count(params, rows.n) == 0) {
+      return Status::error("norm: pRMSNorm statistic covers floor(p*n) = floor(" + str(p) + "*" +
+                           std::to_string(rows.n) + ") = 0 elements; it needs at least 1");
+    }
+  }
+  if (params.gain_convention == GainConvention::kOnePlus && rows.gain == nullptr) {
+    return Status::error("norm: gain convention (1 + g) needs a gain, but gain is null");
+  }
+  if (rows.sum_dst != nullptr && rows.residual == nullptr) {
+    return Status::error("norm: sum_dst is set but residual is null (nothing to sum)");
+  }
+  if (rows.sum_dst != nullptr && rows.sum_dst == rows.dst) {
+    return Status::error("norm: sum_dst and dst are the same buffer (both outputs would be lost)");
+  }
+  if (rows.rows == 0) return Status::ok();
+
+  for (Status s : {check_stride("src", rows.src, rows.src_stride, rows),
+                   check_stride("dst", rows.dst, rows.dst_stride, rows),
+                   check_stride("residual", rows.residual, rows.residual_stride, rows),
+                   check_stride("sum_dst", rows.sum_dst, rows.sum_stride, rows)}) {
+    if (!s) return Status::error("norm: " + s.message());
+  }
+  const Extent dst = extent_of(rows.dst, rows.rows, rows.dst_stride, rows.n);
+  const Extent sum = rows.sum_dst ? extent_of(rows.sum_dst, rows.rows, rows.sum_stride, rows.n)
+                                  : Extent{};
+  for (Status s :
+       {check_alias("src", rows.src, rows.src_stride, "dst", rows.dst, rows.dst_stride, rows),
+        check_alias("residual", rows.residual, rows.residual_stride, "dst", rows.dst,
+                    rows.dst_stride, rows),
+        check_alias("src", rows.src, rows.src_stride, "sum_dst", rows.sum_dst, rows.sum_stride,
+                    rows),
+        check_alias("residual", rows.residual, rows.residual_stride, "sum_dst", rows.sum_dst,
+                    rows.sum_stride, rows)}) {
+    if (!s) return Status::error("norm: " + s.message());
+  }
+  if (rows.sum_dst && overlap(dst, sum)) {
+    return Status::error("norm: sum_dst and dst overlap");
+  }
+  for (auto [name, vec] : {std::pair{"gain", rows.gain}, std::pair{"bias", rows.bias}}) {
+    if (vec == nullptr) continue;
+    const Extent e = extent_of(vec, 1, 0, rows.n);
+    if (overlap(e, dst) || (rows.sum_dst && overlap(e, sum))) {
+      return Status::error(std::string("norm: ") + name + " overlaps an output buffer");
+    }
+  }
+  return Status::ok();
+}
+
+NormKernel norm_kernel_for(Isa isa) {
+  switch (isa) {
+    case Isa::kScalar: return detail::norm_rows_scalar;
+#ifdef NORMRT_HAVE_AVX2
+    case Isa::kAvx2: return detail::norm_rows_avx2;
+#endif
+#ifdef NORMRT_HAVE_AVX512
+    case Isa::kAvx512: return detail::norm_rows_avx512;
+#endif
+#ifdef NORMRT_HAVE_NEON
+    case Isa::kNeon: return detail::norm_rows_neon;
+#endif
+    default: return nullptr;
+  }
+}
+
+Expected<NormKernel> selected_norm_kernel() {
+  Expected<Isa> isa = selected_isa();
+  if (!isa) return isa.status();
+  return norm_kernel_for(*isa);
+}
+
+Status norm(const NormParams& params, const NormRows& rows) {
+  static const Expected<NormKernel> kernel = selected_norm_kernel();
+  if (!kernel) return kernel.status();
+  Status valid = norm_validate(params, rows);
+  if (!valid) return valid;
+  (*kernel)(params, rows);
+  return Status::ok();
+}
+
+}  // namespace normrt

@@ -1,0 +1,8 @@
+// AVX2 + FMA instantiation of the SIMD normalization kernel.
+#include "kernels/norm/norm_simd.h"
+
+namespace normrt::detail {
+void norm_rows_avx2(const NormParams& params, const NormRows& rows) {
+  NormSimd<xsimd::fma3<xsimd::avx2>, 4>::run(params, rows);
+}
+}  // namespace normrt::detail

@@ -1,0 +1,8 @@
+// AVX-512 (F, BW, DQ, CD, VL) instantiation of the SIMD normalization kernel.
+#include "kernels/norm/norm_simd.h"
+
+namespace normrt::detail {
+void norm_rows_avx512(const NormParams& params, const NormRows& rows) {
+  NormSimd<xsimd::avx512bw, 8>::run(params, rows);
+}
+}  // namespace normrt::detail

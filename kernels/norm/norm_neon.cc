@@ -1,0 +1,8 @@
+// AArch64 Advanced SIMD (NEON) instantiation of the SIMD normalization kernel.
+#include "kernels/norm/norm_simd.h"
+
+namespace normrt::detail {
+void norm_rows_neon(const NormParams& params, const NormRows& rows) {
+  NormSimd<xsimd::neon64, 4>::run(params, rows);
+}
+}  // namespace normrt::detail

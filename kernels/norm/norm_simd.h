@@ -1,0 +1,282 @@
+#pragma once
+// The SIMD normalization kernel, templated on the xsimd architecture. Included
+// only by the per-ISA translation units (norm_<isa>.cc), which instantiate it
+// with their compile flags; the anonymous namespace keeps each copy private.
+//
+// Per row, two sweeps over data that stays in L1/L2:
+//   1. statistics, fused with s = x + r when there is a residual: sums of
+//      deviations from a shift near the mean (LayerNorm; a rare extra sweep
+//      when the shift was poor), or the sum of squares over the first
+//      k elements (RMSNorm family);
+//   2. y = (x - mean) * scale * g' + b, one reciprocal square root per row.
+// Several independent accumulators keep the reductions off a single dependency
+// chain. Rows whose float statistics would overflow or lose precision to
+// underflow are recomputed by the double reference.
+
+#include <xsimd/xsimd.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <type_traits>
+
+#include "kernels/norm/norm_variants.h"
+#include "kernels/simd/partial.h"
+
+namespace normrt::detail {
+namespace {
+
+// Float sums of squares inside [kMinSafeSum, kMaxSafeSum] carry full relative
+// precision: subnormal squares below 2^-126 contribute < n·2^-150, negligible
+// against 2^-90, and every later step stays inside float's range.
+constexpr float kMinSafeSum = 0x1p-90f;
+constexpr float kMaxSafeSum = 0x1p+126f;
+
+bool statistic_is_safe(float sum) { return sum >= kMinSafeSum && sum <= kMaxSafeSum; }
+
+template <class F>
+void with_flag(bool flag, F&& f) {
+  if (flag) {
+    f(std::true_type{});
+  } else {
+    f(std::false_type{});
+  }
+}
+
+template <class Arch, size_t kLanes>
+struct NormSimd {
+  using V = xsimd::batch<float, Arch>;
+  static constexpr size_t kWidth = V::size;
+
+  static V load(const float* x) { return V::load_unaligned(x); }
+  static V load_tail(const float* x, size_t count, float fill) {
+    return simd::load_partial(Arch{}, x, count, fill);
+  }
+
+  // Visits [0, n): full(i, lane) for each whole vector at i, consecutive
+  // vectors spread over kLanes accumulator lanes; then tail(i, count) once.
+  template <class Full, class Tail>
+  static void for_vectors(size_t n, Full&& full, Tail&& tail) {
+    size_t i = 0;
+    for (; i + kLanes * kWidth <= n; i += kLanes * kWidth) {
+#pragma GCC unroll 16
+      for (size_t lane = 0; lane < kLanes; ++lane) full(i + lane * kWidth, lane);
+    }
+    for (; i + kWidth <= n; i += kWidth) full(i, 0);
+    if (i < n) tail(i, n - i);
+  }
+
+  // Pairwise sum of acc[kBegin .. kBegin + kCount): a tree of constant
+  // indices, so the accumulators stay in registers.
+  template <size_t kBegin, size_t kCount>
+  static V sum_lanes(const V (&acc)[kLanes]) {
+    if constexpr (kCount == 1) {
+      return acc[kBegin];
+    } else {
+      return sum_lanes<kBegin, kCount / 2>(acc) + sum_lanes<kBegin + kCount / 2, kCount - kCount / 2>(acc);
+    }
+  }
+
+  static void set_zero(V (&acc)[kLanes]) {
+#pragma GCC unroll 16
+    for (size_t lane = 0; lane < kLanes; ++lane) acc[lane] = V(0.0f);
+  }
+
+  static float total(const V (&acc)[kLanes]) { return xsimd::hadd(sum_lanes<0, kLanes>(acc)); }
+
+  // Streams the row x (kResidual: s = x + r, stored to s) vector by vector
+  // into acc(v, lane). Tail lanes past n read x as `fill` and r as 0.
+  template <bool kResidual, class Acc>
+  static void read_row(const float* x, const float* r, float* s, size_t n, float fill, Acc&& acc) {
+    for_vectors(
+        n,
+        [&](size_t i, size_t lane) {
+          V v = load(x + i);
+          if constexpr (kResidual) {
+            v += load(r + i);
+            v.store_unaligned(s + i);
+          }
+          acc(v, lane);
+        },
+        [&](size_t i, size_t count) {
+          V v = load_tail(x + i, count, fill);
+          if constexpr (kResidual) {
+            v += load_tail(r + i, count, 0.0f);
+            simd::store_partial(Arch{}, s + i, count, v);
+          }
+          acc(v, 0);
+        });
+  }
+
+  template <bool kResidual>
+  static float sum_squares(const float* x, const float* r, float* s, size_t n) {
+    V acc[kLanes];
+    set_zero(acc);
+    read_row<kResidual>(x, r, s, n, 0.0f,
+                        [&](V v, size_t lane) { acc[lane] = xsimd::fma(v, v, acc[lane]); });
+    return total(acc);
+  }
+
+  // Σ (x[i] - shift) and Σ (x[i] - shift)² for i < n.
+  template <bool kResidual>
+  static void sum_deviations(const float* x, const float* r, float* s, size_t n, float shift,
+                             float* sum_dev, float* sum_dev_sq) {
+    V acc[kLanes], acc_sq[kLanes];
+    set_zero(acc);
+    set_zero(acc_sq);
+    const V m = V(shift);
+    read_row<kResidual>(x, r, s, n, shift, [&](V v, size_t lane) {
+      const V d = v - m;
+      acc[lane] += d;
+      acc_sq[lane] = xsimd::fma(d, d, acc_sq[lane]);
+    });
+    *sum_dev = total(acc);
+    *sum_dev_sq = total(acc_sq);
+  }
+
+  // Mean of the first vector of the row: a shift close to the row mean for
+  // the one-sweep variance.
+  static float first_vector_mean(const float* x, const float* r, size_t n) {
+    const size_t count = std::min(n, kWidth);
+    V v = count == kWidth ? load(x) : load_tail(x, count, 0.0f);
+    if (r != nullptr) v += count == kWidth ? load(r) : load_tail(r, count, 0.0f);
+    return xsimd::hadd(v) / static_cast<float>(count);
+  }
+
+  // y[i] = ((x[i] - mean_hi) - mean_lo) * scale * g'[i] + b[i]; the mean is
+  // carried as two floats so that large-mean rows keep full accuracy.
+  template <bool kCenter, bool kGain, bool kOnePlus, bool kBias>
+  static void write_output(const float* x, float* y, size_t n, float mean_hi, float mean_lo,
+                           float scale, const float* gain, const float* bias) {
+    const V hi = V(mean_hi), lo = V(mean_lo), sc = V(scale), one = V(1.0f);
+    auto normalize = [&](V v, V g, V b) {
+      if constexpr (kCenter) v = (v - hi) - lo;
+      v *= sc;
+      if constexpr (kGain) v *= kOnePlus ? g + one : g;
+      if constexpr (kBias) v += b;
+      return v;
+    };
+    auto vec = [&](const float* p, size_t i) { return p ? load(p + i) : V(0.0f); };
+    auto vec_tail = [&](const float* p, size_t i, size_t count) {
+      return p ? load_tail(p + i, count, 0.0f) : V(0.0f);
+    };
+    size_t i = 0;
+    for (; i + kWidth <= n; i += kWidth) {
+      normalize(load(x + i), kGain ? vec(gain, i) : V(0.0f), kBias ? vec(bias, i) : V(0.0f))
+          .store_unaligned(y + i);
+    }
+    if (i < n) {
+      const size_t count = n - i;
+      simd::store_partial(Arch{}, y + i, count,
+                          normalize(load_tail(x + i, count, 0.0f),
+                                    kGain ? vec_tail(gain, i, count) : V(0.0f),
+                                    kBias ? vec_tail(bias, i, count) : V(0.0f)));
+    }
+  }
+
+  static void output_pass(const NormParams& params, const NormRows& rows, const float* x,
+                          float* y, float mean_hi, float mean_lo, float scale) {
+    const bool center = params.kind == NormKind::kLayerNorm;
+    const bool one_plus = params.gain_convention == GainConvention::kOnePlus;
+    with_flag(center, [&](auto c) {
+      with_flag(rows.gain != nullptr, [&](auto g) {
+        with_flag(one_plus, [&](auto o) {
+          with_flag(rows.bias != nullptr, [&](auto b) {
+            write_output<decltype(c)::value, decltype(g)::value,
+                         decltype(o)::value && decltype(g)::value, decltype(b)::value>(x, y, rows.n, mean_hi, mean_lo, scale, rows.gain,
+                                           rows.bias);
+          });
+        });
+      });
+    });
+  }
+
+  static float inverse_scale(const NormParams& params, double statistic) {
+    if (params.eps_placement == EpsPlacement::kAddedToRms) {
+      return static_cast<float>(1.0 / (std::sqrt(statistic) + params.eps));
+    }
+    return static_cast<float>(1.0 / std::sqrt(statistic + params.eps));
+  }
+
+  // Mean and biased variance from sums of deviations around `shift`; false if
+  // the float sums are out of their safe range (the row needs the fallback).
+  static bool moments_from_deviations(size_t n, double shift, float sum_dev, float sum_dev_sq,
+                                      double* mean, double* variance) {
+    if (!std::isfinite(shift) || !statistic_is_safe(sum_dev_sq)) return false;
+    const double mean_dev = static_cast<double>(sum_dev) / n;
+    *mean = shift + mean_dev;
+    *variance = static_cast<double>(sum_dev_sq) / n - mean_dev * mean_dev;
+    return true;
+  }
+
+  // LayerNorm statistics, and s = x + r if fused. One sweep around a shift
+  // near the mean (the first vector's mean); Var = E[d²] - E[d]² loses about
+  // log2(1 + E[d]²/Var) bits, so if the shift was far off (an outlier in the
+  // first vector) a second sweep around the mean found restores full
+  // accuracy: the corrected two-pass algorithm. False: use the fallback.
+  template <bool kResidual>
+  static bool layer_norm_moments(const float* x, const float* r, float* s, size_t n,
+                                 double* mean, double* variance) {
+    const float shift = first_vector_mean(x, r, n);
+    float sum_dev = 0.0f, sum_dev_sq = 0.0f;
+    sum_deviations<kResidual>(x, r, s, n, shift, &sum_dev, &sum_dev_sq);
+    if (!moments_from_deviations(n, shift, sum_dev, sum_dev_sq, mean, variance)) return false;
+    const double mean_dev = *mean - shift;
+    if (mean_dev * mean_dev > 8.0 * *variance) {
+      const float better_shift = static_cast<float>(*mean);
+      sum_deviations<false>(kResidual ? s : x, nullptr, nullptr, n, better_shift, &sum_dev,
+                            &sum_dev_sq);
+      if (!moments_from_deviations(n, better_shift, sum_dev, sum_dev_sq, mean, variance)) {
+        return false;
+      }
+    }
+    *variance = std::max(0.0, *variance);
+    return true;
+  }
+
+  template <bool kResidual>
+  static void row(const NormParams& params, const NormRows& rows, size_t stat_count,
+                  const float* src, const float* residual, float* s, float* dst) {
+    const size_t n = rows.n;
+    const float* x = kResidual ? s : src;  // the row to normalize once s is written
+    double mean = 0.0, statistic = 0.0;
+    bool in_range;
+    if (params.kind == NormKind::kLayerNorm) {
+      in_range = layer_norm_moments<kResidual>(src, residual, s, n, &mean, &statistic);
+    } else {
+      const float sum_sq = sum_squares<kResidual>(src, residual, s, stat_count);
+      if constexpr (kResidual) {
+        read_row<true>(src + stat_count, residual + stat_count, s + stat_count, n - stat_count,
+                       0.0f, [](V, size_t) {});
+      }
+      in_range = statistic_is_safe(sum_sq);
+      statistic = static_cast<double>(sum_sq) / stat_count;
+    }
+    if (!in_range) {
+      norm_row_reference(params, n, stat_count, x, nullptr, nullptr, rows.gain, rows.bias, dst);
+      return;
+    }
+    // The mean as two floats, so that x - mean stays exact for |mean| >> std.
+    const float mean_hi = static_cast<float>(mean);
+    const float mean_lo = static_cast<float>(mean - mean_hi);
+    output_pass(params, rows, x, dst, mean_hi, mean_lo, inverse_scale(params, statistic));
+  }
+
+  static void run(const NormParams& params, const NormRows& rows) {
+    const size_t stat_count = norm_stat_count(params, rows.n);
+    for (size_t r = 0; r < rows.rows; ++r) {
+      const float* src = rows.src + r * rows.src_stride;
+      float* dst = rows.dst + r * rows.dst_stride;
+      if (rows.residual == nullptr) {
+        row<false>(params, rows, stat_count, src, nullptr, nullptr, dst);
+      } else {
+        // Without a sum_dst, dst holds s until the output sweep overwrites it.
+        float* s = rows.sum_dst ? rows.sum_dst + r * rows.sum_stride : dst;
+        row<true>(params, rows, stat_count, src, rows.residual + r * rows.residual_stride, s, dst);
+      }
+    }
+  }
+};
+
+}  // namespace
+}  // namespace normrt::detail

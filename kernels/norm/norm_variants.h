@@ -1,0 +1,24 @@
+#pragma once
+// Internal: the per-ISA entry points behind norm_kernel_for(). Each is defined
+// in its own translation unit, compiled with that ISA's flags.
+
+#include <cstddef>
+
+#include "kernels/norm/norm.h"
+
+namespace normrt::detail {
+
+void norm_rows_scalar(const NormParams& params, const NormRows& rows);
+void norm_rows_avx2(const NormParams& params, const NormRows& rows);
+void norm_rows_avx512(const NormParams& params, const NormRows& rows);
+void norm_rows_neon(const NormParams& params, const NormRows& rows);
+
+/// The specification, one row at a time, in double: s = src (+ residual)
+/// (rounded to float and written to sum_dst if given), then y = norm(s).
+/// Also the fallback of the SIMD kernels for rows whose float statistics would
+/// overflow or underflow. `stat_count` is norm_stat_count(params, n).
+void norm_row_reference(const NormParams& params, size_t n, size_t stat_count, const float* src,
+                        const float* residual, float* sum_dst, const float* gain,
+                        const float* bias, float* dst);
+
+}  // namespace normrt::detail
