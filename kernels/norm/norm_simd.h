@@ -143,48 +143,62 @@ struct NormSimd {
     return xsimd::hadd(v) / static_cast<float>(count);
   }
 
-  // y[i] = ((x[i] - mean_hi) - mean_lo) * scale * g'[i] + b[i]; the mean is
-  // carried as two floats so that large-mean rows keep full accuracy.
-  template <bool kCenter, bool kGain, bool kOnePlus, bool kBias>
+  // How much of the mean sweep 2 subtracts: none (RMSNorm), its float
+  // rounding, or the float pair hi + lo when dropping lo would cost accuracy
+  // (|mean| >> std).
+  enum class Centering { kNone, kMean, kMeanTwoFloats };
+
+  // y[i] = (x[i] - mean) * scale * g'[i] + b[i].
+  template <Centering kCenter, bool kGain, bool kOnePlus, bool kBias>
   static void write_output(const float* x, float* y, size_t n, float mean_hi, float mean_lo,
                            float scale, const float* gain, const float* bias) {
     const V hi = V(mean_hi), lo = V(mean_lo), sc = V(scale), one = V(1.0f);
     auto normalize = [&](V v, V g, V b) {
-      if constexpr (kCenter) v = (v - hi) - lo;
-      v *= sc;
-      if constexpr (kGain) v *= kOnePlus ? g + one : g;
-      if constexpr (kBias) v += b;
-      return v;
+      if constexpr (kCenter != Centering::kNone) v -= hi;
+      if constexpr (kCenter == Centering::kMeanTwoFloats) v -= lo;
+      V factor = sc;
+      if constexpr (kGain) factor *= kOnePlus ? g + one : g;
+      if constexpr (kBias) return xsimd::fma(v, factor, b);
+      return v * factor;
     };
-    auto vec = [&](const float* p, size_t i) { return p ? load(p + i) : V(0.0f); };
-    auto vec_tail = [&](const float* p, size_t i, size_t count) {
-      return p ? load_tail(p + i, count, 0.0f) : V(0.0f);
-    };
+    const V unused = V(0.0f);
     size_t i = 0;
     for (; i + kWidth <= n; i += kWidth) {
-      normalize(load(x + i), kGain ? vec(gain, i) : V(0.0f), kBias ? vec(bias, i) : V(0.0f))
+      normalize(load(x + i), kGain ? load(gain + i) : unused, kBias ? load(bias + i) : unused)
           .store_unaligned(y + i);
     }
     if (i < n) {
       const size_t count = n - i;
-      simd::store_partial(Arch{}, y + i, count,
-                          normalize(load_tail(x + i, count, 0.0f),
-                                    kGain ? vec_tail(gain, i, count) : V(0.0f),
-                                    kBias ? vec_tail(bias, i, count) : V(0.0f)));
+      const V v = normalize(load_tail(x + i, count, 0.0f),
+                            kGain ? load_tail(gain + i, count, 0.0f) : unused,
+                            kBias ? load_tail(bias + i, count, 0.0f) : unused);
+      simd::store_partial(Arch{}, y + i, count, v);
     }
   }
 
+  // Picks the write_output instantiation for this row's conventions.
   static void output_pass(const NormParams& params, const NormRows& rows, const float* x,
                           float* y, float mean_hi, float mean_lo, float scale) {
-    const bool center = params.kind == NormKind::kLayerNorm;
+    // Dropping lo moves every output by at most |lo|·scale·|g'|: keep it
+    // unless that is far below float resolution.
+    const bool exact_mean = std::fabs(mean_lo) * scale > 0x1p-32f;
     const bool one_plus = params.gain_convention == GainConvention::kOnePlus;
-    with_flag(center, [&](auto c) {
+    auto with_centering = [&](auto&& f) {
+      if (params.kind != NormKind::kLayerNorm) {
+        f(std::integral_constant<Centering, Centering::kNone>{});
+      } else if (exact_mean) {
+        f(std::integral_constant<Centering, Centering::kMeanTwoFloats>{});
+      } else {
+        f(std::integral_constant<Centering, Centering::kMean>{});
+      }
+    };
+    with_centering([&](auto c) {
       with_flag(rows.gain != nullptr, [&](auto g) {
-        with_flag(one_plus, [&](auto o) {
+        with_flag(one_plus && rows.gain != nullptr, [&](auto o) {
           with_flag(rows.bias != nullptr, [&](auto b) {
-            write_output<decltype(c)::value, decltype(g)::value,
-                         decltype(o)::value && decltype(g)::value, decltype(b)::value>(x, y, rows.n, mean_hi, mean_lo, scale, rows.gain,
-                                           rows.bias);
+            write_output<decltype(c)::value, decltype(g)::value, decltype(o)::value,
+                         decltype(b)::value>(x, y, rows.n, mean_hi, mean_lo, scale, rows.gain,
+                                             rows.bias);
           });
         });
       });
