@@ -11,9 +11,12 @@
 // where g' is g (as stored) or 1 + g, and gain and bias are each optional.
 // With EpsPlacement::kAddedToRms the denominator is sqrt(stat) + eps instead.
 //
-// Accuracy contract: statistics are exact to float rounding for any finite
-// input (no E[x²] - E[x]² cancellation; rows whose float statistics would
-// overflow or underflow are recomputed in double).
+// Accuracy contract (checked by tests/kernels against a long-double oracle):
+// |y - exact| <= 4e-6 · (|x̂·g'| + |b|), plus for LayerNorm 4e-6 · |g'|·σ/denom
+// (the mean itself is known to float precision), for any finite input: no
+// E[x²] - E[x]² cancellation, and rows whose float statistics would overflow
+// or underflow are recomputed in double. A NaN or infinity in a row makes that
+// row's output NaN; other rows are unaffected.
 
 #include <cstddef>
 
@@ -43,12 +46,16 @@ struct NormParams {
   float eps = 1e-5f;
   EpsPlacement eps_placement = EpsPlacement::kInsideSqrt;
   GainConvention gain_convention = GainConvention::kAsStored;
-  double partial_fraction = 1.0;  ///< p of pRMSNorm, in (0, 1]; ignored otherwise
+  /// p of pRMSNorm, in (0, 1]; k = floor(p·n) is computed in double, as the
+  /// reference code's int(d * p). Ignored by the other kinds.
+  double partial_fraction = 1.0;
 };
 
-/// The operands of one call: `rows` rows of `n` floats. Strides are in floats.
-/// Aliasing: dst may equal src; sum_dst may equal src or residual; buffers
-/// must otherwise not overlap. Any alignment is allowed.
+/// The operands of one call: `rows` rows of `n` floats (rows == 0 is a no-op).
+/// Strides are in floats and may be anything when rows == 1.
+/// Aliasing: dst may be the same buffer (same base and stride) as src or
+/// residual, sum_dst as src or residual; buffers must otherwise not overlap.
+/// Any alignment is allowed.
 struct NormRows {
   size_t rows = 1;
   size_t n = 0;
@@ -62,7 +69,7 @@ struct NormRows {
   const float* residual = nullptr;  ///< (rows, residual_stride) or null
   size_t residual_stride = 0;
   /// Where s = src + residual is written (the pre-norm residual stream); may be
-  /// null, then s is only normalized.
+  /// null, then s is only normalized. Must be null without a residual.
   float* sum_dst = nullptr;  ///< (rows, sum_stride) or null
   size_t sum_stride = 0;
 };

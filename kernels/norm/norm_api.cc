@@ -71,7 +71,7 @@ Status norm_validate(const NormParams& params, const NormRows& rows) {
       return Status::error("norm: partial_fraction p must be in (0, 1] (got " + str(p) + ")");
     }
     if (norm_stat_count(params, rows.n) == 0) {
-      return Status::error("norm: pRMSNorm statistic covers floor(p*n) = floor(" + str(p) + "*" +
+      return Status::error("norm: pRMSNorm statistic covers floor(partial_fraction * n) = floor(" + str(p) + "*" +
                            std::to_string(rows.n) + ") = 0 elements; it needs at least 1");
     }
   }
@@ -89,7 +89,7 @@ Status norm_validate(const NormParams& params, const NormRows& rows) {
   for (Status s : {check_stride("src", rows.src, rows.src_stride, rows),
                    check_stride("dst", rows.dst, rows.dst_stride, rows),
                    check_stride("residual", rows.residual, rows.residual_stride, rows),
-                   check_stride("sum_dst", rows.sum_dst, rows.sum_stride, rows)}) {
+                   check_stride("sum", rows.sum_dst, rows.sum_stride, rows)}) {
     if (!s) return Status::error("norm: " + s.message());
   }
   const Extent dst = extent_of(rows.dst, rows.rows, rows.dst_stride, rows.n);
@@ -141,10 +141,10 @@ Expected<NormKernel> selected_norm_kernel() {
 }
 
 Status norm(const NormParams& params, const NormRows& rows) {
-  static const Expected<NormKernel> kernel = selected_norm_kernel();
-  if (!kernel) return kernel.status();
   Status valid = norm_validate(params, rows);
   if (!valid) return valid;
+  static const Expected<NormKernel> kernel = selected_norm_kernel();
+  if (!kernel) return kernel.status();
   (*kernel)(params, rows);
   return Status::ok();
 }
