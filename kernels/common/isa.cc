@@ -97,6 +97,14 @@ Status check_isa_runnable(Isa isa) {
   return Status::ok();
 }
 
+bool cpu_has_avx512_bf16() {
+#if defined(__x86_64__) || defined(__i386__)
+  return cpu_can_run(Isa::kAvx512) && __builtin_cpu_supports("avx512bf16");
+#else
+  return false;
+#endif
+}
+
 Expected<Isa> selected_isa() {
   static const Expected<Isa> selected = resolve_isa();
   return selected;

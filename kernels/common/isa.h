@@ -35,6 +35,10 @@ std::vector<Isa> runnable_isas();
 /// Checks that `isa` can run here, with a message naming what is missing.
 Status check_isa_runnable(Isa isa);
 
+/// True if this CPU (and OS) can execute AVX-512 BF16 (vdpbf16ps). A capability
+/// inside Isa::kAvx512, queried by the kernels that have a variant for it.
+bool cpu_has_avx512_bf16();
+
 /// The ISA to use: NORMRT_ISA if set (validated), else the best runnable one.
 /// Resolved on first call and cached for the process.
 Expected<Isa> selected_isa();

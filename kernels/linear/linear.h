@@ -1,0 +1,141 @@
+#pragma once
+// Linear layer: y = x · Wᵀ + b, float32 activations, float32 accumulation.
+//
+//   x (m, k)   rows of activations, row stride x_stride floats
+//   W (n, k)   row-major, as PyTorch's nn.Linear stores it; float32 or bfloat16
+//   b (n)      optional bias
+//   y (m, n)   row stride y_stride floats
+//
+// Built for batch-1 inference: m = 1 (an RNN step, a decoder token) and small
+// m (up to a few hundred). The weights are packed once, at load, into panels:
+// for each panel of P consecutive output columns, for each k, the P weights
+// of that k are contiguous (bf16: pairs k = 2j, 2j+1 interleaved in one 32-bit
+// word per column, even k in the low half). The kernel streams each panel once
+// per call, broadcasts x[k] and accumulates P outputs in vector registers: no
+// horizontal reductions, and output panels are finished in order, so a fused
+// epilogue can consume them block by block (linear_columns()).
+//
+// bfloat16 weights: a float is rounded to the nearest bf16, ties to even; NaN
+// stays NaN (quiet). The kernels compute with the bf16 values widened exactly
+// to float, so their result is that of a float32 GEMV over the rounded weights.
+//
+// Accuracy contract (every variant, both weight types): for each output,
+//   |y − y_exact| ≤ 1e-5 · (|b| + Σ_k |w_k·x_k|)
+// where y_exact is the exact result for the float (or bf16-rounded) weights.
+// The SIMD kernels sum in two levels (blocks of 128-256 k, then the block
+// sums), so the longest float chain is ~(128 + k/128) terms; measured errors
+// are 2e-7 to 1e-6 of Σ|w·x| for k up to 4097 (tests/kernels/test_linear_*).
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "kernels/common/isa.h"
+#include "kernels/common/status.h"
+
+namespace normrt {
+
+enum class WeightType { kF32, kBF16 };
+
+/// "f32" or "bf16".
+const char* weight_type_name(WeightType type);
+
+/// Rounds to the nearest bfloat16, ties to even; NaN stays a (quiet) NaN.
+uint16_t bf16_from_float(float value);
+/// Widens a bfloat16 exactly.
+float float_from_bf16(uint16_t value);
+
+namespace detail {
+struct LinearArgs;  // kernels/linear/linear_variants.h
+}
+using LinearKernel = void (*)(const detail::LinearArgs& args);
+
+/// One compiled kernel: the unit that dispatch, tests and benchmarks iterate.
+struct LinearVariant {
+  const char* name;        ///< dtype, op, ISA, panel width, e.g. "f32_gemv__avx512_p64"
+  WeightType type;         ///< weight type it reads
+  Isa isa;                 ///< instruction set it needs
+  bool needs_avx512_bf16;  ///< additionally needs AVX-512 BF16 (vdpbf16ps)
+  size_t panel_width;      ///< P: output columns per weight panel
+  LinearKernel kernel;
+};
+
+/// Every variant compiled into this build, in order of preference within each
+/// (ISA, weight type).
+const std::vector<LinearVariant>& linear_variants();
+
+/// True if this CPU can run `variant`.
+bool linear_variant_runnable(const LinearVariant& variant);
+
+/// Weights packed for one variant. Owns a 64-byte aligned buffer. Move-only.
+class PackedWeights {
+ public:
+  PackedWeights() = default;
+
+  size_t n() const { return n_; }  ///< output columns
+  size_t k() const { return k_; }  ///< input features
+  WeightType type() const { return variant_->type; }
+  Isa isa() const { return variant_->isa; }
+  const LinearVariant& variant() const { return *variant_; }
+  bool empty() const { return variant_ == nullptr; }
+
+  /// Output columns per panel: linear_columns() ranges start on multiples of it.
+  size_t panel_width() const { return variant_->panel_width; }
+  /// Bytes of one panel (P columns × k, zero-padded), and of all of them.
+  size_t panel_bytes() const { return panel_bytes_; }
+  size_t size_bytes() const { return panel_bytes_ * panel_count(); }
+  size_t panel_count() const { return (n_ + panel_width() - 1) / panel_width(); }
+  const void* data() const { return data_.get(); }
+
+ private:
+  struct Free {
+    void operator()(void* p) const;
+  };
+  friend class PackedWeightsBuilder;
+
+  const LinearVariant* variant_ = nullptr;
+  size_t n_ = 0, k_ = 0;
+  size_t panel_bytes_ = 0;
+  std::unique_ptr<std::byte, Free> data_;
+};
+
+/// Packs float weights W (n, k), row-major, for the preferred variant of
+/// (isa, type) that this CPU runs. type kBF16 rounds them to bfloat16.
+Expected<PackedWeights> pack_weights(const float* w, size_t n, size_t k, WeightType type, Isa isa);
+/// Packs for one variant (tests and benchmarks use this to reach every variant).
+Expected<PackedWeights> pack_weights(const float* w, size_t n, size_t k,
+                                     const LinearVariant& variant);
+
+/// Packs weights already stored as bfloat16 bits, W (n, k) row-major.
+Expected<PackedWeights> pack_weights_bf16(const uint16_t* w, size_t n, size_t k, Isa isa);
+Expected<PackedWeights> pack_weights_bf16(const uint16_t* w, size_t n, size_t k,
+                                          const LinearVariant& variant);
+
+/// Rounds a column index up to where a linear_columns() range may begin or
+/// end: the next multiple of the panel width, or n. For pRMSNorm's first
+/// ⌊p·n⌋ outputs: linear_columns(.., 0, linear_column_boundary(w, ⌊p·n⌋), ..).
+size_t linear_column_boundary(const PackedWeights& w, size_t column);
+
+/// Checks a linear_columns() call; the message names the offending argument.
+Status linear_validate(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
+                       const float* y, size_t y_stride, size_t n_begin, size_t n_end,
+                       const float* bias);
+
+/// Computes the output columns [n_begin, n_end) of every row:
+///   y[r][c] = bias[c] + Σ_k x[r][k] · W[c][k]   for r < m, n_begin ≤ c < n_end.
+/// x: (m, x_stride) with x_stride ≥ k (unless m = 1). y: (m, y_stride) with
+/// y_stride ≥ n (unless m = 1), addressed by absolute column index; columns
+/// outside the range are not touched. bias: (n) or null; indexed by absolute column.
+/// Range: n_begin a multiple of panel_width(); n_end a multiple of it or n;
+/// n_begin ≤ n_end ≤ n (an empty range does nothing). Any alignment of x, y, bias.
+/// Aliasing: y must not overlap x, bias or the weights.
+/// Threads may compute disjoint column ranges of the same y concurrently.
+Status linear_columns(const PackedWeights& w, const float* x, size_t m, size_t x_stride, float* y,
+                      size_t y_stride, size_t n_begin, size_t n_end, const float* bias);
+
+/// All columns: linear_columns(w, x, m, x_stride, y, y_stride, 0, n, bias).
+Status linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride, float* y,
+              size_t y_stride, const float* bias);
+
+}  // namespace normrt

@@ -1,0 +1,159 @@
+// The variant list, argument validation and the checked entry points of the
+// linear kernels. Dispatch is by the variant the weights were packed for: the
+// kernel pointer is chosen once, at pack time.
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/linear/linear_variants.h"
+
+namespace normrt {
+namespace {
+
+using detail::kAvx2Panel;
+using detail::kAvx512Panel;
+using detail::kNeonPanel;
+using detail::kScalarPanel;
+
+// Within one (ISA, type) the first runnable entry is what pack_weights(.., isa)
+// picks. bf16 on AVX-512: widening bf16 → f32 in registers and FMA beats the
+// vdpbf16ps kernel (3 dot products to keep x in float precision) at every
+// measured shape, so it comes first; see kernels/linear/linear_avx512bf16.cc.
+std::vector<LinearVariant> compiled_variants() {
+  std::vector<LinearVariant> v = {
+      {"f32_gemv__scalar", WeightType::kF32, Isa::kScalar, false, kScalarPanel,
+       detail::linear_f32_scalar},
+      {"bf16_gemv__scalar", WeightType::kBF16, Isa::kScalar, false, kScalarPanel,
+       detail::linear_bf16_scalar},
+  };
+#ifdef NORMRT_HAVE_AVX2
+  v.push_back({"f32_gemv__avx2_p32", WeightType::kF32, Isa::kAvx2, false, kAvx2Panel,
+               detail::linear_f32_avx2});
+  v.push_back({"bf16_gemv__avx2_p32", WeightType::kBF16, Isa::kAvx2, false, kAvx2Panel,
+               detail::linear_bf16_avx2});
+#endif
+#ifdef NORMRT_HAVE_AVX512
+  v.push_back({"f32_gemv__avx512_p64", WeightType::kF32, Isa::kAvx512, false, kAvx512Panel,
+               detail::linear_f32_avx512});
+  v.push_back({"bf16_gemv__avx512_p64", WeightType::kBF16, Isa::kAvx512, false, kAvx512Panel,
+               detail::linear_bf16_avx512});
+#endif
+#ifdef NORMRT_HAVE_AVX512BF16
+  v.push_back({"bf16_gemv__avx512bf16_p64_dot3", WeightType::kBF16, Isa::kAvx512, true,
+               kAvx512Panel, detail::linear_bf16_avx512bf16});
+#endif
+#ifdef NORMRT_HAVE_NEON
+  v.push_back({"f32_gemv__neon_p16", WeightType::kF32, Isa::kNeon, false, kNeonPanel,
+               detail::linear_f32_neon});
+  v.push_back({"bf16_gemv__neon_p16", WeightType::kBF16, Isa::kNeon, false, kNeonPanel,
+               detail::linear_bf16_neon});
+#endif
+  return v;
+}
+
+std::string num(size_t value) { return std::to_string(value); }
+
+// [begin, end) in bytes.
+struct Span {
+  uintptr_t begin = 0, end = 0;
+};
+
+Span span_of(const void* base, size_t first, size_t last) {
+  const auto b = reinterpret_cast<uintptr_t>(base);
+  return {b + first * sizeof(float), b + last * sizeof(float)};
+}
+
+bool overlap(Span a, Span b) { return a.begin < b.end && b.begin < a.end; }
+
+}  // namespace
+
+const char* weight_type_name(WeightType type) { return type == WeightType::kF32 ? "f32" : "bf16"; }
+
+const std::vector<LinearVariant>& linear_variants() {
+  static const std::vector<LinearVariant> variants = compiled_variants();
+  return variants;
+}
+
+bool linear_variant_runnable(const LinearVariant& variant) {
+  return isa_runnable(variant.isa) && (!variant.needs_avx512_bf16 || cpu_has_avx512_bf16());
+}
+
+size_t linear_column_boundary(const PackedWeights& w, size_t column) {
+  if (w.empty()) return 0;
+  const size_t p = w.panel_width();
+  const size_t rounded = (column + p - 1) / p * p;
+  return rounded < w.n() ? rounded : w.n();
+}
+
+Status linear_validate(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
+                       const float* y, size_t y_stride, size_t n_begin, size_t n_end,
+                       const float* bias) {
+  if (w.empty()) return Status::error("linear: the weights are empty (never packed)");
+  const size_t n = w.n(), k = w.k(), p = w.panel_width();
+  if (n_begin > n_end || n_end > n) {
+    return Status::error("linear: column range [n_begin, n_end) = [" + num(n_begin) + ", " +
+                         num(n_end) + ") is not inside [0, n) = [0, " + num(n) + ")");
+  }
+  if (n_begin % p != 0 && n_begin != n) {
+    return Status::error("linear: n_begin (" + num(n_begin) +
+                         ") must be a multiple of the panel width " + num(p) + " of " +
+                         w.variant().name);
+  }
+  if (n_end % p != 0 && n_end != n) {
+    return Status::error("linear: n_end (" + num(n_end) +
+                         ") must be a multiple of the panel width " + num(p) + " of " +
+                         w.variant().name + " or n (" + num(n) + ")");
+  }
+  if (m == 0 || n_begin == n_end) return Status::ok();
+  if (x == nullptr) return Status::error("linear: x is null");
+  if (y == nullptr) return Status::error("linear: y is null");
+  if (m > 1 && x_stride < k) {
+    return Status::error("linear: x_stride (" + num(x_stride) + ") is smaller than k (" + num(k) +
+                         ")");
+  }
+  if (m > 1 && y_stride < n) {
+    return Status::error("linear: y_stride (" + num(y_stride) + ") is smaller than n (" + num(n) +
+                         ")");
+  }
+  const Span y_span = span_of(y, n_begin, (m - 1) * y_stride + n_end);
+  if (overlap(y_span, span_of(x, 0, (m - 1) * x_stride + k))) {
+    return Status::error("linear: y overlaps x (the kernel reads x while writing y)");
+  }
+  if (bias != nullptr && overlap(y_span, span_of(bias, n_begin, n_end))) {
+    return Status::error("linear: y overlaps bias");
+  }
+  const auto* weights = static_cast<const std::byte*>(w.data());
+  if (overlap(y_span, Span{reinterpret_cast<uintptr_t>(weights),
+                           reinterpret_cast<uintptr_t>(weights + w.size_bytes())})) {
+    return Status::error("linear: y overlaps the packed weights");
+  }
+  return Status::ok();
+}
+
+Status linear_columns(const PackedWeights& w, const float* x, size_t m, size_t x_stride, float* y,
+                      size_t y_stride, size_t n_begin, size_t n_end, const float* bias) {
+  Status valid = linear_validate(w, x, m, x_stride, y, y_stride, n_begin, n_end, bias);
+  if (!valid) return valid;
+  if (m == 0 || n_begin == n_end) return Status::ok();
+  detail::LinearArgs args;
+  args.weights = static_cast<const std::byte*>(w.data());
+  args.panel_bytes = w.panel_bytes();
+  args.k = w.k();
+  args.x = x;
+  args.m = m;
+  args.x_stride = x_stride;
+  args.y = y;
+  args.y_stride = y_stride;
+  args.n_begin = n_begin;
+  args.n_end = n_end;
+  args.bias = bias;
+  w.variant().kernel(args);
+  return Status::ok();
+}
+
+Status linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride, float* y,
+              size_t y_stride, const float* bias) {
+  return linear_columns(w, x, m, x_stride, y, y_stride, 0, w.n(), bias);
+}
+
+}  // namespace normrt

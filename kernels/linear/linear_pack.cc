@@ -1,0 +1,148 @@
+// bfloat16 conversion and weight packing (ISA-free: plain loops, run once at load).
+//
+// Packed layout, panel p = columns [p·P, p·P + P), columns ≥ n zero-filled:
+//   float: panel[k·P + c]                      = W[p·P + c][k]
+//   bf16:  panel[(k/2)·2P + 2c + (k mod 2)]     = W[p·P + c][k]   (uint16 units)
+//          i.e. one 32-bit word per (k pair, column), even k in the low half;
+//          an odd k is padded with a zero weight.
+// Each panel is padded to a multiple of 64 bytes, so every panel (and, for
+// P ≥ 16, every k row of it) starts on a cache line.
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "kernels/linear/linear_variants.h"
+
+namespace normrt {
+
+uint16_t bf16_from_float(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) {
+    return static_cast<uint16_t>((bits >> 16) | 0x0040u);  // NaN: keep sign and payload top, quiet
+  }
+  // Round to nearest, ties to even: add 0x7fff plus the lowest kept bit.
+  const uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>((bits + rounding) >> 16);
+}
+
+float float_from_bf16(uint16_t value) {
+  const uint32_t bits = static_cast<uint32_t>(value) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+void PackedWeights::Free::operator()(void* p) const { std::free(p); }
+
+// Fills a PackedWeights; the one place that touches its internals.
+class PackedWeightsBuilder {
+ public:
+  // `at(c, i)` returns W[c][i] as the packed element type (float or bf16 bits).
+  template <class Element, class At>
+  static Expected<PackedWeights> pack(const LinearVariant& variant, size_t n, size_t k, At&& at) {
+    constexpr size_t kAlign = 64;
+    const size_t p = variant.panel_width;
+    const size_t k_rows = std::is_same_v<Element, float> ? k : k + (k & 1);  // bf16: whole pairs
+    const size_t panel_bytes = (k_rows * p * sizeof(Element) + kAlign - 1) / kAlign * kAlign;
+    const size_t panels = (n + p - 1) / p;
+    if (panel_bytes / p / sizeof(Element) < k_rows ||
+        panels > std::numeric_limits<size_t>::max() / panel_bytes) {
+      return Status::error("pack_weights: " + std::to_string(n) + " x " + std::to_string(k) +
+                           " weights do not fit in memory");
+    }
+    PackedWeights packed;
+    packed.variant_ = &variant;
+    packed.n_ = n;
+    packed.k_ = k;
+    packed.panel_bytes_ = panel_bytes;
+    packed.data_.reset(static_cast<std::byte*>(std::aligned_alloc(kAlign, panels * panel_bytes)));
+    if (!packed.data_) {
+      return Status::error("pack_weights: cannot allocate " + std::to_string(panels * panel_bytes) +
+                           " bytes");
+    }
+    std::memset(packed.data_.get(), 0, panels * panel_bytes);
+    for (size_t panel = 0; panel < panels; ++panel) {
+      auto* dst = reinterpret_cast<Element*>(packed.data_.get() + panel * panel_bytes);
+      for (size_t c = 0; c < p && panel * p + c < n; ++c) {
+        const size_t col = panel * p + c;
+        for (size_t i = 0; i < k; ++i) {
+          const size_t at_index =
+              std::is_same_v<Element, float> ? i * p + c : (i / 2) * 2 * p + 2 * c + (i & 1);
+          dst[at_index] = at(col, i);
+        }
+      }
+    }
+    return packed;
+  }
+};
+
+namespace {
+
+Status check_pack_args(const void* w, size_t n, size_t k, const LinearVariant& variant,
+                       WeightType type) {
+  if (w == nullptr) return Status::error("pack_weights: w is null");
+  if (n == 0 || k == 0) {
+    return Status::error("pack_weights: W must be at least 1 x 1 (got n = " + std::to_string(n) +
+                         ", k = " + std::to_string(k) + ")");
+  }
+  if (variant.type != type) {
+    return Status::error(std::string("pack_weights: variant ") + variant.name + " reads " +
+                         weight_type_name(variant.type) + " weights, not " +
+                         weight_type_name(type));
+  }
+  if (!linear_variant_runnable(variant)) {
+    return Status::error(std::string("pack_weights: this CPU cannot run variant ") + variant.name);
+  }
+  return Status::ok();
+}
+
+// The preferred runnable variant of (isa, type): the first in linear_variants().
+Expected<const LinearVariant*> variant_for(Isa isa, WeightType type) {
+  if (Status runnable = check_isa_runnable(isa); !runnable) {
+    return Status::error("pack_weights: " + runnable.message());
+  }
+  for (const LinearVariant& v : linear_variants()) {
+    if (v.isa == isa && v.type == type && linear_variant_runnable(v)) return &v;
+  }
+  return Status::error(std::string("pack_weights: no ") + weight_type_name(type) +
+                       " linear kernel for " + isa_name(isa));
+}
+
+}  // namespace
+
+Expected<PackedWeights> pack_weights(const float* w, size_t n, size_t k,
+                                     const LinearVariant& variant) {
+  if (Status s = check_pack_args(w, n, k, variant, variant.type); !s) return s;
+  if (variant.type == WeightType::kF32) {
+    return PackedWeightsBuilder::pack<float>(variant, n, k,
+                                             [&](size_t c, size_t i) { return w[c * k + i]; });
+  }
+  return PackedWeightsBuilder::pack<uint16_t>(
+      variant, n, k, [&](size_t c, size_t i) { return bf16_from_float(w[c * k + i]); });
+}
+
+Expected<PackedWeights> pack_weights(const float* w, size_t n, size_t k, WeightType type, Isa isa) {
+  Expected<const LinearVariant*> variant = variant_for(isa, type);
+  if (!variant) return variant.status();
+  return pack_weights(w, n, k, **variant);
+}
+
+Expected<PackedWeights> pack_weights_bf16(const uint16_t* w, size_t n, size_t k,
+                                          const LinearVariant& variant) {
+  if (Status s = check_pack_args(w, n, k, variant, WeightType::kBF16); !s) return s;
+  return PackedWeightsBuilder::pack<uint16_t>(variant, n, k,
+                                              [&](size_t c, size_t i) { return w[c * k + i]; });
+}
+
+Expected<PackedWeights> pack_weights_bf16(const uint16_t* w, size_t n, size_t k, Isa isa) {
+  Expected<const LinearVariant*> variant = variant_for(isa, WeightType::kBF16);
+  if (!variant) return variant.status();
+  return pack_weights_bf16(w, n, k, **variant);
+}
+
+}  // namespace normrt

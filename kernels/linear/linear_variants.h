@@ -1,0 +1,47 @@
+#pragma once
+// Internal: the operands a linear kernel receives, and the per-ISA entry
+// points behind linear_variants(). Each entry is defined in its own
+// translation unit, compiled with that ISA's flags.
+
+#include <cstddef>
+
+#include "kernels/linear/linear.h"
+
+namespace normrt::detail {
+
+/// One validated linear_columns() call, lowered for a kernel.
+struct LinearArgs {
+  const std::byte* weights = nullptr;  ///< panel 0 of the packed buffer (64-byte aligned)
+  size_t panel_bytes = 0;              ///< stride between panels (a multiple of 64)
+  size_t k = 0;
+  const float* x = nullptr;  ///< (m, x_stride)
+  size_t m = 0;
+  size_t x_stride = 0;
+  float* y = nullptr;  ///< (m, y_stride), absolute column index
+  size_t y_stride = 0;
+  size_t n_begin = 0;           ///< a multiple of the panel width
+  size_t n_end = 0;             ///< a multiple of the panel width, or n; > n_begin
+  const float* bias = nullptr;  ///< (n) or null
+};
+
+/// Panel widths, columns: 4 vectors, so that m = 1 with even and odd k in
+/// separate accumulators has 8 independent FMA chains (2 ports × 4 cycles
+/// latency), and a 4-row block's 16 accumulators fit AVX-512's and NEON's 32
+/// registers (AVX2: 2-row blocks in 16). At m = 1 this reaches the read floor
+/// from DRAM and 85-110 GB/s from L2 (f32); other widths are not yet swept.
+inline constexpr size_t kScalarPanel = 1;   // row-major: the plain reference loop
+inline constexpr size_t kAvx2Panel = 32;    // 4 ymm
+inline constexpr size_t kAvx512Panel = 64;  // 4 zmm
+inline constexpr size_t kNeonPanel = 16;    // 4 q registers
+
+void linear_f32_scalar(const LinearArgs& args);
+void linear_bf16_scalar(const LinearArgs& args);
+void linear_f32_avx2(const LinearArgs& args);
+void linear_bf16_avx2(const LinearArgs& args);
+void linear_f32_avx512(const LinearArgs& args);
+void linear_bf16_avx512(const LinearArgs& args);
+void linear_bf16_avx512bf16(const LinearArgs& args);
+void linear_f32_neon(const LinearArgs& args);
+void linear_bf16_neon(const LinearArgs& args);
+
+}  // namespace normrt::detail

@@ -1,0 +1,117 @@
+#include "kernels/linear/onednn/linear_onednn.h"
+
+#include <unordered_map>
+#include <utility>
+
+#include "oneapi/dnnl/dnnl.hpp"
+
+namespace normrt {
+namespace {
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::stream& cpu_stream() {
+  static dnnl::stream stream(cpu_engine());
+  return stream;
+}
+
+using dnnl::memory;
+memory::dims dims(size_t a, size_t b) {
+  return {static_cast<memory::dim>(a), static_cast<memory::dim>(b)};
+}
+
+}  // namespace
+
+struct OneDnnLinear::Impl {
+  dnnl::matmul matmul;
+  memory user_x;            // (m, k) f32, the caller's buffer
+  memory x;                 // (m, k) as the matmul reads it (bf16: own buffer)
+  dnnl::reorder x_to_bf16;  // set for bf16 only
+  memory weights;           // (k, n) in oneDNN's layout, owned
+  memory y, bias;           // caller's buffers
+  bool convert_x = false;
+  bool with_bias = false;
+  std::string impl_name;
+};
+
+Expected<std::unique_ptr<OneDnnLinear>> OneDnnLinear::create(const float* w, size_t n, size_t k,
+                                                             WeightType type, size_t m,
+                                                             bool with_bias) {
+  if (w == nullptr || n == 0 || k == 0 || m == 0) {
+    return Status::error("OneDnnLinear: empty shape or null weights");
+  }
+  try {
+    dnnl::engine& engine = cpu_engine();
+    const auto dt = type == WeightType::kF32 ? memory::data_type::f32 : memory::data_type::bf16;
+    const memory::desc user_x_md(dims(m, k), memory::data_type::f32, memory::format_tag::ab);
+    const memory::desc x_md(dims(m, k), dt, memory::format_tag::ab);
+    // W (n, k) row-major is Wᵀ (k, n) with format "ba".
+    const memory::desc user_w_md(dims(k, n), memory::data_type::f32, memory::format_tag::ba);
+    const memory::desc w_any_md(dims(k, n), dt, memory::format_tag::any);
+    const memory::desc y_md(dims(m, n), memory::data_type::f32, memory::format_tag::ab);
+    const memory::desc bias_md(dims(1, n), memory::data_type::f32, memory::format_tag::ab);
+
+    dnnl::matmul::desc desc = with_bias ? dnnl::matmul::desc(x_md, w_any_md, bias_md, y_md)
+                                        : dnnl::matmul::desc(x_md, w_any_md, y_md);
+    dnnl::matmul::primitive_desc pd(desc, engine);
+
+    auto impl = std::make_unique<Impl>();
+    impl->matmul = dnnl::matmul(pd);
+    impl->impl_name = pd.impl_info_str();
+    impl->with_bias = with_bias;
+    // Pack the weights once (f32 → f32 or bf16, into the blocked layout).
+    memory user_w(user_w_md, engine, const_cast<float*>(w));
+    impl->weights = memory(pd.weights_desc(), engine);
+    dnnl::reorder(user_w, impl->weights).execute(cpu_stream(), user_w, impl->weights);
+    cpu_stream().wait();
+
+    impl->user_x = memory(user_x_md, engine, DNNL_MEMORY_NONE);
+    impl->y = memory(y_md, engine, DNNL_MEMORY_NONE);
+    if (with_bias) impl->bias = memory(bias_md, engine, DNNL_MEMORY_NONE);
+    impl->convert_x = type != WeightType::kF32;
+    if (impl->convert_x) {
+      impl->x = memory(x_md, engine);  // owned bf16 copy of x
+      impl->x_to_bf16 = dnnl::reorder(impl->user_x, impl->x);
+    }
+    return std::unique_ptr<OneDnnLinear>(new OneDnnLinear(std::move(impl)));
+  } catch (const dnnl::error& e) {
+    return Status::error(std::string("OneDnnLinear: oneDNN matmul: ") + e.what());
+  }
+}
+
+OneDnnLinear::OneDnnLinear(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+OneDnnLinear::~OneDnnLinear() = default;
+
+const std::string& OneDnnLinear::impl_name() const { return impl_->impl_name; }
+size_t OneDnnLinear::weight_bytes() const { return impl_->weights.get_desc().get_size(); }
+
+Status OneDnnLinear::run(const float* x, float* y, const float* bias) {
+  if ((bias != nullptr) != impl_->with_bias) {
+    return Status::error(
+        "OneDnnLinear::run: bias given to a matmul created without (or vice versa)");
+  }
+  try {
+    Impl& s = *impl_;
+    dnnl::stream& stream = cpu_stream();
+    s.user_x.set_data_handle(const_cast<float*>(x));
+    s.y.set_data_handle(y);
+    if (s.convert_x) s.x_to_bf16.execute(stream, s.user_x, s.x);
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, s.convert_x ? s.x : s.user_x},
+                                            {DNNL_ARG_WEIGHTS, s.weights},
+                                            {DNNL_ARG_DST, s.y}};
+    if (bias != nullptr) {
+      s.bias.set_data_handle(const_cast<float*>(bias));
+      args[DNNL_ARG_BIAS] = s.bias;
+    }
+    s.matmul.execute(stream, args);
+    stream.wait();
+    return Status::ok();
+  } catch (const dnnl::error& e) {
+    return Status::error(std::string("OneDnnLinear::run: ") + e.what());
+  }
+}
+
+}  // namespace normrt

@@ -1,0 +1,44 @@
+#pragma once
+// The linear layer y = x · Wᵀ + b on oneDNN's matmul primitive, for one fixed
+// shape: a backend beside normrt's own kernels (kernels/linear/linear.h), and
+// the competitor in bench_linear. dnnl.hpp stays out of this header.
+//
+// Weights: float W (n, k), row-major (PyTorch's layout), reordered once at
+// create() into the layout oneDNN prefers for this shape (format_tag::any).
+// bf16 weights: oneDNN 2.6 has no float × bf16 matmul, so run() also converts
+// x to bf16 (a reorder, timed as part of the call). Rounding x to bf16 costs
+// ~1e-3 relative error: this backend does NOT meet linear.h's accuracy
+// contract for bf16 and may be chosen only where the caller accepts bf16
+// activations (LinearBackendQuery::allow_bf16_activations).
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "kernels/common/status.h"
+#include "kernels/linear/linear.h"
+
+namespace normrt {
+
+class OneDnnLinear {
+ public:
+  /// y (m, n) = x (m, k) · Wᵀ (+ bias (n)). Rows of x and y contiguous.
+  static Expected<std::unique_ptr<OneDnnLinear>> create(const float* w, size_t n, size_t k,
+                                                        WeightType type, size_t m, bool with_bias);
+  ~OneDnnLinear();
+
+  /// Runs the matmul and waits for it. bias must be non-null iff created with_bias.
+  Status run(const float* x, float* y, const float* bias);
+
+  /// oneDNN's implementation name, e.g. "brg:avx512_core_amx" or "gemm:jit".
+  const std::string& impl_name() const;
+  /// Bytes of the weights in oneDNN's layout.
+  size_t weight_bytes() const;
+
+ private:
+  struct Impl;
+  explicit OneDnnLinear(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace normrt

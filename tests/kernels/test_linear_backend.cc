@@ -1,0 +1,42 @@
+// The backend table: normrt unless oneDNN is clearly faster and accurate enough.
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "kernels/linear/linear_backend.h"
+
+namespace normrt::testing {
+
+TEST_SUITE("linear") {
+  TEST_CASE("the backend table keeps normrt unless oneDNN is faster and accurate enough") {
+    LinearBackendQuery q;
+    q.n = q.k = 1024;
+    for (size_t m : {1, 16, 128}) {
+      q.m = m;
+      q.type = WeightType::kF32;
+      CHECK(choose_linear_backend(q).backend ==
+            (m >= 64 ? LinearBackend::kOneDnn : LinearBackend::kNormrt));
+      q.type = WeightType::kBF16;
+      q.allow_bf16_activations = false;
+      CHECK(choose_linear_backend(q).backend == LinearBackend::kNormrt);  // accuracy first
+      q.allow_bf16_activations = true;
+      const LinearBackendChoice choice = choose_linear_backend(q);
+      INFO("m = " << m << ": " << std::string(choice.reason));
+      CHECK(choice.backend == (m >= 16 ? LinearBackend::kOneDnn : LinearBackend::kNormrt));
+      q.fused_epilogue = true;  // column ranges exist only in normrt
+      CHECK(choose_linear_backend(q).backend == LinearBackend::kNormrt);
+      q.fused_epilogue = false;
+      q.onednn_available = false;
+      CHECK(choose_linear_backend(q).backend == LinearBackend::kNormrt);
+      q.onednn_available = true;
+    }
+    q.m = 128;
+    q.n = q.k = 512;  // small f32 weights: normrt even at m = 128
+    q.type = WeightType::kF32;
+    CHECK(choose_linear_backend(q).backend == LinearBackend::kNormrt);
+    CHECK(std::string(linear_backend_name(LinearBackend::kOneDnn)) == "onednn");
+  }
+}
+
+}  // namespace normrt::testing
