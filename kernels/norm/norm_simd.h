@@ -20,19 +20,12 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "kernels/norm/norm_statistics.h"
 #include "kernels/norm/norm_variants.h"
 #include "kernels/simd/partial.h"
 
 namespace normrt::detail {
 namespace {
-
-// Float sums of squares inside [kMinSafeSum, kMaxSafeSum] carry full relative
-// precision: subnormal squares below 2^-126 contribute < n·2^-150, negligible
-// against 2^-90, and every later step stays inside float's range.
-constexpr float kMinSafeSum = 0x1p-90f;
-constexpr float kMaxSafeSum = 0x1p+126f;
-
-bool statistic_is_safe(float sum) { return sum >= kMinSafeSum && sum <= kMaxSafeSum; }
 
 template <class F>
 void with_flag(bool flag, F&& f) {
@@ -143,23 +136,30 @@ struct NormSimd {
     return xsimd::hadd(v) / static_cast<float>(count);
   }
 
-  // How much of the mean sweep 2 subtracts: none (RMSNorm), its float
-  // rounding, or the float pair hi + lo when dropping lo would cost accuracy
-  // (|mean| >> std).
+  // How much of the mean the output sweep subtracts: none (RMSNorm family),
+  // its float rounding, or the float pair hi + lo (|mean| >> std).
   enum class Centering { kNone, kMean, kMeanTwoFloats };
 
-  // y[i] = (x[i] - mean) * scale * g'[i] + b[i].
-  template <Centering kCenter, bool kGain, bool kOnePlus, bool kBias>
-  static void write_output(const float* x, float* y, size_t n, float mean_hi, float mean_lo,
-                           float scale, const float* gain, const float* bias) {
-    const V hi = V(mean_hi), lo = V(mean_lo), sc = V(scale), one = V(1.0f);
+  /// Leaves a normalized vector as it is: the plain norm's "activation".
+  struct Identity {
+    V operator()(V v) const { return v; }
+  };
+
+  // y[i] = act((x[i] - mean) * scale * g'[i] + b[i]).
+  template <Centering kCenter, bool kGain, bool kOnePlus, bool kBias, class Act>
+  static void write_output(const float* x, float* y, size_t n, const NormScale& map,
+                           const float* gain, const float* bias, Act act) {
+    const V hi = V(map.mean_hi), lo = V(map.mean_lo), sc = V(map.scale), one = V(1.0f);
     auto normalize = [&](V v, V g, V b) {
       if constexpr (kCenter != Centering::kNone) v -= hi;
       if constexpr (kCenter == Centering::kMeanTwoFloats) v -= lo;
       V factor = sc;
       if constexpr (kGain) factor *= kOnePlus ? g + one : g;
-      if constexpr (kBias) return xsimd::fma(v, factor, b);
-      return v * factor;
+      if constexpr (kBias) {
+        return act(xsimd::fma(v, factor, b));
+      } else {
+        return act(v * factor);
+      }
     };
     const V unused = V(0.0f);
     size_t i = 0;
@@ -176,76 +176,51 @@ struct NormSimd {
     }
   }
 
-  // Picks the write_output instantiation for this row's conventions.
-  static void output_pass(const NormParams& params, const NormRows& rows, const float* x,
-                          float* y, float mean_hi, float mean_lo, float scale) {
-    // Dropping lo moves every output by at most |lo|·scale·|g'|: keep it
-    // unless that is far below float resolution.
-    const bool exact_mean = std::fabs(mean_lo) * scale > 0x1p-32f;
+  // y = act(norm(x)) over n elements with this row's map; gain and bias
+  // (or null) are indexed from the same element as x.
+  template <class Act = Identity>
+  static void normalize(const NormParams& params, const NormScale& map, const float* x,
+                        float* y, size_t n, const float* gain, const float* bias,
+                        Act act = Act{}) {
     const bool one_plus = params.gain_convention == GainConvention::kOnePlus;
     auto with_centering = [&](auto&& f) {
       if (params.kind != NormKind::kLayerNorm) {
         f(std::integral_constant<Centering, Centering::kNone>{});
-      } else if (exact_mean) {
+      } else if (map.mean_lo != 0.0f) {
         f(std::integral_constant<Centering, Centering::kMeanTwoFloats>{});
       } else {
         f(std::integral_constant<Centering, Centering::kMean>{});
       }
     };
     with_centering([&](auto c) {
-      with_flag(rows.gain != nullptr, [&](auto g) {
-        with_flag(one_plus && rows.gain != nullptr, [&](auto o) {
-          with_flag(rows.bias != nullptr, [&](auto b) {
+      with_flag(gain != nullptr, [&](auto g) {
+        with_flag(one_plus && gain != nullptr, [&](auto o) {
+          with_flag(bias != nullptr, [&](auto b) {
             write_output<decltype(c)::value, decltype(g)::value, decltype(o)::value,
-                         decltype(b)::value>(x, y, rows.n, mean_hi, mean_lo, scale, rows.gain,
-                                             rows.bias);
+                         decltype(b)::value>(x, y, n, map, gain, bias, act);
           });
         });
       });
     });
   }
 
-  static float inverse_scale(const NormParams& params, double statistic) {
-    if (params.eps_placement == EpsPlacement::kAddedToRms) {
-      return static_cast<float>(1.0 / (std::sqrt(statistic) + params.eps));
-    }
-    return static_cast<float>(1.0 / std::sqrt(statistic + params.eps));
-  }
-
-  // Mean and biased variance from sums of deviations around `shift`; false if
-  // the float sums are out of their safe range (the row needs the fallback).
-  static bool moments_from_deviations(size_t n, double shift, float sum_dev, float sum_dev_sq,
-                                      double* mean, double* variance) {
-    if (!std::isfinite(shift) || !statistic_is_safe(sum_dev_sq)) return false;
-    const double mean_dev = static_cast<double>(sum_dev) / n;
-    *mean = shift + mean_dev;
-    *variance = static_cast<double>(sum_dev_sq) / n - mean_dev * mean_dev;
-    return true;
-  }
-
-  // LayerNorm statistics, and s = x + r if fused. One sweep around a shift
-  // near the mean (the first vector's mean); Var = E[d²] - E[d]² loses about
-  // log2(1 + E[d]²/Var) bits, so if the shift was far off (an outlier in the
-  // first vector) a second sweep around the mean found restores full
-  // accuracy: the corrected two-pass algorithm. False: use the fallback.
+  // LayerNorm moments of s = x (+ r, stored to s): one sweep around a shift
+  // near the mean (the first vector's mean), and a second sweep around the
+  // mean found if that shift was poor (an outlier in the first vector): the
+  // corrected two-pass algorithm.
   template <bool kResidual>
-  static bool layer_norm_moments(const float* x, const float* r, float* s, size_t n,
-                                 double* mean, double* variance) {
+  static Moments layer_norm_moments(const float* x, const float* r, float* s, size_t n) {
     const float shift = first_vector_mean(x, r, n);
     float sum_dev = 0.0f, sum_dev_sq = 0.0f;
     sum_deviations<kResidual>(x, r, s, n, shift, &sum_dev, &sum_dev_sq);
-    if (!moments_from_deviations(n, shift, sum_dev, sum_dev_sq, mean, variance)) return false;
-    const double mean_dev = *mean - shift;
-    if (mean_dev * mean_dev > 8.0 * *variance) {
-      const float better_shift = static_cast<float>(*mean);
+    Moments m = moments_from_deviations(n, shift, sum_dev, sum_dev_sq);
+    if (m.safe && shift_was_poor(m, shift)) {
+      const float better_shift = static_cast<float>(m.mean);
       sum_deviations<false>(kResidual ? s : x, nullptr, nullptr, n, better_shift, &sum_dev,
                             &sum_dev_sq);
-      if (!moments_from_deviations(n, better_shift, sum_dev, sum_dev_sq, mean, variance)) {
-        return false;
-      }
+      m = moments_from_deviations(n, better_shift, sum_dev, sum_dev_sq);
     }
-    *variance = std::max(0.0, *variance);
-    return true;
+    return m;
   }
 
   template <bool kResidual>
@@ -254,26 +229,26 @@ struct NormSimd {
     const size_t n = rows.n;
     const float* x = kResidual ? s : src;  // the row to normalize once s is written
     double mean = 0.0, statistic = 0.0;
-    bool in_range;
+    bool safe;
     if (params.kind == NormKind::kLayerNorm) {
-      in_range = layer_norm_moments<kResidual>(src, residual, s, n, &mean, &statistic);
+      const Moments m = layer_norm_moments<kResidual>(src, residual, s, n);
+      safe = m.safe;
+      mean = m.mean;
+      statistic = m.m2 / m.count;
     } else {
       const float sum_sq = sum_squares<kResidual>(src, residual, s, stat_count);
       if constexpr (kResidual) {
         read_row<true>(src + stat_count, residual + stat_count, s + stat_count, n - stat_count,
                        0.0f, [](V, size_t) {});
       }
-      in_range = statistic_is_safe(sum_sq);
+      safe = sum_is_safe(sum_sq);
       statistic = static_cast<double>(sum_sq) / stat_count;
     }
-    if (!in_range) {
+    if (!safe) {
       norm_row_reference(params, n, stat_count, x, nullptr, nullptr, rows.gain, rows.bias, dst);
       return;
     }
-    // The mean as two floats, so that x - mean stays exact for |mean| >> std.
-    const float mean_hi = static_cast<float>(mean);
-    const float mean_lo = static_cast<float>(mean - mean_hi);
-    output_pass(params, rows, x, dst, mean_hi, mean_lo, inverse_scale(params, statistic));
+    normalize(params, norm_scale(params, mean, statistic), x, dst, n, rows.gain, rows.bias);
   }
 
   static void run(const NormParams& params, const NormRows& rows) {
