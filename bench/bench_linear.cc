@@ -1,0 +1,290 @@
+// bench_linear: normrt's linear kernels beside oneDNN's matmul and a
+// weight-read floor, y (m, n) = x (m, k) · Wᵀ + b.
+//
+// Benchmarks are named <impl>/<dtype>/<K>x<N>/<M>:
+//   impl: gemv           pack_weights(.., best runnable ISA): what the runtime uses
+//         variant:<name> every other runnable non-scalar variant (linear_variants())
+//         onednn_matmul  oneDNN matmul, weights reordered once (format any); bf16
+//                        also converts x to bf16 per call (oneDNN 2.6 has no f32 × bf16)
+//         read_floor     an integer sum over the packed weight buffer: streaming the
+//                        weight bytes once, the memory floor of any GEMV
+//         (reserved for the fused kernels: fused_layernorm, fused_rmsnorm, ...)
+//   dtype: f32 | bf16 weights; x, b, y are float32.
+//   K = N in {256, ..., 4096}, and N = 4K for K in {256, ..., 1024}; M in {1, 16, 128}.
+// Layers whose float32 weights exceed L2 (2 MB) are rotated through copies
+// totalling > kRotateBytes (more than the L3), one copy per call, so every call
+// streams them from DRAM, as a model whose layers exceed the caches does; this
+// holds for their bf16 version too. Smaller layers are timed hot in L2.
+// Bytes/s count the packed weight bytes. One thread throughout. A ratio table
+// follows the run (bench/linear_bench_summary.h).
+
+#include <benchmark/benchmark.h>
+#include <immintrin.h>
+
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/aligned_buffer.h"
+#include "bench/linear_bench_summary.h"
+#include "bench/onednn_layer_norm.h"
+#include "bench/result_collector.h"
+#include "kernels/linear/linear.h"
+#include "kernels/linear/onednn/linear_onednn.h"
+
+namespace normrt::bench {
+namespace {
+
+constexpr size_t kL2Bytes = 2u << 20;
+constexpr size_t kRotateBytes = 256u << 20;
+constexpr size_t kSquare[] = {256, 512, 768, 1024, 2048, 4096};
+constexpr size_t kWide[] = {256, 512, 768, 1024};  // N = 4K
+constexpr size_t kRowCounts[] = {1, 16, 128};      // 16: where the backend table switches
+constexpr const char* kDefaultMinTimeFlag = "--benchmark_min_time=0.1";
+
+struct Shape {
+  WeightType type;
+  size_t k, n;
+  std::string name() const {
+    return std::string(weight_type_name(type)) + "/" + std::to_string(k) + "x" + std::to_string(n);
+  }
+};
+
+// The operands of one (dtype, K, N): the float weights, and per implementation
+// its rotation of packed copies. Only one shape is alive at a time (the
+// benchmarks run shape by shape), so that memory stays bounded.
+struct Operands {
+  explicit Operands(const Shape& s) : shape(s), w(s.n * s.k), x(128 * s.k), y(128 * s.n), b(s.n) {
+    w.fill_normal(0.0f, 1.0f / std::sqrt(static_cast<float>(s.k)), 1);  // Xavier-like
+    x.fill_normal(0.0f, 1.0f, 2);
+    b.fill_normal(0.0f, 0.1f, 3);
+  }
+  // The layer is "beyond L2" if its float32 weights are (for both dtypes, so
+  // that bf16 ÷ f32 compares the same situation): then enough copies of the
+  // `bytes` packed weights to exceed kRotateBytes, else one, kept hot.
+  bool beyond_l2() const { return shape.n * shape.k * sizeof(float) > kL2Bytes; }
+  size_t copies_for(size_t bytes) const {
+    return beyond_l2() ? (kRotateBytes + bytes - 1) / bytes : 1;
+  }
+  Shape shape;
+  AlignedBuffer w, x, y, b;  // W (n, k); x (128, k); y (128, n); b (n)
+  std::map<std::string, std::vector<PackedWeights>> packed;             // by variant name
+  std::map<size_t, std::vector<std::unique_ptr<OneDnnLinear>>> onednn;  // by m
+};
+
+Operands& operands_for(const Shape& shape) {
+  static std::unique_ptr<Operands> current;
+  if (!current || current->shape.name() != shape.name()) {
+    current.reset();  // free the previous shape first
+    current = std::make_unique<Operands>(shape);
+  }
+  return *current;
+}
+
+Expected<std::vector<PackedWeights>*> packed_for(Operands& ops, const LinearVariant& variant) {
+  auto& copies = ops.packed[variant.name];
+  while (copies.empty() || copies.size() < ops.copies_for(copies.front().size_bytes())) {
+    Expected<PackedWeights> p = pack_weights(ops.w.data(), ops.shape.n, ops.shape.k, variant);
+    if (!p) return p.status();
+    copies.push_back(std::move(p).value());
+  }
+  return &copies;
+}
+
+LinearSummaryInput& summary() {
+  static LinearSummaryInput input;
+  return input;
+}
+
+void set_counters(benchmark::State& state, double weight_bytes, size_t copies) {
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * weight_bytes));
+  state.counters["copies"] = static_cast<double>(copies);
+}
+
+void bench_gemv(benchmark::State& state, Shape shape, size_t m, const LinearVariant* variant) {
+  Operands& ops = operands_for(shape);
+  auto copies = packed_for(ops, *variant);
+  if (!copies) return state.SkipWithError(copies.status().message().c_str());
+  std::vector<PackedWeights>& w = **copies;
+  Status valid = linear_validate(w[0], ops.x.data(), m, shape.k, ops.y.data(), shape.n, 0, shape.n,
+                                 ops.b.data());
+  if (!valid) return state.SkipWithError(valid.message().c_str());
+  size_t next = 0;
+  for (auto _ : state) {
+    Status s = linear(w[next], ops.x.data(), m, shape.k, ops.y.data(), shape.n, ops.b.data());
+    benchmark::DoNotOptimize(s);
+    benchmark::ClobberMemory();
+    next = next + 1 == w.size() ? 0 : next + 1;
+  }
+  set_counters(state, static_cast<double>(w[0].size_bytes()), w.size());
+  summary().weight_bytes[shape.name()] = static_cast<double>(w[0].size_bytes());
+  if (ops.beyond_l2()) summary().beyond_l2.insert(shape.name());
+}
+
+// Sums the buffer as 32-bit integers (floats could hit slow denormal paths on
+// bf16 data), 8 independent accumulators of 64 bytes: a pure read stream.
+__attribute__((target("avx512f"))) uint32_t read_sum_avx512(const void* data, size_t bytes) {
+  const auto* p = static_cast<const __m512i*>(data);
+  const size_t vectors = bytes / 64;
+  __m512i acc[8];
+  for (auto& a : acc) a = _mm512_setzero_si512();
+  size_t i = 0;
+  for (; i + 8 <= vectors; i += 8) {
+    for (size_t j = 0; j < 8; ++j) acc[j] = _mm512_add_epi32(acc[j], _mm512_load_si512(p + i + j));
+  }
+  for (; i < vectors; ++i) acc[0] = _mm512_add_epi32(acc[0], _mm512_load_si512(p + i));
+  for (size_t j = 1; j < 8; ++j) acc[0] = _mm512_add_epi32(acc[0], acc[j]);
+  alignas(64) uint32_t lanes[16];
+  _mm512_store_si512(lanes, acc[0]);
+  uint32_t sum = 0;
+  for (uint32_t lane : lanes) sum += lane;
+  return sum;
+}
+
+void bench_read_floor(benchmark::State& state, Shape shape, const LinearVariant* variant) {
+  if (!__builtin_cpu_supports("avx512f")) return state.SkipWithError("needs AVX-512");
+  Operands& ops = operands_for(shape);
+  auto copies = packed_for(ops, *variant);
+  if (!copies) return state.SkipWithError(copies.status().message().c_str());
+  std::vector<PackedWeights>& w = **copies;
+  size_t next = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(read_sum_avx512(w[next].data(), w[next].size_bytes()));
+    next = next + 1 == w.size() ? 0 : next + 1;
+  }
+  set_counters(state, static_cast<double>(w[0].size_bytes()), w.size());
+}
+
+void bench_onednn(benchmark::State& state, Shape shape, size_t m) {
+  Operands& ops = operands_for(shape);
+  auto& copies = ops.onednn[m];
+  if (copies.empty()) {
+    do {
+      auto made = OneDnnLinear::create(ops.w.data(), shape.n, shape.k, shape.type, m, true);
+      if (!made) return state.SkipWithError(made.status().message().c_str());
+      copies.push_back(std::move(made).value());
+    } while (copies.size() < ops.copies_for(copies.front()->weight_bytes()));
+  }
+  summary().onednn_impl[shape.name() + "/" + std::to_string(m)] = copies[0]->impl_name();
+  if (Status s = copies[0]->run(ops.x.data(), ops.y.data(), ops.b.data()); !s) {
+    return state.SkipWithError(s.message().c_str());
+  }
+  size_t next = 0;
+  for (auto _ : state) {
+    Status s = copies[next]->run(ops.x.data(), ops.y.data(), ops.b.data());
+    benchmark::DoNotOptimize(s);
+    next = next + 1 == copies.size() ? 0 : next + 1;
+  }
+  set_counters(state, static_cast<double>(copies[0]->weight_bytes()), copies.size());
+}
+
+// The variant pack_weights(.., best ISA, type) would choose.
+const LinearVariant* default_variant(WeightType type) {
+  const std::vector<Isa> isas = runnable_isas();
+  for (const LinearVariant& v : linear_variants()) {
+    if (v.isa == isas.back() && v.type == type && linear_variant_runnable(v)) return &v;
+  }
+  return nullptr;
+}
+
+void register_benchmarks() {
+  std::vector<Shape> shapes;
+  for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
+    for (size_t k : kSquare) shapes.push_back({type, k, k});
+    for (size_t k : kWide) shapes.push_back({type, k, 4 * k});
+  }
+  for (const Shape& shape : shapes) {
+    const LinearVariant* best = default_variant(shape.type);
+    const std::string suffix_base = shape.name() + "/";
+    for (size_t m : kRowCounts) {
+      const std::string suffix = suffix_base + std::to_string(m);
+      benchmark::RegisterBenchmark(("read_floor/" + suffix).c_str(),
+                                   [=](benchmark::State& s) { bench_read_floor(s, shape, best); });
+      benchmark::RegisterBenchmark(("gemv/" + suffix).c_str(),
+                                   [=](benchmark::State& s) { bench_gemv(s, shape, m, best); });
+      for (const LinearVariant& v : linear_variants()) {
+        if (&v == best || v.type != shape.type || v.isa == Isa::kScalar ||
+            !linear_variant_runnable(v)) {
+          continue;
+        }
+        const LinearVariant* variant = &v;
+        benchmark::RegisterBenchmark(
+            (std::string("variant:") + v.name + "/" + suffix).c_str(),
+            [=](benchmark::State& s) { bench_gemv(s, shape, m, variant); });
+      }
+      benchmark::RegisterBenchmark(("onednn_matmul/" + suffix).c_str(),
+                                   [=](benchmark::State& s) { bench_onednn(s, shape, m); });
+    }
+  }
+}
+
+// Keeps the median of each benchmark when --benchmark_repetitions > 1 (the
+// machine is shared: medians resist other processes' bursts better than means).
+class MedianCollector : public ResultCollector {
+ public:
+  using ResultCollector::ResultCollector;
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ResultCollector::ReportRuns(runs);
+    for (const Run& run : runs) {
+      if (run.error_occurred || run.run_type != Run::RT_Aggregate ||
+          run.aggregate_name != "median" || run.aggregate_unit != benchmark::kTime) {
+        continue;
+      }
+      const double scale = run.time_unit == benchmark::kNanosecond    ? 1.0
+                           : run.time_unit == benchmark::kMicrosecond ? 1e3
+                           : run.time_unit == benchmark::kMillisecond ? 1e6
+                                                                      : 1e9;
+      medians_[run.run_name.function_name] = {run.GetAdjustedRealTime() * scale,
+                                              run.GetAdjustedCPUTime() * scale};
+    }
+  }
+  /// Medians where repetitions ran, means otherwise.
+  std::map<std::string, MeasuredTime> times() const {
+    std::map<std::string, MeasuredTime> t = mean_times();
+    for (const auto& [name, median] : medians_) t[name] = median;
+    return t;
+  }
+
+ private:
+  std::map<std::string, MeasuredTime> medians_;
+};
+
+std::vector<char*> with_default_min_time(int argc, char** argv) {
+  std::vector<char*> args(argv, argv + argc);
+  bool has_min_time = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--benchmark_min_time", 20) == 0) has_min_time = true;
+  }
+  if (!has_min_time) args.push_back(const_cast<char*>(kDefaultMinTimeFlag));
+  args.push_back(nullptr);
+  return args;
+}
+
+}  // namespace
+}  // namespace normrt::bench
+
+int main(int argc, char** argv) {
+  using namespace normrt::bench;
+  const std::string onednn_threading = onednn_use_one_thread();  // before any oneDNN call
+  std::vector<char*> args = with_default_min_time(argc, argv);
+  int args_count = static_cast<int>(args.size()) - 1;
+  benchmark::Initialize(&args_count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(args_count, args.data())) return 1;
+  benchmark::AddCustomContext("threads",
+                              "1 (normrt: calling thread; oneDNN: " + onednn_threading + ")");
+  benchmark::AddCustomContext("onednn", onednn_version_string());
+  benchmark::AddCustomContext("bytes_per_second", "packed weight bytes per call");
+  register_benchmarks();
+
+  MedianCollector collector(benchmark::CreateDefaultDisplayReporter());
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  LinearSummaryInput& input = summary();
+  input.times = collector.times();
+  print_linear_summary(input, collector.display_is_console() ? std::cout : std::cerr);
+  benchmark::Shutdown();
+  return 0;
+}
