@@ -1,0 +1,58 @@
+#pragma once
+// Element-wise activation functions, as PyTorch defines them:
+//   relu(x)      = max(x, 0)
+//   gelu_erf(x)  = 0.5·x·(1 + erf(x/√2))                       nn.GELU()
+//   gelu_tanh(x) = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))   nn.GELU(approximate="tanh")
+//   silu(x)      = x·sigmoid(x)
+//   tanh(x)
+//   sigmoid(x)   = 1 / (1 + e^−x)
+//
+// Accuracy contract (checked by tests/kernels against long-double libm on
+// every ISA): |y − f(x)| ≤ 1e-6·|f(x)| + 2^-149 for every float x, including
+// the far tails (gelu_erf(−10) = −7.6e-23, sigmoid(−100) = 3.7e-44, not 0 or
+// NaN). Special values follow PyTorch: NaN → NaN; relu(−0) = −0;
+// relu(±inf) = inf / 0; tanh(±inf) = ±1; sigmoid(±inf) = 1 / 0;
+// gelu(+inf) = silu(+inf) = inf, but gelu(−inf) = silu(−inf) = NaN (PyTorch's
+// −inf·0). The sign of a zero result is otherwise unspecified.
+// Kernels assume the default floating-point environment (no flush-to-zero).
+
+#include <cstddef>
+#include <string_view>
+
+#include "kernels/common/isa.h"
+#include "kernels/common/status.h"
+
+namespace normrt {
+
+enum class Activation { kNone, kRelu, kGeluErf, kGeluTanh, kSilu, kTanh, kSigmoid };
+
+/// Every activation, in declaration order (kNone is the identity).
+inline constexpr Activation kAllActivations[] = {
+    Activation::kNone, Activation::kRelu, Activation::kGeluErf, Activation::kGeluTanh,
+    Activation::kSilu, Activation::kTanh, Activation::kSigmoid,
+};
+
+/// "none", "relu", "gelu_erf", "gelu_tanh", "silu", "tanh" or "sigmoid";
+/// "invalid" for a value outside the enum.
+const char* activation_name(Activation activation);
+
+/// The inverse of activation_name(); an error naming the valid names otherwise.
+Expected<Activation> activation_from_name(std::string_view name);
+
+/// y[i] = f(x[i]) for i < n. Any n (0 is a no-op), any alignment; y == x
+/// (in place) is allowed, other overlap is not. Preconditions (asserted in
+/// debug builds, checked by activate()): a valid enum value, non-null
+/// pointers when n > 0.
+using ActivationKernel = void (*)(Activation activation, const float* x, float* y, size_t n);
+
+/// The kernel compiled for `isa`, or nullptr if this build has none.
+ActivationKernel activation_kernel_for(Isa isa);
+
+/// The kernel for selected_isa(), resolved once.
+Expected<ActivationKernel> selected_activation_kernel();
+
+/// Validates the arguments (enum value, null pointers, partial overlap), then
+/// runs the selected kernel. The convenient checked entry point.
+Status activate(Activation activation, const float* x, float* y, size_t n);
+
+}  // namespace normrt

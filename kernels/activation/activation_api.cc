@@ -1,0 +1,90 @@
+// Names, argument validation and ISA dispatch of the activation kernels.
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/activation/activation.h"
+#include "kernels/activation/activation_variants.h"
+
+namespace normrt {
+
+const char* activation_name(Activation activation) {
+  switch (activation) {
+    case Activation::kNone:
+      return "none";
+    case Activation::kRelu:
+      return "relu";
+    case Activation::kGeluErf:
+      return "gelu_erf";
+    case Activation::kGeluTanh:
+      return "gelu_tanh";
+    case Activation::kSilu:
+      return "silu";
+    case Activation::kTanh:
+      return "tanh";
+    case Activation::kSigmoid:
+      return "sigmoid";
+  }
+  return "invalid";
+}
+
+Expected<Activation> activation_from_name(std::string_view name) {
+  std::string valid;
+  for (Activation activation : kAllActivations) {
+    if (name == activation_name(activation)) return activation;
+    valid += valid.empty() ? "" : ", ";
+    valid += activation_name(activation);
+  }
+  return Status::error("unknown activation '" + std::string(name) + "' (expected one of: " + valid +
+                       ")");
+}
+
+ActivationKernel activation_kernel_for(Isa isa) {
+  switch (isa) {
+    case Isa::kScalar:
+      return detail::activation_row_scalar;
+#ifdef NORMRT_HAVE_AVX2
+    case Isa::kAvx2:
+      return detail::activation_row_avx2;
+#endif
+#ifdef NORMRT_HAVE_AVX512
+    case Isa::kAvx512:
+      return detail::activation_row_avx512;
+#endif
+#ifdef NORMRT_HAVE_NEON
+    case Isa::kNeon:
+      return detail::activation_row_neon;
+#endif
+    default:
+      return nullptr;
+  }
+}
+
+Expected<ActivationKernel> selected_activation_kernel() {
+  Expected<Isa> isa = selected_isa();
+  if (!isa) return isa.status();
+  return activation_kernel_for(*isa);
+}
+
+Status activate(Activation activation, const float* x, float* y, size_t n) {
+  if (std::string_view(activation_name(activation)) == "invalid") {
+    return Status::error("activate: invalid activation value " +
+                         std::to_string(static_cast<int>(activation)));
+  }
+  if (n == 0) return Status::ok();
+  if (x == nullptr) return Status::error("activate: x is null");
+  if (y == nullptr) return Status::error("activate: y is null");
+  // In place (y == x) is fine: each element is read before it is written.
+  // Any other overlap would read elements already overwritten.
+  const uintptr_t xb = reinterpret_cast<uintptr_t>(x), yb = reinterpret_cast<uintptr_t>(y);
+  const uintptr_t bytes = n * sizeof(float);
+  if (x != y && xb < yb + bytes && yb < xb + bytes) {
+    return Status::error("activate: x and y overlap without being the same buffer");
+  }
+  static const Expected<ActivationKernel> kernel = selected_activation_kernel();
+  if (!kernel) return kernel.status();
+  (*kernel)(activation, x, y, n);
+  return Status::ok();
+}
+
+}  // namespace normrt

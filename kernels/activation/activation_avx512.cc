@@ -1,0 +1,9 @@
+// AVX-512 (F, BW, DQ, CD, VL) instantiation of the SIMD activation kernel.
+#include "kernels/activation/activation_simd.h"
+#include "kernels/activation/activation_variants.h"
+
+namespace normrt::detail {
+void activation_row_avx512(Activation activation, const float* x, float* y, size_t n) {
+  simd::activation_row<xsimd::avx512bw>(activation, x, y, n);
+}
+}  // namespace normrt::detail

@@ -1,0 +1,20 @@
+#pragma once
+// Internal: the per-ISA entry points behind activation_kernel_for(). Each is
+// defined in its own translation unit, compiled with that ISA's flags.
+
+#include <cstddef>
+
+#include "kernels/activation/activation.h"
+
+namespace normrt::detail {
+
+void activation_row_scalar(Activation activation, const float* x, float* y, size_t n);
+void activation_row_avx2(Activation activation, const float* x, float* y, size_t n);
+void activation_row_avx512(Activation activation, const float* x, float* y, size_t n);
+void activation_row_neon(Activation activation, const float* x, float* y, size_t n);
+
+/// The specification: f(x) in double with libm, in forms that stay accurate in
+/// the tails (no 1 + erf or 1 + tanh cancellation). kScalar rounds it to float.
+double activation_reference(Activation activation, double x);
+
+}  // namespace normrt::detail
