@@ -135,7 +135,14 @@ Status linear_columns(const PackedWeights& w, const float* x, size_t m, size_t x
   Status valid = linear_validate(w, x, m, x_stride, y, y_stride, n_begin, n_end, bias);
   if (!valid) return valid;
   if (m == 0 || n_begin == n_end) return Status::ok();
-  detail::LinearArgs args;
+  w.variant().kernel(detail::linear_args(w, x, m, x_stride, y, y_stride, n_begin, n_end, bias));
+  return Status::ok();
+}
+
+namespace detail {
+LinearArgs linear_args(const PackedWeights& w, const float* x, size_t m, size_t x_stride, float* y,
+                       size_t y_stride, size_t n_begin, size_t n_end, const float* bias) {
+  LinearArgs args;
   args.weights = static_cast<const std::byte*>(w.data());
   args.panel_bytes = w.panel_bytes();
   args.k = w.k();
@@ -147,9 +154,9 @@ Status linear_columns(const PackedWeights& w, const float* x, size_t m, size_t x
   args.n_begin = n_begin;
   args.n_end = n_end;
   args.bias = bias;
-  w.variant().kernel(args);
-  return Status::ok();
+  return args;
 }
+}  // namespace detail
 
 Status linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride, float* y,
               size_t y_stride, const float* bias) {

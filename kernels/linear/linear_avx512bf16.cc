@@ -141,7 +141,7 @@ void linear_bf16_avx512bf16(const LinearArgs& a) {
     const size_t col = p * kPanel;
     const size_t cols = std::min(kPanel, a.n_end - col);
     const float* bias = a.bias != nullptr ? a.bias + col : nullptr;
-    if (a.m == 1) {
+    if (a.m == 1 && !a.row_block_order) {
       tile<1, 3>(panel, 0, a.k, a.x, 0, a.y + col, 0, cols, bias, false);
       continue;
     }

@@ -212,7 +212,7 @@ struct LinearSimd {
       const size_t col = p * kPanel;
       const size_t cols = std::min(kPanel, a.n_end - col);
       const float* bias = a.bias != nullptr ? a.bias + col : nullptr;
-      if (a.m == 1) {
+      if (a.m == 1 && !a.row_block_order) {
         if (stream) {
           tile<1, 2, true>(panel, 0, a.k, a.x, 0, a.y + col, 0, cols, bias, false);
         } else {

@@ -22,7 +22,14 @@ struct LinearArgs {
   size_t n_begin = 0;           ///< a multiple of the panel width
   size_t n_end = 0;             ///< a multiple of the panel width, or n; > n_begin
   const float* bias = nullptr;  ///< (n) or null
+  /// Compute even a single row with the row-block (m > 1) summation order,
+  /// so that a row's result does not depend on how rows were grouped.
+  bool row_block_order = false;
 };
+
+/// The kernel arguments of a call that linear_validate() accepted.
+LinearArgs linear_args(const PackedWeights& w, const float* x, size_t m, size_t x_stride, float* y,
+                       size_t y_stride, size_t n_begin, size_t n_end, const float* bias);
 
 /// Panel widths, columns: 4 vectors, so that m = 1 with even and odd k in
 /// separate accumulators has 8 independent FMA chains (2 ports × 4 cycles

@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/common/extent.h"
 #include "kernels/norm/norm.h"
+#include "kernels/norm/norm_row_ops.h"
 #include "kernels/norm/norm_variants.h"
 
 namespace normrt {
@@ -15,19 +17,6 @@ std::string str(double value) {
   std::snprintf(text, sizeof text, "%g", value);
   return text;
 }
-
-// The bytes a strided (rows, stride) operand of row length n spans.
-struct Extent {
-  uintptr_t begin = 0;
-  uintptr_t end = 0;
-};
-
-Extent extent_of(const float* base, size_t rows, size_t stride, size_t n) {
-  const uintptr_t begin = reinterpret_cast<uintptr_t>(base);
-  return {begin, begin + ((rows - 1) * stride + n) * sizeof(float)};
-}
-
-bool overlap(Extent a, Extent b) { return a.begin < b.end && b.begin < a.end; }
 
 // Two operands may be the very same buffer (same base and stride: element-wise
 // kernels read before they write) or disjoint, never partly overlapping.
@@ -133,6 +122,24 @@ NormKernel norm_kernel_for(Isa isa) {
     default: return nullptr;
   }
 }
+
+namespace detail {
+const NormRowOps* norm_row_ops_for(Isa isa) {
+  switch (isa) {
+    case Isa::kScalar: return &norm_row_ops_scalar();
+#ifdef NORMRT_HAVE_AVX2
+    case Isa::kAvx2: return &norm_row_ops_avx2();
+#endif
+#ifdef NORMRT_HAVE_AVX512
+    case Isa::kAvx512: return &norm_row_ops_avx512();
+#endif
+#ifdef NORMRT_HAVE_NEON
+    case Isa::kNeon: return &norm_row_ops_neon();
+#endif
+    default: return nullptr;
+  }
+}
+}  // namespace detail
 
 Expected<NormKernel> selected_norm_kernel() {
   Expected<Isa> isa = selected_isa();

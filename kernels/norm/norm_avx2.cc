@@ -5,4 +5,5 @@ namespace normrt::detail {
 void norm_rows_avx2(const NormParams& params, const NormRows& rows) {
   NormSimd<xsimd::fma3<xsimd::avx2>, 4>::run(params, rows);
 }
+const NormRowOps& norm_row_ops_avx2() { return NormSimd<xsimd::fma3<xsimd::avx2>, 4>::row_ops(); }
 }  // namespace normrt::detail

@@ -5,4 +5,5 @@ namespace normrt::detail {
 void norm_rows_avx512(const NormParams& params, const NormRows& rows) {
   NormSimd<xsimd::avx512bw, 8>::run(params, rows);
 }
+const NormRowOps& norm_row_ops_avx512() { return NormSimd<xsimd::avx512bw, 8>::row_ops(); }
 }  // namespace normrt::detail

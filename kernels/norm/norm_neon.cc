@@ -5,4 +5,5 @@ namespace normrt::detail {
 void norm_rows_neon(const NormParams& params, const NormRows& rows) {
   NormSimd<xsimd::neon64, 4>::run(params, rows);
 }
+const NormRowOps& norm_row_ops_neon() { return NormSimd<xsimd::neon64, 4>::row_ops(); }
 }  // namespace normrt::detail

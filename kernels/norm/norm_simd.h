@@ -4,9 +4,9 @@
 // with their compile flags; the anonymous namespace keeps each copy private.
 //
 // Per row, two sweeps over data that stays in L1/L2:
-//   1. statistics, fused with s = x + r when there is a residual: sums of
-//      deviations from a shift near the mean (LayerNorm; a rare extra sweep
-//      when the shift was poor), or the sum of squares over the first
+//   1. statistics, fused with s = x + r when there is a residual: Σ s and
+//      Σ s² (LayerNorm; an extra sweep around the mean when |mean| >> std
+//      would make E[s²] - E[s]² cancel), or the sum of squares over the first
 //      k elements (RMSNorm family);
 //   2. y = (x - mean) * scale * g' + b, one reciprocal square root per row.
 // Several independent accumulators keep the reductions off a single dependency
@@ -20,6 +20,8 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "kernels/activation/activation_simd.h"
+#include "kernels/norm/norm_row_ops.h"
 #include "kernels/norm/norm_statistics.h"
 #include "kernels/norm/norm_variants.h"
 #include "kernels/simd/partial.h"
@@ -110,30 +112,26 @@ struct NormSimd {
     return total(acc);
   }
 
-  // Σ (x[i] - shift) and Σ (x[i] - shift)² for i < n.
+  // Σ (x[i] - shift) and Σ (x[i] - shift)² for i < n; shift 0 skips the
+  // subtraction (two operations a vector instead of three).
   template <bool kResidual>
   static void sum_deviations(const float* x, const float* r, float* s, size_t n, float shift,
                              float* sum_dev, float* sum_dev_sq) {
     V acc[kLanes], acc_sq[kLanes];
     set_zero(acc);
     set_zero(acc_sq);
-    const V m = V(shift);
-    read_row<kResidual>(x, r, s, n, shift, [&](V v, size_t lane) {
-      const V d = v - m;
+    auto gather = [&](auto d, size_t lane) {
       acc[lane] += d;
       acc_sq[lane] = xsimd::fma(d, d, acc_sq[lane]);
-    });
+    };
+    if (shift == 0.0f) {
+      read_row<kResidual>(x, r, s, n, 0.0f, gather);
+    } else {
+      const V m = V(shift);
+      read_row<kResidual>(x, r, s, n, shift, [&](V v, size_t lane) { gather(v - m, lane); });
+    }
     *sum_dev = total(acc);
     *sum_dev_sq = total(acc_sq);
-  }
-
-  // Mean of the first vector of the row: a shift close to the row mean for
-  // the one-sweep variance.
-  static float first_vector_mean(const float* x, const float* r, size_t n) {
-    const size_t count = std::min(n, kWidth);
-    V v = count == kWidth ? load(x) : load_tail(x, count, 0.0f);
-    if (r != nullptr) v += count == kWidth ? load(r) : load_tail(r, count, 0.0f);
-    return xsimd::hadd(v) / static_cast<float>(count);
   }
 
   // How much of the mean the output sweep subtracts: none (RMSNorm family),
@@ -204,21 +202,19 @@ struct NormSimd {
     });
   }
 
-  // LayerNorm moments of s = x (+ r, stored to s): one sweep around a shift
-  // near the mean (the first vector's mean), and a second sweep around the
-  // mean found if that shift was poor (an outlier in the first vector): the
-  // corrected two-pass algorithm.
+  // LayerNorm moments of s = x (+ r, stored to s): one sweep of Σ s and Σ s²,
+  // which is exact enough while |mean| is at most a few std (common after
+  // a matmul); otherwise a second sweep around the mean found (the corrected
+  // two-pass algorithm) keeps full accuracy for |mean| >> std.
   template <bool kResidual>
   static Moments layer_norm_moments(const float* x, const float* r, float* s, size_t n) {
-    const float shift = first_vector_mean(x, r, n);
-    float sum_dev = 0.0f, sum_dev_sq = 0.0f;
-    sum_deviations<kResidual>(x, r, s, n, shift, &sum_dev, &sum_dev_sq);
-    Moments m = moments_from_deviations(n, shift, sum_dev, sum_dev_sq);
-    if (m.safe && shift_was_poor(m, shift)) {
-      const float better_shift = static_cast<float>(m.mean);
-      sum_deviations<false>(kResidual ? s : x, nullptr, nullptr, n, better_shift, &sum_dev,
-                            &sum_dev_sq);
-      m = moments_from_deviations(n, better_shift, sum_dev, sum_dev_sq);
+    float sum = 0.0f, sum_sq = 0.0f;
+    sum_deviations<kResidual>(x, r, s, n, 0.0f, &sum, &sum_sq);
+    Moments m = moments_from_deviations(n, 0.0, sum, sum_sq);
+    if (std::isfinite(sum) && shift_was_poor(m, 0.0)) {
+      const float shift = static_cast<float>(m.mean);
+      sum_deviations<false>(kResidual ? s : x, nullptr, nullptr, n, shift, &sum, &sum_sq);
+      m = moments_from_deviations(n, shift, sum, sum_sq);
     }
     return m;
   }
@@ -249,6 +245,37 @@ struct NormSimd {
       return;
     }
     normalize(params, norm_scale(params, mean, statistic), x, dst, n, rows.gain, rows.bias);
+  }
+
+  // The building blocks for callers that gather statistics in pieces.
+  static const NormRowOps& row_ops() {
+    static const NormRowOps ops = {
+        [](const float* x, const float* r, float* s, size_t n) -> double {
+          return r ? sum_squares<true>(x, r, s, n) : sum_squares<false>(x, nullptr, nullptr, n);
+        },
+        [](const float* x, const float* r, float* s, size_t n, float shift, double* sum_dev,
+           double* sum_dev_sq) {
+          float dev = 0.0f, dev_sq = 0.0f;
+          if (r) {
+            sum_deviations<true>(x, r, s, n, shift, &dev, &dev_sq);
+          } else {
+            sum_deviations<false>(x, nullptr, nullptr, n, shift, &dev, &dev_sq);
+          }
+          *sum_dev = dev;
+          *sum_dev_sq = dev_sq;
+        },
+        [](const float* x, const float* r, float* s, size_t n) {
+          read_row<true>(x, r, s, n, 0.0f, [](V, size_t) {});
+        },
+        [](const NormParams& params, const NormScale& map, Activation act, const float* x,
+           float* y, size_t n, const float* gain, const float* bias) {
+          simd::with_activation(act, [&](auto a) {
+            normalize(params, map, x, y, n, gain, bias,
+                      [](V v) { return simd::activate<decltype(a)::value>(v); });
+          });
+        },
+    };
+    return ops;
   }
 
   static void run(const NormParams& params, const NormRows& rows) {

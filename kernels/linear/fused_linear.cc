@@ -1,0 +1,357 @@
+// The fused linear driver: matmul blocks, residual add and row statistics
+// while each block is hot, then normalization and activation. ISA-free: it
+// calls the matmul kernel the weights were packed for and the norm building
+// blocks of the same ISA through function pointers, once per block.
+
+#include "kernels/linear/fused_linear.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "kernels/common/extent.h"
+#include "kernels/linear/linear_variants.h"
+#include "kernels/norm/norm_row_ops.h"
+#include "kernels/norm/norm_variants.h"
+
+namespace normrt {
+namespace {
+
+using detail::Moments;
+using detail::NormRowOps;
+using detail::NormScale;
+
+// m = 1: output columns per block, the unit of residual add and statistics
+// while the block is in L1 (2 KB of outputs); rounded to whole panels.
+constexpr size_t kBlockColumns = 512;
+// m > 1: rows per block so that a block's outputs stay in L2 until normalized.
+constexpr size_t kRowBlockBytes = 512 * 1024;
+// Most participants a fused call uses (stack slots for their statistics).
+constexpr size_t kMaxThreads = 64;
+// m = 1 splits the columns across threads only from this many weight bytes:
+// below it a barrier costs more than the halved matmul saves (measured by
+// bench_linear's fused_threads rows).
+size_t min_parallel_weight_bytes = 512 * 1024;
+
+// Statistics of part of one row.
+struct PartStats {
+  Moments moments;      // LayerNorm
+  double sum_sq = 0.0;  // RMSNorm family: Σ t² over the part's covered columns
+};
+
+PartStats combine(const PartStats& a, const PartStats& b) {
+  return {detail::combine(a.moments, b.moments), a.sum_sq + b.sum_sq};
+}
+
+// One validated call, lowered for the per-row code.
+struct FusedCall {
+  const PackedWeights& w;
+  const float* x;
+  size_t x_stride;
+  const LinearEpilogue& e;
+  float* y;
+  size_t y_stride;
+  const NormRowOps& ops;
+  NormParams params;  // e.norm, or a no-op map's conventions without normalization
+  size_t stat_count;  // columns the statistic covers: n, or floor(p·n)
+
+  size_t n() const { return w.n(); }
+  bool layer_norm() const { return e.normalize && params.kind == NormKind::kLayerNorm; }
+  const float* residual(size_t row) const {
+    return e.residual ? e.residual + row * e.residual_stride : nullptr;
+  }
+  // Where t = x·Wᵀ + b + residual is kept until it is normalized.
+  float* t(size_t row) const { return e.sum_dst ? e.sum_dst + row * e.sum_stride : y_row(row); }
+  float* y_row(size_t row) const { return y + row * y_stride; }
+
+  // y[rows][c0, c1) = x · Wᵀ + b for rows [row, row + rows). Row blocks
+  // (row_block_order) sum in the same order whatever their row count, so the
+  // result does not depend on how many threads shared the rows.
+  void matmul(size_t row, size_t rows, size_t c0, size_t c1, bool row_block_order) const {
+    detail::LinearArgs args = detail::linear_args(w, x + row * x_stride, rows, x_stride,
+                                                  y_row(row), y_stride, c0, c1, e.bias);
+    args.row_block_order = row_block_order;
+    w.variant().kernel(args);
+  }
+};
+
+// Columns [begin, end) of one row: their matmul, residual add and statistics,
+// and later their normalization.
+class RowPart {
+ public:
+  RowPart(const FusedCall& call, size_t row, size_t begin)
+      : call_(call), row_(row), begin_(begin), end_(begin) {}
+
+  // Computes columns [end(), c1) and absorbs them.
+  void produce(size_t c1) {
+    call_.matmul(row_, 1, end_, c1, false);
+    absorb(c1);
+  }
+
+  // Adds the residual to the computed columns [end(), c1) (t) and gathers
+  // their statistics.
+  void absorb(size_t c1) {
+    const size_t c0 = end_;
+    end_ = c1;
+    if (c0 == c1) return;
+    const float* y = call_.y_row(row_) + c0;
+    const float* r = call_.residual(row_) ? call_.residual(row_) + c0 : nullptr;
+    float* t = call_.t(row_) + c0;
+    if (call_.layer_norm()) {
+      double dev = 0.0, dev_sq = 0.0;
+      call_.ops.sum_deviations(y, r, t, c1 - c0, 0.0f, &dev, &dev_sq);
+      sum_dev_ += dev;
+      sum_dev_sq_ += dev_sq;
+      return;
+    }
+    // RMSNorm family: the statistic covers columns below stat_count only.
+    const size_t covered = call_.e.normalize ? std::clamp(call_.stat_count, c0, c1) : c0;
+    if (covered > c0) sum_sq_ += call_.ops.sum_squares(y, r, t, covered - c0);
+    if (r != nullptr && covered < c1) {
+      call_.ops.add(y + (covered - c0), r + (covered - c0), t + (covered - c0), c1 - covered);
+    }
+  }
+
+  size_t end() const { return end_; }
+
+  // The statistics of the part. LayerNorm gathered Σ t and Σ t² (shift 0);
+  // if |mean| >> std makes them cancel, it sweeps the part again around its
+  // mean (the corrected two-pass algorithm).
+  PartStats finish() const {
+    PartStats stats;
+    stats.sum_sq = sum_sq_;
+    if (!call_.layer_norm() || end_ == begin_) return stats;
+    const size_t count = end_ - begin_;
+    stats.moments = detail::moments_from_deviations(count, 0.0, sum_dev_, sum_dev_sq_);
+    if (std::isfinite(sum_dev_) && detail::shift_was_poor(stats.moments, 0.0)) {
+      const float better = static_cast<float>(stats.moments.mean);
+      double dev = 0.0, dev_sq = 0.0;
+      call_.ops.sum_deviations(call_.t(row_) + begin_, nullptr, nullptr, count, better, &dev,
+                               &dev_sq);
+      stats.moments = detail::moments_from_deviations(count, better, dev, dev_sq);
+    }
+    return stats;
+  }
+
+  // y[c0, c1) = act(norm(t[c0, c1))).
+  void normalize(const NormScale& map, size_t c0, size_t c1) const {
+    if (c0 == c1) return;
+    const LinearEpilogue& e = call_.e;
+    call_.ops.normalize(call_.params, map, e.activation, call_.t(row_) + c0,
+                        call_.y_row(row_) + c0, c1 - c0,
+                        e.normalize && e.gain ? e.gain + c0 : nullptr,
+                        e.normalize && e.norm_bias ? e.norm_bias + c0 : nullptr);
+  }
+
+ private:
+  const FusedCall& call_;
+  size_t row_, begin_, end_;
+  double sum_dev_ = 0.0, sum_dev_sq_ = 0.0, sum_sq_ = 0.0;
+};
+
+// The affine map of a row from its statistics; false if they left the range
+// where float sums are exact (the row then takes the double fallback).
+bool row_map(const FusedCall& call, const PartStats& stats, NormScale* map) {
+  if (!call.e.normalize) {
+    *map = NormScale{};  // y = act(t · 1)
+    return true;
+  }
+  if (call.layer_norm()) {
+    const Moments& m = stats.moments;
+    *map = detail::norm_scale(call.params, m.mean, m.m2 / m.count);
+    return m.safe;
+  }
+  *map = detail::norm_scale(call.params, 0.0, stats.sum_sq / call.stat_count);
+  return detail::sum_is_safe(stats.sum_sq);
+}
+
+// The double reference over a finished row of t.
+void fallback_row(const FusedCall& call, size_t row) {
+  const LinearEpilogue& e = call.e;
+  float* y = call.y_row(row);
+  detail::norm_row_reference(call.params, call.n(), call.stat_count, call.t(row), nullptr,
+                             nullptr, e.gain, e.norm_bias, y);
+  activation_kernel_for(call.w.isa())(e.activation, y, y, call.n());
+}
+
+size_t block_end(const FusedCall& call, size_t c, size_t limit) {
+  return std::min(limit, linear_column_boundary(call.w, c + kBlockColumns));
+}
+
+// m = 1 on one thread. The columns the statistic needs come first (all of
+// them for LayerNorm and RMSNorm, the first floor(p·n) for pRMSNorm, none
+// without a norm); every later block is normalized as soon as it exists.
+void run_row_serial(const FusedCall& call) {
+  const size_t n = call.n();
+  size_t first = 0;
+  if (call.e.normalize) {
+    first = call.params.kind == NormKind::kRmsNormPartial
+                ? linear_column_boundary(call.w, call.stat_count)
+                : n;
+  }
+  RowPart part(call, 0, 0);
+  while (part.end() < first) part.produce(block_end(call, part.end(), first));
+  NormScale map;
+  const bool safe = row_map(call, part.finish(), &map);
+  while (part.end() < n) {
+    const size_t c0 = part.end();
+    part.produce(block_end(call, c0, n));
+    if (safe) part.normalize(map, c0, part.end());
+  }
+  if (safe) {
+    part.normalize(map, 0, first);
+  } else {
+    fallback_row(call, 0);
+  }
+}
+
+// m = 1 on several threads: each computes a panel-aligned slice of the
+// columns and its statistics; one barrier; each normalizes its own slice.
+void run_row_parallel(const FusedCall& call, ThreadPool& pool, size_t threads) {
+  PartStats slices[kMaxThreads];
+  pool.run([&](size_t t, PoolBarrier& barrier) {
+    if (t >= threads) {
+      barrier.arrive_and_wait();
+      return;
+    }
+    const Range slice = split_range(call.n(), threads, t, call.w.panel_width());
+    RowPart part(call, 0, slice.begin);
+    while (part.end() < slice.end) part.produce(block_end(call, part.end(), slice.end));
+    slices[t] = part.finish();
+    barrier.arrive_and_wait();
+    PartStats row = slices[0];  // the same order on every thread: the same map
+    for (size_t i = 1; i < threads; ++i) row = combine(row, slices[i]);
+    NormScale map;
+    if (row_map(call, row, &map)) {
+      part.normalize(map, slice.begin, slice.end);
+    } else if (t == 0) {
+      fallback_row(call, 0);
+    }
+  });
+}
+
+// Rows [row, row + rows): one matmul over all columns, then each row's
+// statistics and normalization while its outputs are in L2.
+void run_row_block(const FusedCall& call, size_t row, size_t rows) {
+  call.matmul(row, rows, 0, call.n(), true);
+  for (size_t r = row; r < row + rows; ++r) {
+    RowPart part(call, r, 0);
+    part.absorb(call.n());
+    NormScale map;
+    if (row_map(call, part.finish(), &map)) {
+      part.normalize(map, 0, call.n());
+    } else {
+      fallback_row(call, r);
+    }
+  }
+}
+
+void run_rows(const FusedCall& call, size_t m, ThreadPool* pool) {
+  const size_t threads = pool ? std::min(pool->size(), kMaxThreads) : 1;
+  size_t block = std::clamp<size_t>(kRowBlockBytes / (call.n() * sizeof(float)), 1, m);
+  block = std::min(block, (m + threads - 1) / threads);
+  const size_t blocks = (m + block - 1) / block;
+  auto rows_of = [&](size_t b) { return std::min(block, m - b * block); };
+  if (threads == 1 || blocks == 1) {
+    for (size_t b = 0; b < blocks; ++b) run_row_block(call, b * block, rows_of(b));
+    return;
+  }
+  pool->run([&](size_t t, PoolBarrier&) {
+    for (size_t b = t; b < blocks; b += pool->size()) run_row_block(call, b * block, rows_of(b));
+  });
+}
+
+Status check_no_overlap(const char* a_name, Extent a, const char* b_name, Extent b) {
+  if (!overlap(a, b)) return Status::ok();
+  return Status::error(std::string("fused_linear: ") + a_name + " overlaps " + b_name);
+}
+
+}  // namespace
+
+namespace detail {
+size_t set_fused_linear_min_parallel_bytes(size_t bytes) {
+  const size_t previous = min_parallel_weight_bytes;
+  min_parallel_weight_bytes = bytes;
+  return previous;
+}
+}  // namespace detail
+
+Status fused_linear_validate(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
+                             const LinearEpilogue& e, const float* y, size_t y_stride) {
+  Status matmul = linear_validate(w, x, m, x_stride, y, y_stride, 0, w.n(), e.bias);
+  if (!matmul) return Status::error("fused_linear: " + matmul.message());
+  if (m == 0) return Status::ok();
+  if (detail::norm_row_ops_for(w.isa()) == nullptr) {
+    return Status::error(std::string("fused_linear: no norm kernels for ") + isa_name(w.isa()));
+  }
+  const size_t n = w.n();
+  if (e.sum_dst != nullptr && e.residual == nullptr) {
+    return Status::error("fused_linear: sum_dst is set but residual is null (nothing to sum)");
+  }
+  const Extent y_extent = extent_of(y, m, y_stride, n);
+  if (e.residual != nullptr) {
+    if (m > 1 && e.residual_stride < n) {
+      return Status::error("fused_linear: residual_stride (" + std::to_string(e.residual_stride) +
+                           ") is smaller than n (" + std::to_string(n) + ")");
+    }
+    // The matmul writes y before the residual is read: they cannot share memory.
+    Status s = check_no_overlap("y", y_extent, "residual",
+                                extent_of(e.residual, m, e.residual_stride, n));
+    if (!s) return s;
+  }
+  if (e.sum_dst != nullptr) {
+    if (m > 1 && e.sum_stride < n) {
+      return Status::error("fused_linear: sum_stride (" + std::to_string(e.sum_stride) +
+                           ") is smaller than n (" + std::to_string(n) + ")");
+    }
+    const Extent sum = extent_of(e.sum_dst, m, e.sum_stride, n);
+    const bool same_as_residual = e.sum_dst == e.residual && e.sum_stride == e.residual_stride;
+    Status s = check_no_overlap("sum_dst", sum, "y", y_extent);
+    if (s && !same_as_residual) {
+      s = check_no_overlap("sum_dst", sum, "residual",
+                           extent_of(e.residual, m, e.residual_stride, n));
+    }
+    if (s && x != nullptr) s = check_no_overlap("sum_dst", sum, "x", extent_of(x, m, x_stride, w.k()));
+    if (!s) return s;
+  }
+  if (e.normalize) {
+    NormRows rows;  // the norm's own checks on its parameters, gain and bias
+    rows.rows = m;
+    rows.n = n;
+    rows.src = rows.dst = const_cast<float*>(y);
+    rows.src_stride = rows.dst_stride = y_stride;
+    rows.gain = e.gain;
+    rows.bias = e.norm_bias;
+    Status s = norm_validate(e.norm, rows);
+    if (!s) return Status::error("fused_linear: " + s.message());
+  }
+  return Status::ok();
+}
+
+Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
+                    const LinearEpilogue& epilogue, float* y, size_t y_stride, ThreadPool* pool) {
+  Status valid = fused_linear_validate(w, x, m, x_stride, epilogue, y, y_stride);
+  if (!valid) return valid;
+  if (m == 0) return Status::ok();
+  NormParams params = epilogue.norm;
+  if (!epilogue.normalize) params = NormParams{NormKind::kRmsNorm};  // no centering, scale 1
+  const FusedCall call{w,      x,         x_stride, epilogue,
+                       y,      y_stride,  *detail::norm_row_ops_for(w.isa()),
+                       params, norm_stat_count(params, w.n())};
+  if (m > 1) {
+    run_rows(call, m, pool);
+    return Status::ok();
+  }
+  const size_t threads =
+      pool == nullptr || w.size_bytes() < min_parallel_weight_bytes
+          ? 1
+          : std::min({pool->size(), kMaxThreads, w.panel_count()});
+  if (threads > 1) {
+    run_row_parallel(call, *pool, threads);
+  } else {
+    run_row_serial(call);
+  }
+  return Status::ok();
+}
+
+}  // namespace normrt

@@ -1,0 +1,75 @@
+#pragma once
+// A linear layer with its epilogue fused: one call computes
+//
+//   t = x · Wᵀ + b (+ residual)          written to sum_dst if set (pre-norm)
+//   y = act(norm(t))                     each stage optional
+//
+// for x (m, k), W (n, k) packed, y (m, n). The normalization runs over each
+// output row of n columns (the matmul's N): LayerNorm, RMSNorm or pRMSNorm
+// with the conventions of NormParams.
+//
+// How it avoids a second trip to memory:
+//   m = 1: output columns are produced in blocks; each block gets its
+//     residual add and its share of the row statistics while it is in L1, and
+//     the row (at most a few tens of KB) is normalized from L1/L2 after the
+//     last block. pRMSNorm needs only the first floor(p·n) outputs for its
+//     statistic, so those blocks come first, the scale follows, and every
+//     later block is normalized and activated right as it is produced: one
+//     pass, no sweep back over the row except its first floor(p·n) columns.
+//     With several threads, each computes a panel-aligned slice of the
+//     columns and its slice's statistics, all meet at one barrier, and each
+//     normalizes its own slice.
+//   m > 1: rows are processed in blocks small enough that their outputs stay
+//     in L2; threads take whole row blocks.
+
+#include <cstddef>
+
+#include "kernels/activation/activation.h"
+#include "kernels/common/status.h"
+#include "kernels/common/thread_pool.h"
+#include "kernels/linear/linear.h"
+#include "kernels/norm/norm.h"
+
+namespace normrt {
+
+/// Everything after the matmul. Every stage is optional.
+struct LinearEpilogue {
+  const float* bias = nullptr;  ///< (n) or null: added to x · Wᵀ
+
+  const float* residual = nullptr;  ///< (m, residual_stride) or null: added after the bias
+  size_t residual_stride = 0;
+  /// Where t (after bias and residual, before the norm) is written: the
+  /// pre-norm residual stream. Null: t is not kept.
+  float* sum_dst = nullptr;  ///< (m, sum_stride) or null
+  size_t sum_stride = 0;
+
+  bool normalize = false;  ///< apply `norm` with `gain` and `norm_bias` over each row
+  NormParams norm;
+  const float* gain = nullptr;       ///< (n) or null
+  const float* norm_bias = nullptr;  ///< (n) or null
+
+  Activation activation = Activation::kNone;
+};
+
+/// Checks shapes, pointers and the epilogue; the message names the offender.
+Status fused_linear_validate(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
+                             const LinearEpilogue& epilogue, const float* y, size_t y_stride);
+
+/// y = act(norm(x · Wᵀ + b + residual)), see the top of this file.
+/// x: (m, x_stride); y: (m, y_stride) with y_stride ≥ n unless m = 1; any
+/// alignment. y may be the residual buffer (same stride) but must not overlap
+/// x; sum_dst must not overlap y or x. `pool` (or null: this thread only)
+/// supplies the threads; results do not depend on the thread count beyond
+/// float rounding of the statistics.
+Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
+                    const LinearEpilogue& epilogue, float* y, size_t y_stride,
+                    ThreadPool* pool = nullptr);
+
+namespace detail {
+/// Tests and benchmarks: from how many weight bytes an m = 1 call splits its
+/// columns across the pool's threads (below, one thread is faster). Returns
+/// the previous value. Not thread-safe; set it before calls, not during.
+size_t set_fused_linear_min_parallel_bytes(size_t bytes);
+}  // namespace detail
+
+}  // namespace normrt
