@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Builds normrt and runs every test, in three stages (CMakePresets.json):
+#   release   native Release build, ctest
+#   sanitize  native build with -fsanitize=address,undefined (-O1, asserts on), ctest
+#             (shortened sweep: NORMRT_TEST_QUICK)
+#   aarch64   cross build of kernels/ + their tests for aarch64 (NEON), ctest under
+#             qemu-aarch64 (shortened sweep: NORMRT_TEST_QUICK)
+# Build trees: build/<stage>. Every stage runs even if an earlier one failed; the
+# script ends with a summary and exits non-zero if any stage failed.
+#
+#   scripts/run_tests.sh                    all three stages
+#   scripts/run_tests.sh release aarch64    only these stages
+#   NORMRT_SKIP_DEPS=1 scripts/run_tests.sh skip scripts/install_deps.sh
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+all_stages=(release sanitize aarch64)
+stages=("$@")
+[[ ${#stages[@]} -eq 0 ]] && stages=("${all_stages[@]}")
+for stage in "${stages[@]}"; do
+  if [[ " ${all_stages[*]} " != *" $stage "* ]]; then
+    echo "run_tests: unknown stage '$stage' (stages: ${all_stages[*]})" >&2
+    exit 2
+  fi
+done
+
+if [[ "${NORMRT_SKIP_DEPS:-0}" != 1 ]]; then
+  scripts/install_deps.sh || exit 1
+fi
+
+jobs="$(nproc 2>/dev/null || echo 2)"
+mkdir -p build
+
+fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+
+declare -A result detail seconds
+total_passed=0
+total_failed=0
+
+run_stage() {
+  local stage="$1" log="build/$1.ctest.log"
+  # A tree configured by hand with another generator cannot be reused by the preset.
+  if [[ -f "build/$stage/CMakeCache.txt" ]] &&
+    ! grep -qx 'CMAKE_GENERATOR:INTERNAL=Ninja' "build/$stage/CMakeCache.txt"; then
+    echo "run_tests: build/$stage was configured with another generator; starting it afresh"
+    rm -rf "build/$stage"
+  fi
+  echo
+  echo "==== [$stage] configure ===="
+  cmake --preset "$stage" || { detail[$stage]="configure failed"; return 1; }
+  echo "==== [$stage] build ===="
+  cmake --build --preset "$stage" -j "$jobs" || { detail[$stage]="build failed"; return 1; }
+  echo "==== [$stage] ctest ===="
+  ctest --preset "$stage" -j "$jobs" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  # ctest's summary: "100% tests passed, 0 tests failed out of 42".
+  local line failed total
+  line="$(grep -E '[0-9]+ tests failed out of [0-9]+' "$log" | tail -n 1)"
+  if [[ "$line" =~ ([0-9]+)\ tests\ failed\ out\ of\ ([0-9]+) ]]; then
+    failed="${BASH_REMATCH[1]}"
+    total="${BASH_REMATCH[2]}"
+    total_passed=$((total_passed + total - failed))
+    total_failed=$((total_failed + failed))
+    detail[$stage]="$((total - failed))/$total tests passed"
+  else
+    detail[$stage]="ctest ran no test"
+  fi
+  [[ $rc -eq 0 ]] || { detail[$stage]+=", ctest exit $rc"; return 1; }
+}
+
+for stage in "${stages[@]}"; do
+  start=$SECONDS
+  if run_stage "$stage"; then
+    result[$stage]=passed
+  else
+    result[$stage]=FAILED
+  fi
+  seconds[$stage]=$((SECONDS - start))
+done
+
+echo
+echo "==== summary ===="
+stages_passed=0
+stages_failed=0
+for stage in "${stages[@]}"; do
+  printf '  %-9s %-7s %-34s %s\n' "$stage" "${result[$stage]}" "${detail[$stage]}" \
+    "$(fmt_time "${seconds[$stage]}")"
+  if [[ "${result[$stage]}" == passed ]]; then
+    stages_passed=$((stages_passed + 1))
+  else
+    stages_failed=$((stages_failed + 1))
+  fi
+done
+echo "  total time $(fmt_time "$SECONDS")"
+echo "stages: $stages_passed passed, $stages_failed failed"
+echo "tests: $total_passed passed, $total_failed failed"
+[[ $stages_failed -eq 0 ]]
