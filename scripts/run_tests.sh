@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds normrt and runs every test, in three stages (CMakePresets.json):
 #   release   native Release build, ctest
-#   sanitize  native build with -fsanitize=address,undefined (-O1, asserts on), ctest
+#   sanitize  native build with -fsanitize=address,undefined (-Og, asserts on), ctest
 #             (shortened sweep: NORMRT_TEST_QUICK)
 #   aarch64   cross build of kernels/ + their tests for aarch64 (NEON), ctest under
 #             qemu-aarch64 (shortened sweep: NORMRT_TEST_QUICK)
