@@ -8,33 +8,48 @@
 //                        also converts x to bf16 per call (oneDNN 2.6 has no f32 × bf16)
 //         read_floor     an integer sum over the packed weight buffer: streaming the
 //                        weight bytes once, the memory floor of any GEMV
-//         (reserved for the fused kernels: fused_layernorm, fused_rmsnorm, ...)
+//       M = 1 and 128 only, each y = norm(x · Wᵀ + b) on the gemv's weights:
+//         fused_layernorm    fused_linear() with LayerNorm, gain and bias
+//         fused_rmsnorm      fused_linear() with RMSNorm, gain
+//         fused_prmsnorm     fused_linear() with pRMSNorm p = 1/16, gain
+//         separate_layernorm linear(), then norm() in place: two calls, the
+//                            unfused baseline on normrt's own kernels
+//         onednn_layernorm   oneDNN matmul, then oneDNN layer_normalization
+//                            (bench/onednn_layer_norm.h); primitives created once
+//   and fused_threads/<dtype>/<K>x<N>/1/<threads>: fused_layernorm at M = 1 on
+//   the calling thread (1) or a ThreadPool(2) (2), the parallel threshold
+//   forced to 0; real time: where the second thread starts to pay.
 //   dtype: f32 | bf16 weights; x, b, y are float32.
 //   K = N in {256, ..., 4096}, and N = 4K for K in {256, ..., 1024}; M in {1, 16, 128}.
 // Layers whose float32 weights exceed L2 (2 MB) are rotated through copies
 // totalling > kRotateBytes (more than the L3), one copy per call, so every call
 // streams them from DRAM, as a model whose layers exceed the caches does; this
 // holds for their bf16 version too. Smaller layers are timed hot in L2.
-// Bytes/s count the packed weight bytes. One thread throughout. A ratio table
-// follows the run (bench/linear_bench_summary.h).
+// Bytes/s count the packed weight bytes. One thread throughout, except
+// fused_threads. Ratio tables follow the run (bench/linear_bench_summary.h).
 
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/aligned_buffer.h"
 #include "bench/linear_bench_summary.h"
 #include "bench/onednn_layer_norm.h"
 #include "bench/result_collector.h"
+#include "kernels/common/thread_pool.h"
+#include "kernels/linear/fused_linear.h"
 #include "kernels/linear/linear.h"
 #include "kernels/linear/onednn/linear_onednn.h"
+#include "kernels/norm/norm.h"
 
 namespace normrt::bench {
 namespace {
@@ -44,6 +59,8 @@ constexpr size_t kRotateBytes = 256u << 20;
 constexpr size_t kSquare[] = {256, 512, 768, 1024, 2048, 4096};
 constexpr size_t kWide[] = {256, 512, 768, 1024};  // N = 4K
 constexpr size_t kRowCounts[] = {1, 16, 128};      // 16: where the backend table switches
+constexpr size_t kFusedRowCounts[] = {1, 128};
+constexpr double kPartialFraction = 1.0 / 16;
 constexpr const char* kDefaultMinTimeFlag = "--benchmark_min_time=0.1";
 
 struct Shape {
@@ -58,10 +75,20 @@ struct Shape {
 // its rotation of packed copies. Only one shape is alive at a time (the
 // benchmarks run shape by shape), so that memory stays bounded.
 struct Operands {
-  explicit Operands(const Shape& s) : shape(s), w(s.n * s.k), x(128 * s.k), y(128 * s.n), b(s.n) {
+  explicit Operands(const Shape& s)
+      : shape(s),
+        w(s.n * s.k),
+        x(128 * s.k),
+        y(128 * s.n),
+        b(s.n),
+        y2(128 * s.n),
+        gain(s.n),
+        norm_bias(s.n) {
     w.fill_normal(0.0f, 1.0f / std::sqrt(static_cast<float>(s.k)), 1);  // Xavier-like
     x.fill_normal(0.0f, 1.0f, 2);
     b.fill_normal(0.0f, 0.1f, 3);
+    gain.fill_normal(1.0f, 0.1f, 4);
+    norm_bias.fill_normal(0.0f, 0.1f, 5);
   }
   // The layer is "beyond L2" if its float32 weights are (for both dtypes, so
   // that bf16 ÷ f32 compares the same situation): then enough copies of the
@@ -71,9 +98,11 @@ struct Operands {
     return beyond_l2() ? (kRotateBytes + bytes - 1) / bytes : 1;
   }
   Shape shape;
-  AlignedBuffer w, x, y, b;  // W (n, k); x (128, k); y (128, n); b (n)
+  AlignedBuffer w, x, y, b;           // W (n, k); x (128, k); y (128, n); b (n)
+  AlignedBuffer y2, gain, norm_bias;  // y2 (128, n): oneDNN's LayerNorm dst; gain, bias (n)
   std::map<std::string, std::vector<PackedWeights>> packed;             // by variant name
   std::map<size_t, std::vector<std::unique_ptr<OneDnnLinear>>> onednn;  // by m
+  std::map<size_t, std::unique_ptr<OneDnnLayerNorm>> onednn_norm;       // by m: y → y2
 };
 
 Operands& operands_for(const Shape& shape) {
@@ -159,16 +188,25 @@ void bench_read_floor(benchmark::State& state, Shape shape, const LinearVariant*
   set_counters(state, static_cast<double>(w[0].size_bytes()), w.size());
 }
 
-void bench_onednn(benchmark::State& state, Shape shape, size_t m) {
-  Operands& ops = operands_for(shape);
+// oneDNN matmuls for (shape, m), rotated like the packed weights; created once.
+Expected<std::vector<std::unique_ptr<OneDnnLinear>>*> onednn_for(Operands& ops, size_t m) {
   auto& copies = ops.onednn[m];
   if (copies.empty()) {
     do {
-      auto made = OneDnnLinear::create(ops.w.data(), shape.n, shape.k, shape.type, m, true);
-      if (!made) return state.SkipWithError(made.status().message().c_str());
+      auto made =
+          OneDnnLinear::create(ops.w.data(), ops.shape.n, ops.shape.k, ops.shape.type, m, true);
+      if (!made) return made.status();
       copies.push_back(std::move(made).value());
     } while (copies.size() < ops.copies_for(copies.front()->weight_bytes()));
   }
+  return &copies;
+}
+
+void bench_onednn(benchmark::State& state, Shape shape, size_t m) {
+  Operands& ops = operands_for(shape);
+  auto made = onednn_for(ops, m);
+  if (!made) return state.SkipWithError(made.status().message().c_str());
+  auto& copies = **made;
   summary().onednn_impl[shape.name() + "/" + std::to_string(m)] = copies[0]->impl_name();
   if (Status s = copies[0]->run(ops.x.data(), ops.y.data(), ops.b.data()); !s) {
     return state.SkipWithError(s.message().c_str());
@@ -180,6 +218,113 @@ void bench_onednn(benchmark::State& state, Shape shape, size_t m) {
     next = next + 1 == copies.size() ? 0 : next + 1;
   }
   set_counters(state, static_cast<double>(copies[0]->weight_bytes()), copies.size());
+}
+
+// The fused benchmarks' normalizations.
+enum class FusedNorm { kLayerNorm, kRmsNorm, kRmsNormPartial };
+
+LinearEpilogue epilogue_for(Operands& ops, FusedNorm norm) {
+  LinearEpilogue e;
+  e.bias = ops.b.data();
+  e.normalize = true;
+  e.gain = ops.gain.data();
+  switch (norm) {
+    case FusedNorm::kLayerNorm:
+      e.norm.kind = NormKind::kLayerNorm;
+      e.norm_bias = ops.norm_bias.data();
+      break;
+    case FusedNorm::kRmsNorm:
+      e.norm.kind = NormKind::kRmsNorm;
+      break;
+    case FusedNorm::kRmsNormPartial:
+      e.norm.kind = NormKind::kRmsNormPartial;
+      e.norm.partial_fraction = kPartialFraction;
+      break;
+  }
+  return e;
+}
+
+// fused_linear() on the gemv's rotated weights; `pool` null: the calling
+// thread only (then the parallel threshold does not matter).
+void bench_fused(benchmark::State& state, Shape shape, size_t m, const LinearVariant* variant,
+                 FusedNorm norm, ThreadPool* pool) {
+  Operands& ops = operands_for(shape);
+  auto copies = packed_for(ops, *variant);
+  if (!copies) return state.SkipWithError(copies.status().message().c_str());
+  std::vector<PackedWeights>& w = **copies;
+  const LinearEpilogue e = epilogue_for(ops, norm);
+  Status valid = fused_linear_validate(w[0], ops.x.data(), m, shape.k, e, ops.y.data(), shape.n);
+  if (!valid) return state.SkipWithError(valid.message().c_str());
+  const size_t previous = detail::set_fused_linear_min_parallel_bytes(pool ? 0 : size_t{1} << 40);
+  size_t next = 0;
+  for (auto _ : state) {
+    Status s = fused_linear(w[next], ops.x.data(), m, shape.k, e, ops.y.data(), shape.n, pool);
+    benchmark::DoNotOptimize(s);
+    benchmark::ClobberMemory();
+    next = next + 1 == w.size() ? 0 : next + 1;
+  }
+  detail::set_fused_linear_min_parallel_bytes(previous);
+  set_counters(state, static_cast<double>(w[0].size_bytes()), w.size());
+}
+
+// The unfused baseline on normrt's kernels: linear(), then norm() in place.
+void bench_separate(benchmark::State& state, Shape shape, size_t m, const LinearVariant* variant) {
+  Operands& ops = operands_for(shape);
+  auto copies = packed_for(ops, *variant);
+  if (!copies) return state.SkipWithError(copies.status().message().c_str());
+  std::vector<PackedWeights>& w = **copies;
+  NormParams params;  // LayerNorm, eps 1e-5, as the fused and oneDNN rows
+  NormRows rows;
+  rows.rows = m;
+  rows.n = shape.n;
+  rows.src = rows.dst = ops.y.data();
+  rows.src_stride = rows.dst_stride = shape.n;
+  rows.gain = ops.gain.data();
+  rows.bias = ops.norm_bias.data();
+  if (Status s = norm_validate(params, rows); !s) return state.SkipWithError(s.message().c_str());
+  size_t next = 0;
+  for (auto _ : state) {
+    Status s = linear(w[next], ops.x.data(), m, shape.k, ops.y.data(), shape.n, ops.b.data());
+    benchmark::DoNotOptimize(s);
+    Status t = norm(params, rows);
+    benchmark::DoNotOptimize(t);
+    benchmark::ClobberMemory();
+    next = next + 1 == w.size() ? 0 : next + 1;
+  }
+  set_counters(state, static_cast<double>(w[0].size_bytes()), w.size());
+}
+
+// oneDNN matmul (x → y), then oneDNN LayerNorm (y → y2); both created once.
+void bench_onednn_layer_norm(benchmark::State& state, Shape shape, size_t m) {
+  Operands& ops = operands_for(shape);
+  auto made = onednn_for(ops, m);
+  if (!made) return state.SkipWithError(made.status().message().c_str());
+  auto& copies = **made;
+  auto& layer_norm = ops.onednn_norm[m];
+  if (!layer_norm) {
+    auto ln = OneDnnLayerNorm::create(m, shape.n, NormParams{}.eps, ops.y.data(), ops.y2.data(),
+                                      ops.gain.data(), ops.norm_bias.data());
+    if (!ln) return state.SkipWithError(ln.status().message().c_str());
+    layer_norm = std::move(ln).value();
+  }
+  if (Status s = copies[0]->run(ops.x.data(), ops.y.data(), ops.b.data()); !s) {
+    return state.SkipWithError(s.message().c_str());
+  }
+  if (Status s = layer_norm->run(); !s) return state.SkipWithError(s.message().c_str());
+  size_t next = 0;
+  for (auto _ : state) {
+    Status s = copies[next]->run(ops.x.data(), ops.y.data(), ops.b.data());
+    benchmark::DoNotOptimize(s);
+    Status t = layer_norm->run();
+    benchmark::DoNotOptimize(t);
+    next = next + 1 == copies.size() ? 0 : next + 1;
+  }
+  set_counters(state, static_cast<double>(copies[0]->weight_bytes()), copies.size());
+}
+
+ThreadPool& two_threads() {
+  static ThreadPool pool(2);
+  return pool;
 }
 
 // The variant pack_weights(.., best ISA, type) would choose.
@@ -218,6 +363,32 @@ void register_benchmarks() {
       }
       benchmark::RegisterBenchmark(("onednn_matmul/" + suffix).c_str(),
                                    [=](benchmark::State& s) { bench_onednn(s, shape, m); });
+      if (std::find(std::begin(kFusedRowCounts), std::end(kFusedRowCounts), m) ==
+          std::end(kFusedRowCounts)) {
+        continue;
+      }
+      for (auto [name, norm] : {std::pair{"fused_layernorm/", FusedNorm::kLayerNorm},
+                                std::pair{"fused_rmsnorm/", FusedNorm::kRmsNorm},
+                                std::pair{"fused_prmsnorm/", FusedNorm::kRmsNormPartial}}) {
+        benchmark::RegisterBenchmark((name + suffix).c_str(), [=](benchmark::State& s) {
+          bench_fused(s, shape, m, best, norm, nullptr);
+        });
+      }
+      benchmark::RegisterBenchmark(("separate_layernorm/" + suffix).c_str(),
+                                   [=](benchmark::State& s) { bench_separate(s, shape, m, best); });
+      benchmark::RegisterBenchmark(
+          ("onednn_layernorm/" + suffix).c_str(),
+          [=](benchmark::State& s) { bench_onednn_layer_norm(s, shape, m); });
+      if (m != 1) continue;
+      for (size_t threads : {1, 2}) {
+        ThreadPool* pool = threads == 1 ? nullptr : &two_threads();
+        benchmark::RegisterBenchmark(
+            ("fused_threads/" + suffix + "/" + std::to_string(threads)).c_str(),
+            [=](benchmark::State& s) {
+              bench_fused(s, shape, 1, best, FusedNorm::kLayerNorm, pool);
+            })
+            ->UseRealTime();
+      }
     }
   }
 }
@@ -274,8 +445,8 @@ int main(int argc, char** argv) {
   int args_count = static_cast<int>(args.size()) - 1;
   benchmark::Initialize(&args_count, args.data());
   if (benchmark::ReportUnrecognizedArguments(args_count, args.data())) return 1;
-  benchmark::AddCustomContext("threads",
-                              "1 (normrt: calling thread; oneDNN: " + onednn_threading + ")");
+  benchmark::AddCustomContext("threads", "1 (normrt: calling thread; oneDNN: " + onednn_threading +
+                                             "); fused_threads/../2: a ThreadPool(2)");
   benchmark::AddCustomContext("onednn", onednn_version_string());
   benchmark::AddCustomContext("bytes_per_second", "packed weight bytes per call");
   register_benchmarks();

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <set>
 #include <tuple>
+#include <utility>
 
 namespace normrt::bench {
 namespace {
@@ -10,6 +11,10 @@ namespace {
 // Targets of the linear kernels (m = 1): see kernels/linear/linear.h.
 constexpr double kFloorTarget = 1.1;  // gemv ÷ read floor, weights beyond L2
 constexpr double kBf16Target = 0.55;  // bf16 ÷ f32 time, weights beyond L2
+// Targets of the fused linear + norm (kernels/linear/fused_linear.h).
+constexpr double kFusedTarget = 1.01;       // fused ÷ gemv
+constexpr double kOneDnnSmallTarget = 2.0;  // onednn_layernorm ÷ fused_layernorm at 256x256
+constexpr size_t kSmallShape = 256;
 
 struct Key {
   std::string dtype;
@@ -104,6 +109,115 @@ void print_linear_summary(const LinearSummaryInput& in, std::ostream& out) {
       << floor_total << " pass; faster than oneDNN: " << dnnl_pass << "/" << dnnl_total
       << " pass; bf16/f32 <= " << kBf16Target << " beyond L2: " << bf16_pass << "/" << bf16_total
       << " pass\n";
+  print_fused_summary(in, out);
+}
+
+void print_fused_summary(const LinearSummaryInput& in, std::ostream& out) {
+  std::set<Key> keys;
+  for (const auto& [name, time] : in.times) {
+    std::string impl;
+    Key key;
+    if (parse(name, &impl, &key) && impl.rfind("fused_", 0) == 0 && impl != "fused_threads") {
+      keys.insert(key);
+    }
+  }
+  auto find = [&](const std::string& name) -> const MeasuredTime* {
+    auto it = in.times.find(name);
+    return it == in.times.end() ? nullptr : &it->second;
+  };
+  auto time_of = [&](const std::string& impl, const Key& key) -> double {
+    const MeasuredTime* t = find(impl + "/" + key.suffix());
+    return t ? t->cpu_ns : 0.0;
+  };
+  auto ratio = [](double a, double b) -> std::string {
+    if (a <= 0 || b <= 0) return "    -";
+    char text[16];
+    std::snprintf(text, sizeof text, "%5.3f", a / b);
+    return text;
+  };
+  char line[320];
+  if (!keys.empty()) {
+    out << "\nFused linear + norm summary (CPU time per call; ln = LayerNorm with gain and bias,\n"
+           "  rms = RMSNorm with gain, prms = pRMSNorm p = 1/16 with gain; sep = linear() then\n"
+           "  norm() in place; dnnl = oneDNN matmul then oneDNN layer_normalization)\n";
+    std::snprintf(line, sizeof line, "%-5s %-10s %4s %4s %9s %9s %8s %8s %8s %8s %8s %8s  %s\n",
+                  "dtype", "KxN", "m", "L2+", "gemv_us", "ln_us", "ln/gemv", "rms/gemv",
+                  "prms/gemv", "sep/ln", "dnnl/ln", "dnnl_us", "marks");
+    out << line;
+  }
+  int fused_pass[2] = {0, 0}, fused_total[2] = {0, 0};  // [m == 1 ? 0 : 1]
+  int dnnl_pass[2] = {0, 0}, dnnl_total[2] = {0, 0};
+  int small_pass = 0, small_total = 0;
+  for (const Key& key : keys) {
+    const double gemv = time_of("gemv", key);
+    const double ln = time_of("fused_layernorm", key), rms = time_of("fused_rmsnorm", key);
+    const double prms = time_of("fused_prmsnorm", key);
+    const double sep = time_of("separate_layernorm", key);
+    const double dnnl = time_of("onednn_layernorm", key);
+    const bool beyond_l2 = in.beyond_l2.count(key.dtype + "/" + key.shape()) > 0;
+    const int row = key.m == 1 ? 0 : 1;
+    std::string marks;
+    for (auto [name, t] : {std::pair{"ln", ln}, std::pair{"rms", rms}, std::pair{"prms", prms}}) {
+      if (t <= 0 || gemv <= 0) continue;
+      const bool ok = t / gemv <= kFusedTarget;
+      fused_pass[row] += ok;
+      ++fused_total[row];
+      if (!ok) marks += std::string(" FAIL(") + name + "/gemv)";
+    }
+    if (dnnl > 0 && ln > 0) {
+      const bool ok = dnnl > ln;
+      dnnl_pass[row] += ok;
+      ++dnnl_total[row];
+      if (!ok) marks += " FAIL(onednn faster)";
+      if (key.m == 1 && key.k == kSmallShape && key.n == kSmallShape) {
+        const bool big = dnnl / ln >= kOneDnnSmallTarget;
+        small_pass += big;
+        ++small_total;
+        if (!big) marks += " FAIL(dnnl/ln < 2)";
+      }
+    }
+    std::snprintf(
+        line, sizeof line, "%-5s %-10s %4zu %4s %9.2f %9.2f %8s %8s %8s %8s %8s %8.2f %s\n",
+        key.dtype.c_str(), key.shape().c_str(), key.m, beyond_l2 ? "yes" : "", gemv / 1e3, ln / 1e3,
+        ratio(ln, gemv).c_str(), ratio(rms, gemv).c_str(), ratio(prms, gemv).c_str(),
+        ratio(sep, ln).c_str(), ratio(dnnl, ln).c_str(), dnnl / 1e3, marks.c_str());
+    out << line;
+  }
+  if (!keys.empty()) {
+    out << "\nTargets: fused/gemv <= " << kFusedTarget << ": m = 1 " << fused_pass[0] << "/"
+        << fused_total[0] << ", m > 1 " << fused_pass[1] << "/" << fused_total[1]
+        << " pass; oneDNN LayerNorm slower than fused: m = 1 " << dnnl_pass[0] << "/"
+        << dnnl_total[0] << ", m > 1 " << dnnl_pass[1] << "/" << dnnl_total[1]
+        << " pass; dnnl/ln >= " << kOneDnnSmallTarget << " at " << kSmallShape << "x" << kSmallShape
+        << " (m = 1): " << small_pass << "/" << small_total << " pass\n";
+  }
+
+  // fused_threads/<dtype>/<K>x<N>/1/<threads>: real time, 2 threads ÷ 1.
+  std::set<Key> thread_keys;
+  for (const auto& [name, time] : in.times) {
+    std::string impl;
+    Key key;
+    if (parse(name, &impl, &key) && impl == "fused_threads") thread_keys.insert(key);
+  }
+  if (thread_keys.empty()) return;
+  out << "\nfused_layernorm, m = 1, on 1 and 2 threads (real time; parallel threshold forced to "
+         "0;\n"
+         "  fused_linear.cc's default threshold should sit where 2thr/1thr drops below 1)\n";
+  std::snprintf(line, sizeof line, "%-5s %-10s %4s %10s %9s %9s %9s\n", "dtype", "KxN", "L2+",
+                "weight_KB", "1thr_us", "2thr_us", "2thr/1thr");
+  out << line;
+  for (const Key& key : thread_keys) {
+    const MeasuredTime* one = find("fused_threads/" + key.suffix() + "/1");
+    const MeasuredTime* two = find("fused_threads/" + key.suffix() + "/2");
+    auto bytes_it = in.weight_bytes.find(key.dtype + "/" + key.shape());
+    const double bytes = bytes_it == in.weight_bytes.end() ? 0.0 : bytes_it->second;
+    const double t1 = one ? one->real_ns : 0.0, t2 = two ? two->real_ns : 0.0;
+    std::snprintf(line, sizeof line, "%-5s %-10s %4s %10.0f %9.2f %9.2f %9s\n", key.dtype.c_str(),
+                  key.shape().c_str(),
+                  in.beyond_l2.count(key.dtype + "/" + key.shape()) ? "yes" : "", bytes / 1024,
+                  t1 / 1e3, t2 / 1e3, ratio(t2, t1).c_str());
+    out << line;
+  }
 }
 
 }  // namespace normrt::bench

@@ -1,7 +1,8 @@
 #pragma once
-// The table printed after bench_linear: per (dtype, shape, m), normrt's GEMV
-// against the weight-read floor and oneDNN, and bf16 against f32, with
-// pass/FAIL marks against the targets of the linear kernels.
+// The tables printed after bench_linear: per (dtype, shape, m), normrt's GEMV
+// against the weight-read floor and oneDNN, and bf16 against f32; the fused
+// linear + norm against the GEMV, the unfused calls and oneDNN; with
+// pass/FAIL marks against the targets.
 
 #include <map>
 #include <ostream>
@@ -23,6 +24,14 @@ struct LinearSummaryInput {
   std::set<std::string> beyond_l2;
 };
 
+/// The GEMV table (gemv against the read floor, oneDNN, bf16 ÷ f32), then
+/// the fused table (print_fused_summary).
 void print_linear_summary(const LinearSummaryInput& input, std::ostream& out);
+
+/// Per (dtype, shape, m): fused_{layernorm,rmsnorm,prmsnorm} ÷ gemv (target
+/// <= 1.01: the epilogue hides behind the weight stream), separate_layernorm ÷
+/// fused_layernorm, onednn_layernorm ÷ fused_layernorm (target > 1 everywhere,
+/// >= 2 at 256x256); then, m = 1, fused_threads 2 ÷ 1 threads (real time).
+void print_fused_summary(const LinearSummaryInput& input, std::ostream& out);
 
 }  // namespace normrt::bench

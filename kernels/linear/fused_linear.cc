@@ -6,6 +6,7 @@
 #include "kernels/linear/fused_linear.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <string>
 
@@ -24,14 +25,20 @@ using detail::NormScale;
 // m = 1: output columns per block, the unit of residual add and statistics
 // while the block is in L1 (2 KB of outputs); rounded to whole panels.
 constexpr size_t kBlockColumns = 512;
-// m > 1: rows per block so that a block's outputs stay in L2 until normalized.
+// m > 1: rows per block so that a block's outputs stay in L2 until normalized,
+// unless the weights themselves are bigger: then re-reading them once per
+// block costs more (measured 1.26-1.46x at 128 rows) than normalizing rows
+// from L3, and the rows go in one block.
 constexpr size_t kRowBlockBytes = 512 * 1024;
 // Most participants a fused call uses (stack slots for their statistics).
 constexpr size_t kMaxThreads = 64;
-// m = 1 splits the columns across threads only from this many weight bytes:
-// below it a barrier costs more than the halved matmul saves (measured by
-// bench_linear's fused_threads rows).
-size_t min_parallel_weight_bytes = 512 * 1024;
+// m = 1 splits the columns across threads only from this many weight bytes.
+// Measured (bench_linear fused_threads, 2-core Sapphire Rapids VM): weights
+// in L2 ran 1.3-3.3x slower on 2 threads (barrier and wake-up cost more than
+// the halved matmul), weights from DRAM 0.88-1.23x (one core already reaches
+// the read floor). So by default one thread; set_fused_linear_min_parallel_bytes
+// turns the split on where more cores share more bandwidth.
+size_t min_parallel_weight_bytes = SIZE_MAX;
 
 // Statistics of part of one row.
 struct PartStats {
@@ -248,7 +255,9 @@ void run_row_block(const FusedCall& call, size_t row, size_t rows) {
 
 void run_rows(const FusedCall& call, size_t m, ThreadPool* pool) {
   const size_t threads = pool ? std::min(pool->size(), kMaxThreads) : 1;
-  size_t block = std::clamp<size_t>(kRowBlockBytes / (call.n() * sizeof(float)), 1, m);
+  size_t block = call.w.size_bytes() > kRowBlockBytes
+                     ? m
+                     : std::clamp<size_t>(kRowBlockBytes / (call.n() * sizeof(float)), 1, m);
   block = std::min(block, (m + threads - 1) / threads);
   const size_t blocks = (m + block - 1) / block;
   auto rows_of = [&](size_t b) { return std::min(block, m - b * block); };

@@ -57,8 +57,8 @@ Status fused_linear_validate(const PackedWeights& w, const float* x, size_t m, s
 
 /// y = act(norm(x · Wᵀ + b + residual)), see the top of this file.
 /// x: (m, x_stride); y: (m, y_stride) with y_stride ≥ n unless m = 1; any
-/// alignment. y may be the residual buffer (same stride) but must not overlap
-/// x; sum_dst must not overlap y or x. `pool` (or null: this thread only)
+/// alignment. y must not overlap x or the residual (the matmul writes y before the
+/// residual is read); sum_dst must not overlap y or x. `pool` (or null: this thread only)
 /// supplies the threads; results do not depend on the thread count beyond
 /// float rounding of the statistics.
 Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride,

@@ -154,6 +154,7 @@ LinearArgs linear_args(const PackedWeights& w, const float* x, size_t m, size_t 
   args.n_begin = n_begin;
   args.n_end = n_end;
   args.bias = bias;
+  args.layer_bytes = w.size_bytes();
   return args;
 }
 }  // namespace detail

@@ -206,7 +206,7 @@ struct LinearSimd {
   static void run(const LinearArgs& a) {
     const size_t p_begin = a.n_begin / kPanel;
     const size_t p_end = (a.n_end + kPanel - 1) / kPanel;
-    const bool stream = (p_end - p_begin) * a.panel_bytes > kStreamBytes;
+    const bool stream = std::max((p_end - p_begin) * a.panel_bytes, a.layer_bytes) > kStreamBytes;
     for (size_t p = p_begin; p < p_end; ++p) {
       const auto* panel = reinterpret_cast<const Weight*>(a.weights + p * a.panel_bytes);
       const size_t col = p * kPanel;

@@ -25,6 +25,9 @@ struct LinearArgs {
   /// Compute even a single row with the row-block (m > 1) summation order,
   /// so that a row's result does not depend on how rows were grouped.
   bool row_block_order = false;
+  /// Bytes of the whole packed layer: whether weights stream from beyond L2
+  /// is a property of the layer, not of the column block a call computes.
+  size_t layer_bytes = 0;
 };
 
 /// The kernel arguments of a call that linear_validate() accepted.

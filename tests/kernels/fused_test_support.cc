@@ -83,8 +83,8 @@ std::vector<float> read_rows(GuardedOutput& buffer, size_t m, size_t n, size_t s
 }
 
 // Guard zones intact and the row padding [n, stride) never written.
-void check_guarded(const char* name, const GuardedOutput& buffer, size_t m, size_t n,
-                   size_t stride, std::vector<std::string>& damage) {
+void check_guarded(const char* name, const GuardedOutput& buffer, size_t m, size_t n, size_t stride,
+                   std::vector<std::string>& damage) {
   if (!buffer.guards_intact()) damage.push_back(std::string(name) + ": guard zone written");
   for (size_t r = 0; r < m; ++r) {
     for (size_t c = n; c < stride; ++c) {
@@ -130,7 +130,8 @@ NormParams FusedSpec::params() const {
                                                  : NormKind::kLayerNorm;
   p.eps = eps;
   p.eps_placement = eps_placement;
-  p.gain_convention = gain == GainKind::kOnePlus ? GainConvention::kOnePlus : GainConvention::kAsStored;
+  p.gain_convention =
+      gain == GainKind::kOnePlus ? GainConvention::kOnePlus : GainConvention::kAsStored;
   p.partial_fraction = partial_fraction;
   return p;
 }
@@ -141,7 +142,9 @@ std::string describe(const FusedSpec& s) {
   if (s.normalize()) {
     if (s.norm == NormChoice::kRmsNormPartial) out << "(p=" << s.partial_fraction << ")";
     out << "," << placement_name(s.eps_placement) << ",eps=" << s.eps << ",gain="
-        << (s.gain == GainKind::kNone ? "none" : s.gain == GainKind::kAsStored ? "g" : "1+g")
+        << (s.gain == GainKind::kNone       ? "none"
+            : s.gain == GainKind::kAsStored ? "g"
+                                            : "1+g")
         << (s.norm_bias ? ",norm_bias" : "");
   }
   out << "," << activation_name(s.activation) << "," << layout_label(s.layout)
@@ -182,11 +185,46 @@ void compute_reference_matmul(FusedProblem& p) {
 
 const std::vector<float>& FusedProblem::reference_matmul(bool with_bias) const {
   if (!matmul_done_[with_bias]) {
-    matmul_[with_bias] =
-        run_linear(w, x, with_bias ? bias.data() : nullptr, m, n, k, type, Isa::kScalar);
+    matmul_[with_bias].assign(m * n, 0.0f);
+    Status s = linear(scalar_weights(), x.data(), m, k, matmul_[with_bias].data(), n,
+                      with_bias ? bias.data() : nullptr);
+    REQUIRE_MESSAGE(s.is_ok(), s.message());
     matmul_done_[with_bias] = true;
   }
   return matmul_[with_bias];
+}
+
+const PackedWeights& FusedProblem::scalar_weights() const {
+  if (!scalar_weights_) {
+    Expected<PackedWeights> packed = pack_weights(w.data(), n, k, type, Isa::kScalar);
+    REQUIRE_MESSAGE(packed.is_ok(), packed.status().message());
+    scalar_weights_ = std::make_shared<const PackedWeights>(std::move(packed).value());
+  }
+  return *scalar_weights_;
+}
+
+void FusedProblem::forget_reference_matmul() {
+  matmul_done_[0] = matmul_done_[1] = false;
+  scalar_weights_.reset();
+}
+
+FusedProblem leading_rows(const FusedProblem& p, size_t m) {
+  REQUIRE(m <= p.m);
+  FusedProblem out;
+  out.m = m;
+  out.n = p.n;
+  out.k = p.k;
+  out.type = p.type;
+  out.w = p.w;
+  out.x.assign(p.x.begin(), p.x.begin() + m * p.k);
+  out.bias = p.bias;
+  out.gain = p.gain;
+  out.norm_bias = p.norm_bias;
+  out.residual.assign(p.residual.begin(), p.residual.begin() + m * p.n);
+  out.scale.assign(p.scale.begin(), p.scale.begin() + m * p.n);
+  p.scalar_weights();  // packed once, shared
+  out.scalar_weights_ = p.scalar_weights_;
+  return out;
 }
 
 FusedProblem make_fused_problem(size_t m, size_t n, size_t k, WeightType type, uint32_t seed,
@@ -304,9 +342,9 @@ FusedReference epilogue_reference(const std::vector<float>& t_in, const std::vec
         ref.thread_bound[i] = kThreadTolerance * (slope * std::fabs(t[c]) + y_abs) + kFloor;
         continue;
       }
-      const double g = gain == nullptr                            ? 1.0
+      const double g = gain == nullptr                   ? 1.0
                        : spec.gain == GainKind::kOnePlus ? 1.0 + gain[c]
-                                                                  : gain[c];
+                                                         : gain[c];
       const double beta = norm_bias ? std::fabs(norm_bias[c]) : 0.0;
       const double x_hat = (t[c] - mean) * s;
       const double centering = spec.norm == NormChoice::kLayerNorm ? std::fabs(g) * sigma * s : 0.0;
@@ -315,9 +353,9 @@ FusedReference epilogue_reference(const std::vector<float>& t_in, const std::vec
           kMatmulTolerance * s * std::fabs(g) * (ar[c] + a_row * (1.0 + std::fabs(x_hat)));
       ref.y_bound[i] = slope * (through_norm + kNormTolerance * (magnitude + centering)) +
                        kActivationTolerance * y_abs + kFloor;
-      ref.thread_bound[i] =
-          slope * (kStatRounding * (std::fabs(x_hat * g) + centering) + kThreadTolerance * magnitude) +
-          kThreadTolerance * y_abs + kFloor;
+      ref.thread_bound[i] = slope * (kStatRounding * (std::fabs(x_hat * g) + centering) +
+                                     kThreadTolerance * magnitude) +
+                            kThreadTolerance * y_abs + kFloor;
     }
   }
   return ref;

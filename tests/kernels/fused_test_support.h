@@ -43,6 +43,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -113,8 +114,8 @@ FusedSpec rotated_spec(size_t index, size_t n);
 struct FusedProblem {
   size_t m = 1, n = 0, k = 0;
   WeightType type = WeightType::kF32;
-  std::vector<float> w;  ///< (n, k) row-major
-  std::vector<float> x;  ///< (m, k)
+  std::vector<float> w;                      ///< (n, k) row-major
+  std::vector<float> x;                      ///< (m, k)
   std::vector<float> bias, gain, norm_bias;  ///< (n) each
   std::vector<float> residual;               ///< (m, n)
   /// Σ|w·x|, (m, n): the size of each output without its bias (computed with
@@ -123,12 +124,20 @@ struct FusedProblem {
 
   /// The scalar kernel's x·Wᵀ (+ b), (m, n); computed on first use.
   const std::vector<float>& reference_matmul(bool with_bias) const;
-  void forget_reference_matmul() { matmul_done_[0] = matmul_done_[1] = false; }
+  void forget_reference_matmul();
 
  private:
+  friend FusedProblem leading_rows(const FusedProblem& problem, size_t m);
+  const PackedWeights& scalar_weights() const;
   mutable std::vector<float> matmul_[2];
   mutable bool matmul_done_[2] = {false, false};
+  /// W packed for Isa::kScalar, shared by leading_rows() copies.
+  mutable std::shared_ptr<const PackedWeights> scalar_weights_;
 };
+
+/// The first m rows of a problem (x, residual, scale), the same weights: for
+/// sweeps over M that pack each (K, N) once.
+FusedProblem leading_rows(const FusedProblem& problem, size_t m);
 
 /// Random operands (x, w, b, r mostly ±1 with one in 32 scaled to ±64;
 /// gain and norm bias in ±1), and the reference matmul. x_scale multiplies
@@ -141,10 +150,10 @@ void compute_reference_matmul(FusedProblem& problem);
 
 /// The unfused composition of the scalar kernels, and the tolerance.
 struct FusedReference {
-  std::vector<float> t;            ///< (m, n) pre-norm sum
-  std::vector<float> y;            ///< (m, n)
-  std::vector<double> t_bound;     ///< (m, n) sum_dst tolerance
-  std::vector<double> y_bound;     ///< (m, n) y tolerance
+  std::vector<float> t;              ///< (m, n) pre-norm sum
+  std::vector<float> y;              ///< (m, n)
+  std::vector<double> t_bound;       ///< (m, n) sum_dst tolerance
+  std::vector<double> y_bound;       ///< (m, n) y tolerance
   std::vector<double> thread_bound;  ///< (m, n) tolerance between thread counts
 };
 FusedReference reference_for(const FusedProblem& problem, const FusedSpec& spec);
@@ -168,9 +177,9 @@ FusedPlacement rotated_placement(size_t index, size_t m);
 /// What one fused_linear() call produced.
 struct FusedRun {
   Status status = Status::ok();
-  std::vector<float> y;               ///< (m, n) read back
-  std::vector<float> sum;             ///< (m, n) read back from sum_dst, if written
-  std::vector<std::string> damage;    ///< guard zones, row padding or inputs that changed
+  std::vector<float> y;             ///< (m, n) read back
+  std::vector<float> sum;           ///< (m, n) read back from sum_dst, if written
+  std::vector<std::string> damage;  ///< guard zones, row padding or inputs that changed
 };
 FusedRun run_fused(const PackedWeights& w, const FusedProblem& problem, const FusedSpec& spec,
                    const FusedPlacement& placement, ThreadPool* pool);
@@ -178,8 +187,8 @@ FusedRun run_fused(const PackedWeights& w, const FusedProblem& problem, const Fu
 /// Element-wise comparison: NaN must meet NaN, everything else within bound.
 struct Comparison {
   size_t bad = 0;
-  std::string first;        ///< description of the first bad element
-  double worst_ratio = 0;   ///< max |got − want| / bound over finite elements
+  std::string first;       ///< description of the first bad element
+  double worst_ratio = 0;  ///< max |got − want| / bound over finite elements
 };
 Comparison compare(const std::vector<float>& got, const std::vector<float>& want,
                    const std::vector<double>& bound, size_t n);

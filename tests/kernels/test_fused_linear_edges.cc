@@ -34,8 +34,9 @@ void check_every_variant(const FusedProblem& problem, const FusedSpec& spec,
       if (p != nullptr && problem.m > 1) continue;
       const FusedRun run = run_fused(w, problem, spec, FusedPlacement{}, p);
       const std::string failure = check_fused_run(run, ref, problem, spec);
-      CHECK_MESSAGE(failure.empty(), label << " " << std::string(v->name) << (p ? " 2 threads" : " 1 thread")
-                                           << " [" << describe(spec) << "]: " << failure);
+      CHECK_MESSAGE(failure.empty(), label << " " << std::string(v->name)
+                                           << (p ? " 2 threads" : " 1 thread") << " ["
+                                           << describe(spec) << "]: " << failure);
     }
   }
 }
@@ -91,8 +92,7 @@ TEST_SUITE("fused_linear") {
                   if (!(run.y[i] == want) && bad++ == 0) {
                     first = "row " + std::to_string(i / n) + ", column " + std::to_string(i % n) +
                             ": got " + std::to_string(run.y[i]) + " (" +
-                            std::to_string(run.y[i] - want) + " off), want " +
-                            std::to_string(want);
+                            std::to_string(run.y[i] - want) + " off), want " + std::to_string(want);
                   }
                 }
                 CHECK_MESSAGE(bad == 0, bad << " elements differ; first: " << first);
@@ -112,15 +112,15 @@ TEST_SUITE("fused_linear") {
           // m = 3: the middle row is scaled, its neighbours are ordinary.
           const FusedProblem problem = make_fused_problem(m, n, k, type, 43, m / 2, x_scale);
           size_t index = 0;
-          for (NormChoice norm : {NormChoice::kLayerNorm, NormChoice::kRmsNorm,
-                                  NormChoice::kRmsNormPartial}) {
+          for (NormChoice norm :
+               {NormChoice::kLayerNorm, NormChoice::kRmsNorm, NormChoice::kRmsNormPartial}) {
             for (ResidualLayout layout : kAllResidualLayouts) {
               FusedSpec spec = rotated_spec(index++, n);
               spec.norm = norm;
               spec.layout = layout;
-              check_every_variant(problem, spec,
-                                  "x scaled by " + std::to_string(x_scale) + ", m=" +
-                                      std::to_string(m) + ":");
+              check_every_variant(
+                  problem, spec,
+                  "x scaled by " + std::to_string(x_scale) + ", m=" + std::to_string(m) + ":");
             }
           }
           // The reference itself is finite there (so the comparison means "finite").
@@ -177,8 +177,9 @@ TEST_SUITE("fused_linear") {
                 REQUIRE(row_is(ref.y, r, n, [](float v) { return std::isfinite(v); }));
               }
             }
-            check_every_variant(problem, spec, "NaN in x row " + std::to_string(nan_row) +
-                                                   ", m=" + std::to_string(m) + ":");
+            check_every_variant(
+                problem, spec,
+                "NaN in x row " + std::to_string(nan_row) + ", m=" + std::to_string(m) + ":");
           }
         }
       }
