@@ -15,6 +15,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench/bench_args.h"
+
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -214,18 +216,6 @@ std::vector<std::string> register_benchmarks() {
   return names;
 }
 
-// argv with --benchmark_min_time added if the user did not pass one.
-std::vector<char*> with_default_min_time(int argc, char** argv) {
-  std::vector<char*> args(argv, argv + argc);
-  bool has_min_time = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--benchmark_min_time", 20) == 0) has_min_time = true;
-  }
-  if (!has_min_time) args.push_back(const_cast<char*>(kDefaultMinTimeFlag));
-  args.push_back(nullptr);
-  return args;
-}
-
 }  // namespace
 }  // namespace normrt::bench
 
@@ -235,7 +225,7 @@ int main(int argc, char** argv) {
   const std::string onednn_threading = onednn_use_one_thread();
   const std::string onednn_version = onednn_version_string();
 
-  std::vector<char*> args = with_default_min_time(argc, argv);
+  std::vector<char*> args = with_default_min_time(argc, argv, kDefaultMinTimeFlag);
   int args_count = static_cast<int>(args.size()) - 1;
   benchmark::Initialize(&args_count, args.data());
   if (benchmark::ReportUnrecognizedArguments(args_count, args.data())) return 1;

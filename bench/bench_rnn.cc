@@ -32,6 +32,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench/bench_args.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -651,23 +653,12 @@ void print_summary(const MedianCollector& c, std::ostream& out) {
   }
 }
 
-std::vector<char*> with_default_min_time(int argc, char** argv) {
-  std::vector<char*> args(argv, argv + argc);
-  bool has_min_time = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--benchmark_min_time", 20) == 0) has_min_time = true;
-  }
-  if (!has_min_time) args.push_back(const_cast<char*>(kDefaultMinTimeFlag));
-  args.push_back(nullptr);
-  return args;
-}
-
 }  // namespace
 }  // namespace normrt::bench
 
 int main(int argc, char** argv) {
   using namespace normrt::bench;
-  std::vector<char*> args = with_default_min_time(argc, argv);
+  std::vector<char*> args = with_default_min_time(argc, argv, kDefaultMinTimeFlag);
   int args_count = static_cast<int>(args.size()) - 1;
   benchmark::Initialize(&args_count, args.data());
   if (benchmark::ReportUnrecognizedArguments(args_count, args.data())) return 1;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/common/extent.h"
 #include "kernels/linear/linear_variants.h"
 
 namespace normrt {
@@ -53,17 +54,10 @@ std::vector<LinearVariant> compiled_variants() {
 
 std::string num(size_t value) { return std::to_string(value); }
 
-// [begin, end) in bytes.
-struct Span {
-  uintptr_t begin = 0, end = 0;
-};
-
-Span span_of(const void* base, size_t first, size_t last) {
-  const auto b = reinterpret_cast<uintptr_t>(base);
-  return {b + first * sizeof(float), b + last * sizeof(float)};
+// Bytes of the floats [first, last) of an operand.
+Extent span_of(const float* base, size_t first, size_t last) {
+  return extent_of(base + first, 1, 0, last - first);
 }
-
-bool overlap(Span a, Span b) { return a.begin < b.end && b.begin < a.end; }
 
 }  // namespace
 
@@ -115,7 +109,7 @@ Status linear_validate(const PackedWeights& w, const float* x, size_t m, size_t 
     return Status::error("linear: y_stride (" + num(y_stride) + ") is smaller than n (" + num(n) +
                          ")");
   }
-  const Span y_span = span_of(y, n_begin, (m - 1) * y_stride + n_end);
+  const Extent y_span = span_of(y, n_begin, (m - 1) * y_stride + n_end);
   if (overlap(y_span, span_of(x, 0, (m - 1) * x_stride + k))) {
     return Status::error("linear: y overlaps x (the kernel reads x while writing y)");
   }
@@ -123,7 +117,7 @@ Status linear_validate(const PackedWeights& w, const float* x, size_t m, size_t 
     return Status::error("linear: y overlaps bias");
   }
   const auto* weights = static_cast<const std::byte*>(w.data());
-  if (overlap(y_span, Span{reinterpret_cast<uintptr_t>(weights),
+  if (overlap(y_span, Extent{reinterpret_cast<uintptr_t>(weights),
                            reinterpret_cast<uintptr_t>(weights + w.size_bytes())})) {
     return Status::error("linear: y overlaps the packed weights");
   }
