@@ -40,6 +40,13 @@ struct TensorView {
   int32_t* i32() const { return reinterpret_cast<int32_t*>(data); }
 };
 
+/// Per-session objects an op keeps beyond raw scratch bytes (an RNN cell's
+/// workspace, say). Created with the session, never during a run.
+class OpSessionState {
+ public:
+  virtual ~OpSessionState() = default;
+};
+
 /// What a kernel sees when it runs.
 struct OpRunContext {
   const TensorView* inputs = nullptr;  ///< node.inputs order; absent ones have data == null
@@ -50,6 +57,7 @@ struct OpRunContext {
   size_t sequence_length = 1;      ///< S of this run
   size_t position = 0;  ///< tokens processed by earlier runs of this session (KV cache fill)
   ThreadPool* pool = nullptr;  ///< intra-op threads, or null
+  OpSessionState* session_state = nullptr;  ///< create_session_state()'s object, or null
 };
 
 /// What create() gets: the node in its (validated) graph, and the choices of the plan.
@@ -66,6 +74,8 @@ class OpKernel {
   virtual ~OpKernel() = default;
   /// Per-session scratch bytes needed at S = max_sequence_length.
   virtual size_t workspace_bytes() const { return 0; }
+  /// Per-session state made once per Session (null: none).
+  virtual std::unique_ptr<OpSessionState> create_session_state() const { return nullptr; }
   /// Runs the node. Fails only on data the shapes cannot rule out (a token id
   /// out of range, a KV cache that would overflow), with a message naming the
   /// node, the value and where it was found.

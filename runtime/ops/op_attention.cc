@@ -1,0 +1,8 @@
+// Not implemented yet: null functions make graph_validate() report the op as unsupported.
+#include "runtime/ops/op_schemas.h"
+
+namespace normrt {
+
+const OpSchema kAttentionSchema = {OpType::kAttention, "Attention", 3, 5, 1, 1, nullptr, nullptr};
+
+}  // namespace normrt
