@@ -1,0 +1,134 @@
+#pragma once
+/// normrt's C++ API for applications that embed the runtime.
+///
+///   auto model = normrt::Model::load("model.nrmt");          // once; shareable
+///   auto session = normrt::Session::create(*model);           // one per thread/request stream
+///   session.value()->set_input("ids", ids.data(), ids.size() * sizeof(int32_t));
+///   session.value()->run();
+///   auto embedding = session.value()->output("embedding");    // view, valid until the next run
+///
+/// A Model is immutable after load and may be used by any number of Sessions
+/// on any threads at once. A Session holds one request stream's memory (the
+/// activation arena, RNN state, KV cache, decoding position) and is used by
+/// one thread at a time. run() allocates nothing. No exception escapes: every
+/// fallible call returns a Status or an Expected<T> whose message says what
+/// is wrong.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "normrt/status.h"
+
+namespace normrt {
+
+struct ModelOptions {
+  /// Kernel ISA: "" picks the best this CPU runs (or NORMRT_ISA if set);
+  /// "scalar", "avx2", "avx512", "neon" force one (an error if not runnable).
+  std::string isa;
+  /// Rewrite Linear → (Add) → norm → (activation) chains into fused kernels.
+  bool fuse = true;
+  /// Fold pre-norm gains and biases into the following linear layers' weights.
+  bool fold_norm_affine = true;
+};
+
+/// A named graph input or output as the model declares it.
+struct TensorInfo {
+  std::string name;
+  std::string dtype;           ///< "f32", "i32"
+  std::vector<int64_t> shape;  ///< -1 = the sequence length S, chosen per run
+};
+
+/// A read-only view of a session's output, valid until its next run() or reset().
+struct TensorRef {
+  const void* data = nullptr;
+  std::string_view dtype;       ///< "f32", "i32"
+  std::vector<size_t> shape;    ///< with this run's S
+  size_t elements() const;
+  const float* f32() const { return static_cast<const float*>(data); }
+};
+
+/// What the fusion and folding passes did at load.
+struct PassSummary {
+  size_t nodes_before = 0, nodes_after = 0;
+  size_t fused_linear_nodes = 0;
+  size_t folded_norms = 0;
+  size_t arena_bytes = 0;      ///< activation memory of one session
+  size_t unshared_bytes = 0;   ///< what it would be without buffer reuse
+};
+
+class Model {
+ public:
+  struct Impl;  // runtime/exec/compiled_model.h
+  ~Model();
+
+  /// Maps, validates and prepares a model file (docs/model_format.md).
+  static Expected<std::shared_ptr<const Model>> load(const std::string& path,
+                                                     const ModelOptions& options = {});
+
+  const std::vector<TensorInfo>& inputs() const;
+  const std::vector<TensorInfo>& outputs() const;
+  size_t max_sequence_length() const;
+  /// The kernel ISA chosen at load ("avx512", ...).
+  std::string_view isa() const;
+  const PassSummary& passes() const;
+  /// A metadata entry of the file as text ("" if absent).
+  std::string metadata(std::string_view key) const;
+
+  const Impl& impl() const { return *impl_; }
+  explicit Model(std::unique_ptr<Impl> impl);
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+struct SessionOptions {
+  /// Intra-op threads of this session (1: the calling thread only).
+  size_t threads = 1;
+  /// Time every node (steady clock; adds ~50 ns a node).
+  bool profile = false;
+};
+
+/// Time spent per node over the runs since the session was created or
+/// profile_reset() was called.
+struct NodeProfile {
+  std::string name;
+  std::string op;    ///< "Linear", "FusedLinear", "LayerNorm", ...
+  std::string norm;  ///< "layer_norm", "rms_norm", "prms_norm", or "" if the node does not normalize
+  uint64_t nanoseconds = 0;
+  uint64_t runs = 0;
+};
+
+class Session {
+ public:
+  struct Impl;  // runtime/exec/session_impl.h
+  ~Session();
+
+  static Expected<std::unique_ptr<Session>> create(std::shared_ptr<const Model> model,
+                                                   const SessionOptions& options = {});
+
+  /// Binds a graph input to caller memory (borrowed until run() returns).
+  /// `bytes` fixes the sequence length S for inputs whose shape has S.
+  Status set_input(std::string_view name, const void* data, size_t bytes);
+  /// Runs the graph on the bound inputs; then advances position() by S.
+  Status run();
+  /// A graph output of the last run.
+  Expected<TensorRef> output(std::string_view name) const;
+  /// Tokens fed to this session since creation or reset() (the KV cache fill).
+  size_t position() const;
+  /// Zeroes the state (RNN state, KV cache) and the position.
+  void reset();
+
+  const std::vector<NodeProfile>& profile() const;
+  void profile_reset();
+
+  const Model& model() const;
+
+ private:
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace normrt

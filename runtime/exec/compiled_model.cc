@@ -1,0 +1,122 @@
+#include "runtime/exec/compiled_model.h"
+
+#include <string>
+#include <utility>
+
+#include "runtime/graph/graph_validate.h"
+#include "runtime/passes/fold_norm_affine.h"
+#include "runtime/passes/fuse_linear_chains.h"
+
+namespace normrt {
+namespace {
+
+Expected<Isa> choose_isa(const std::string& name) {
+  if (name.empty()) return selected_isa();
+  Expected<Isa> isa = isa_from_name(name);
+  if (!isa) return isa;
+  Status runnable = check_isa_runnable(*isa);
+  if (!runnable) return runnable;
+  return isa;
+}
+
+TensorInfo tensor_info(const Tensor& tensor) {
+  return {tensor.name, data_type_name(tensor.dtype), tensor.shape};
+}
+
+bool has_sequence_dim(const Shape& shape) {
+  for (int64_t dim : shape) {
+    if (dim == kSequenceDim) return true;
+  }
+  return false;
+}
+
+// Ops whose result depends on the session position.
+bool reads_position(const Node& node) {
+  if (node.op == OpType::kAttention) return node.inputs.size() > 3;
+  if (node.op == OpType::kRope) return true;
+  if (node.op == OpType::kEmbedding) {
+    Expected<int64_t> positions = node.int_attribute("positions", 0);
+    return positions && *positions != 0;
+  }
+  return false;
+}
+
+Status run_passes(Graph& graph, const ModelOptions& options, PassSummary& summary) {
+  summary.nodes_before = graph.nodes.size();
+  if (options.fuse) {
+    Expected<FusionReport> fused = fuse_linear_chains(graph);
+    if (!fused) return fused.status();
+    summary.fused_linear_nodes = fused->fused_nodes;
+  }
+  if (options.fold_norm_affine) {
+    Expected<FoldReport> folded = fold_norm_affine(graph);
+    if (!folded) return folded.status();
+    summary.folded_norms = folded->folded_norms;
+  }
+  summary.nodes_after = graph.nodes.size();
+  // The passes promise valid graphs; checking costs little and catches a pass bug at load.
+  Status valid = graph_validate(graph);
+  if (!valid) return Status::error("after the graph passes: " + valid.message());
+  return Status::ok();
+}
+
+}  // namespace
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::~Model() = default;
+
+Expected<std::shared_ptr<const Model>> compile_model(Graph graph, const ModelOptions& options) {
+  auto impl = std::make_unique<Model::Impl>();
+  Expected<Isa> isa = choose_isa(options.isa);
+  if (!isa) return isa.status();
+  impl->isa = *isa;
+
+  Status valid = graph_validate(graph);
+  if (!valid) return valid;
+  Status passes = run_passes(graph, options, impl->passes);
+  if (!passes) return passes;
+
+  std::vector<size_t> workspace;
+  for (const Node& node : graph.nodes) {
+    const OpSchema* schema = find_op_schema(node.op);  // non-null: validated
+    Expected<std::unique_ptr<OpKernel>> kernel = schema->create(OpBuildContext{graph, node, *isa});
+    if (!kernel) return kernel.status();
+    workspace.push_back(kernel.value()->workspace_bytes());
+    impl->kernels.push_back(std::move(kernel).value());
+    impl->uses_position |= reads_position(node);
+  }
+  Expected<MemoryPlan> plan = plan_memory(graph, workspace);
+  if (!plan) return plan.status();
+  impl->plan = std::move(plan).value();
+  impl->passes.arena_bytes = impl->plan.arena_bytes;
+  impl->passes.unshared_bytes = impl->plan.unshared_bytes;
+
+  for (TensorId id : graph.inputs) impl->inputs.push_back(tensor_info(graph.tensors[id]));
+  for (TensorId id : graph.outputs) impl->outputs.push_back(tensor_info(graph.tensors[id]));
+  for (TensorId id = 0; id < graph.tensors.size(); ++id) {
+    if (has_sequence_dim(graph.tensors[id].shape)) impl->sequence_tensors.push_back(id);
+  }
+  impl->graph = std::move(graph);
+  return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(impl)));
+}
+
+const std::vector<TensorInfo>& Model::inputs() const { return impl_->inputs; }
+const std::vector<TensorInfo>& Model::outputs() const { return impl_->outputs; }
+size_t Model::max_sequence_length() const {
+  return static_cast<size_t>(impl_->graph.max_sequence_length);
+}
+std::string_view Model::isa() const { return isa_name(impl_->isa); }
+const PassSummary& Model::passes() const { return impl_->passes; }
+
+std::string Model::metadata(std::string_view key) const {
+  for (const Attribute& entry : impl_->graph.metadata) {
+    if (entry.name != key) continue;
+    if (const auto* text = std::get_if<std::string>(&entry.value)) return *text;
+    if (const auto* integer = std::get_if<int64_t>(&entry.value)) return std::to_string(*integer);
+    if (const auto* real = std::get_if<double>(&entry.value)) return std::to_string(*real);
+    return "";
+  }
+  return "";
+}
+
+}  // namespace normrt

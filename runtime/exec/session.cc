@@ -1,0 +1,89 @@
+// The Session API around the run loop: binding inputs, reading outputs,
+// resetting state, the profile.
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "runtime/exec/session_impl.h"
+
+namespace normrt {
+
+size_t TensorRef::elements() const {
+  size_t count = 1;
+  for (size_t dim : shape) count *= dim;
+  return count;
+}
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+
+Expected<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model,
+                                                   const SessionOptions& options) {
+  Expected<std::unique_ptr<Impl>> impl = make_session_impl(std::move(model), options);
+  if (!impl) return impl.status();
+  return std::unique_ptr<Session>(new Session(std::move(impl).value()));
+}
+
+Status Session::set_input(std::string_view name, const void* data, size_t bytes) {
+  const Graph& graph = impl_->compiled->graph;
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    TensorId id = graph.inputs[i];
+    const Tensor& tensor = graph.tensors[id];
+    if (tensor.name != name) continue;
+    if (data == nullptr) return Status::error("set_input: '" + tensor.name + "': data is null");
+    size_t unit = shape_elements(tensor.shape, 1) * data_type_size(tensor.dtype);
+    bool has_sequence = shape_elements(tensor.shape, 2) != shape_elements(tensor.shape, 1);
+    size_t max_length = has_sequence ? static_cast<size_t>(graph.max_sequence_length) : 1;
+    if (bytes == 0 || bytes % unit != 0 || bytes / unit > max_length) {
+      std::string expected = has_sequence ? "S × " + std::to_string(unit) + " bytes with 1 ≤ S ≤ " +
+                                                std::to_string(max_length)
+                                          : std::to_string(unit) + " bytes";
+      return Status::error("set_input: '" + tensor.name + "' " + shape_string(tensor.shape) + " " +
+                           data_type_name(tensor.dtype) + ": expected " + expected + ", got " +
+                           std::to_string(bytes) + " bytes");
+    }
+    TensorView view = impl_->views[id];
+    view.data = static_cast<std::byte*>(const_cast<void*>(data));  // kernels never write inputs
+    impl_->publish(id, view);
+    impl_->bound_bytes[i] = bytes;
+    return Status::ok();
+  }
+  std::string known;
+  for (TensorId id : graph.inputs) known += (known.empty() ? "" : ", ") + graph.tensors[id].name;
+  return Status::error("set_input: the model has no input '" + std::string(name) +
+                       "' (inputs: " + known + ")");
+}
+
+Expected<TensorRef> Session::output(std::string_view name) const {
+  const Graph& graph = impl_->compiled->graph;
+  for (TensorId id : graph.outputs) {
+    if (graph.tensors[id].name != name) continue;
+    const TensorView& view = impl_->views[id];
+    TensorRef ref;
+    ref.data = view.data;
+    ref.dtype = data_type_name(view.dtype);
+    ref.shape.assign(view.dims, view.dims + view.rank);
+    return ref;
+  }
+  std::string known;
+  for (TensorId id : graph.outputs) known += (known.empty() ? "" : ", ") + graph.tensors[id].name;
+  return Status::error("output: the model has no output '" + std::string(name) + "' (outputs: " +
+                       known + ")");
+}
+
+size_t Session::position() const { return impl_->position; }
+
+void Session::reset() {
+  std::memset(impl_->state.get(), 0, impl_->compiled->plan.state_bytes);
+  impl_->position = 0;
+}
+
+const std::vector<NodeProfile>& Session::profile() const { return impl_->profile; }
+
+void Session::profile_reset() {
+  for (NodeProfile& node : impl_->profile) node.nanoseconds = node.runs = 0;
+}
+
+const Model& Session::model() const { return *impl_->model; }
+
+}  // namespace normrt

@@ -1,0 +1,64 @@
+#pragma once
+// A Session's memory and its precomputed run plan. Built once per session
+// (session_setup.cc), used by the run loop (run_loop.cc).
+//
+// Every tensor has one TensorView (`views`); each step gets its own
+// contiguous copy of its operands' views (`step_views`), which is what its
+// kernel receives. A change of S or of a bound input pointer is written into
+// the tensor's view and into every copy of it (`copies`), so the loop itself
+// only walks the steps.
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "kernels/common/thread_pool.h"
+#include "runtime/exec/compiled_model.h"
+#include "runtime/ops/op.h"
+
+namespace normrt {
+
+struct AlignedFree {
+  void operator()(std::byte* bytes) const;
+};
+using AlignedBytes = std::unique_ptr<std::byte[], AlignedFree>;
+/// `bytes` zeroed bytes aligned to kArenaAlignment (at least one byte is allocated).
+AlignedBytes allocate_aligned(size_t bytes);
+
+struct Step {
+  const OpKernel* kernel = nullptr;
+  size_t first_view = 0;  ///< inputs at step_views[first_view ..], then the outputs
+  size_t input_count = 0, output_count = 0;
+  OpSessionState* session_state = nullptr;
+};
+
+struct Session::Impl {
+  std::shared_ptr<const Model> model;
+  const Model::Impl* compiled = nullptr;
+  AlignedBytes arena, state, workspace;
+  std::vector<TensorView> views;       ///< per tensor
+  std::vector<TensorView> step_views;  ///< per step: inputs then outputs
+  std::vector<std::vector<size_t>> copies;  ///< per tensor: its indices in step_views
+  std::vector<Step> steps;
+  std::vector<std::unique_ptr<OpSessionState>> op_states;
+  std::unique_ptr<ThreadPool> pool;
+
+  /// Per graph input: the bound bytes (for S), as set_input() last saw them.
+  std::vector<size_t> bound_bytes;
+  size_t sequence_length = 1;  ///< S the views currently carry
+  size_t position = 0;
+
+  bool profiling = false;
+  std::vector<NodeProfile> profile;
+
+  /// Writes `view` into the tensor's view and all its step copies.
+  void publish(TensorId tensor, const TensorView& view);
+  /// Gives every S-dependent view the dimension `sequence_length`.
+  void set_sequence_length(size_t sequence_length);
+};
+
+/// Builds a session's memory and step plan for `model`.
+Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const Model> model,
+                                                           const SessionOptions& options);
+
+}  // namespace normrt

@@ -1,0 +1,126 @@
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <utility>
+
+#include "runtime/exec/session_impl.h"
+
+namespace normrt {
+namespace {
+
+std::string_view op_norm_kind(const Node& node) {
+  switch (node.op) {
+    case OpType::kLayerNorm:
+      return "layer_norm";
+    case OpType::kRmsNorm:
+      return "rms_norm";
+    case OpType::kPRmsNorm:
+      return "prms_norm";
+    case OpType::kFusedLinear: {
+      const AttributeValue* norm = node.find_attribute("norm");
+      const auto* kind = norm ? std::get_if<std::string>(norm) : nullptr;
+      return kind == nullptr || *kind == "none" ? "" : std::string_view(*kind);
+    }
+    default:
+      return "";
+  }
+}
+
+// The view of tensor `id` with S = 1, data placed per the memory plan.
+TensorView initial_view(const Model::Impl& model, TensorId id, std::byte* arena, std::byte* state) {
+  const Tensor& tensor = model.graph.tensors[id];
+  TensorView view;
+  view.dtype = tensor.dtype;
+  view.rank = static_cast<uint32_t>(tensor.shape.size());
+  for (size_t i = 0; i < tensor.shape.size(); ++i) {
+    view.dims[i] = tensor.shape[i] == kSequenceDim ? 1 : static_cast<size_t>(tensor.shape[i]);
+  }
+  switch (tensor.kind) {
+    case TensorKind::kWeight:
+      view.data = const_cast<std::byte*>(tensor.data.bytes);  // kernels never write weights
+      break;
+    case TensorKind::kIntermediate:
+      view.data = arena + model.plan.offsets[id];
+      break;
+    case TensorKind::kState:
+      view.data = state + model.plan.offsets[id];
+      break;
+    case TensorKind::kInput:
+      break;  // bound by set_input()
+  }
+  return view;
+}
+
+}  // namespace
+
+void AlignedFree::operator()(std::byte* bytes) const {
+  ::operator delete[](bytes, std::align_val_t(kArenaAlignment));
+}
+
+AlignedBytes allocate_aligned(size_t bytes) {
+  size_t size = bytes == 0 ? kArenaAlignment : bytes;
+  auto* memory = static_cast<std::byte*>(::operator new[](size, std::align_val_t(kArenaAlignment)));
+  std::memset(memory, 0, size);
+  return AlignedBytes(memory);
+}
+
+void Session::Impl::publish(TensorId tensor, const TensorView& view) {
+  views[tensor] = view;
+  for (size_t index : copies[tensor]) step_views[index] = view;
+}
+
+void Session::Impl::set_sequence_length(size_t length) {
+  if (length == sequence_length) return;
+  sequence_length = length;
+  for (TensorId id : compiled->sequence_tensors) {
+    const Shape& shape = compiled->graph.tensors[id].shape;
+    TensorView view = views[id];
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == kSequenceDim) view.dims[i] = length;
+    }
+    publish(id, view);
+  }
+}
+
+Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const Model> model,
+                                                           const SessionOptions& options) {
+  if (model == nullptr) return Status::error("Session::create: the model is null");
+  auto impl = std::make_unique<Session::Impl>();
+  const Model::Impl& compiled = model->impl();
+  impl->compiled = &compiled;
+  impl->model = std::move(model);
+  impl->arena = allocate_aligned(compiled.plan.arena_bytes);
+  impl->state = allocate_aligned(compiled.plan.state_bytes);
+  impl->workspace = allocate_aligned(compiled.plan.workspace_bytes);
+
+  const Graph& graph = compiled.graph;
+  for (TensorId id = 0; id < graph.tensors.size(); ++id) {
+    impl->views.push_back(initial_view(compiled, id, impl->arena.get(), impl->state.get()));
+  }
+  impl->copies.resize(graph.tensors.size());
+  auto add_operand = [&](TensorId id) {
+    if (id != kNoTensor) impl->copies[id].push_back(impl->step_views.size());
+    impl->step_views.push_back(id == kNoTensor ? TensorView{} : impl->views[id]);
+  };
+  for (size_t index = 0; index < graph.nodes.size(); ++index) {
+    const Node& node = graph.nodes[index];
+    Step step;
+    step.kernel = compiled.kernels[index].get();
+    step.first_view = impl->step_views.size();
+    step.input_count = node.inputs.size();
+    step.output_count = node.outputs.size();
+    for (TensorId id : node.inputs) add_operand(id);
+    for (TensorId id : node.outputs) add_operand(id);
+    impl->op_states.push_back(step.kernel->create_session_state());
+    step.session_state = impl->op_states.back().get();
+    impl->steps.push_back(step);
+    impl->profile.push_back({node.name, op_type_name(node.op), std::string(op_norm_kind(node)), 0, 0});
+  }
+  impl->bound_bytes.assign(graph.inputs.size(), 0);
+  impl->profiling = options.profile;
+  if (options.threads > 1) impl->pool = std::make_unique<ThreadPool>(options.threads);
+  return impl;
+}
+
+}  // namespace normrt

@@ -1,0 +1,152 @@
+#include "runtime/passes/fold_norm_affine.h"
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "kernels/linear/linear.h"
+#include "runtime/passes/graph_uses.h"
+
+namespace normrt {
+namespace {
+
+// Operand positions, as docs/ops.md defines them.
+struct NormOperands {
+  size_t gain, bias;
+};
+constexpr size_t kLinearX = 0, kLinearW = 1, kLinearBias = 2;
+
+// Where a normalizing node keeps its gain and bias; false if it does not
+// normalize or applies something non-linear after the norm.
+bool norm_operands(const Node& node, NormOperands* operands) {
+  switch (node.op) {
+    case OpType::kLayerNorm:
+    case OpType::kRmsNorm:
+    case OpType::kPRmsNorm:
+      *operands = {1, 2};
+      return true;
+    case OpType::kFusedLinear: {
+      Expected<std::string> norm = node.string_attribute("norm", "none");
+      Expected<std::string> activation = node.string_attribute("activation", "none");
+      if (!norm || *norm == "none" || !activation || *activation != "none") return false;
+      *operands = {4, 5};
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+TensorId operand(const Node& node, size_t index) {
+  return index < node.inputs.size() ? node.inputs[index] : kNoTensor;
+}
+
+const float* f32_data(const Tensor& tensor) {
+  return reinterpret_cast<const float*>(tensor.data.bytes);
+}
+
+// The weight's values widened to float (bf16 or f32 storage).
+std::vector<float> weight_values(const Tensor& tensor) {
+  size_t count = shape_elements(tensor.shape, 1);
+  std::vector<float> values(count);
+  if (tensor.dtype == DataType::kF32) {
+    std::memcpy(values.data(), tensor.data.bytes, count * sizeof(float));
+  } else {
+    for (size_t i = 0; i < count; ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, tensor.data.bytes + 2 * i, 2);
+      values[i] = float_from_bf16(bits);
+    }
+  }
+  return values;
+}
+
+// A new weight tensor owning `values`, stored in `dtype`.
+Tensor owned_weight(std::string name, DataType dtype, Shape shape, const std::vector<float>& values) {
+  auto buffer = std::make_shared<std::vector<std::byte>>(values.size() * data_type_size(dtype));
+  if (dtype == DataType::kF32) {
+    std::memcpy(buffer->data(), values.data(), buffer->size());
+  } else {
+    for (size_t i = 0; i < values.size(); ++i) {
+      uint16_t bits = bf16_from_float(values[i]);
+      std::memcpy(buffer->data() + 2 * i, &bits, 2);
+    }
+  }
+  Tensor tensor;
+  tensor.name = std::move(name);
+  tensor.dtype = dtype;
+  tensor.shape = std::move(shape);
+  tensor.kind = TensorKind::kWeight;
+  tensor.data = {buffer->data(), buffer->size(), buffer};
+  return tensor;
+}
+
+bool is_linear(OpType op) { return op == OpType::kLinear || op == OpType::kFusedLinear; }
+
+}  // namespace
+
+Expected<FoldReport> fold_norm_affine(Graph& graph) {
+  FoldReport report;
+  GraphUses uses(graph);
+  const size_t node_count = graph.nodes.size();
+  for (size_t index = 0; index < node_count; ++index) {
+    NormOperands where;
+    if (!norm_operands(graph.nodes[index], &where)) continue;
+    const Node& norm = graph.nodes[index];
+    TensorId gain = operand(norm, where.gain), bias = operand(norm, where.bias);
+    if (gain == kNoTensor && bias == kNoTensor) continue;
+    TensorId y = norm.outputs[0];
+    const std::vector<TensorUse>& readers = uses.readers(y);
+    if (readers.empty() || uses.escapes(y)) continue;
+    bool only_linear_x = true;
+    for (const TensorUse& use : readers) {
+      only_linear_x &= is_linear(graph.nodes[use.node].op) && use.input == kLinearX;
+    }
+    if (!only_linear_x) continue;
+
+    Expected<std::string> convention = norm.string_attribute("gain_convention", "as_stored");
+    if (!convention) return convention.status();
+    const size_t n = static_cast<size_t>(graph.tensors[y].shape.back());
+    std::vector<double> g(n, 1.0), beta(n, 0.0);
+    if (gain != kNoTensor) {
+      const float* values = f32_data(graph.tensors[gain]);
+      for (size_t j = 0; j < n; ++j) g[j] = (*convention == "one_plus" ? 1.0 : 0.0) + values[j];
+    }
+    if (bias != kNoTensor) {
+      const float* values = f32_data(graph.tensors[bias]);
+      for (size_t j = 0; j < n; ++j) beta[j] = values[j];
+    }
+
+    for (const TensorUse& use : readers) {
+      Node& linear = graph.nodes[use.node];
+      const Tensor weight = graph.tensors[linear.inputs[kLinearW]];  // copy: add_tensor may move
+      const size_t rows = static_cast<size_t>(weight.shape[0]);
+      std::vector<float> w = weight_values(weight);
+      std::vector<float> new_bias(rows, 0.0f);
+      TensorId old_bias = operand(linear, kLinearBias);
+      for (size_t i = 0; i < rows; ++i) {
+        double shift = old_bias == kNoTensor ? 0.0 : f32_data(graph.tensors[old_bias])[i];
+        for (size_t j = 0; j < n; ++j) {
+          shift += static_cast<double>(w[i * n + j]) * beta[j];
+          w[i * n + j] = static_cast<float>(w[i * n + j] * g[j]);
+        }
+        new_bias[i] = static_cast<float>(shift);
+      }
+      TensorId new_weight = graph.add_tensor(
+          owned_weight(weight.name + ".folded", weight.dtype, weight.shape, w));
+      TensorId bias_id = graph.add_tensor(owned_weight(
+          weight.name + ".folded_bias", DataType::kF32, {static_cast<int64_t>(rows)}, new_bias));
+      if (linear.inputs.size() <= kLinearBias) linear.inputs.resize(kLinearBias + 1, kNoTensor);
+      linear.inputs[kLinearW] = new_weight;
+      linear.inputs[kLinearBias] = bias_id;
+      report.rewritten_linears += 1;
+    }
+    Node& folded = graph.nodes[index];
+    folded.inputs[where.gain] = kNoTensor;
+    if (where.bias < folded.inputs.size()) folded.inputs[where.bias] = kNoTensor;
+    report.folded_norms += 1;
+  }
+  return report;
+}
+
+}  // namespace normrt
