@@ -1,5 +1,6 @@
 # Third-party packages, all from Debian: xsimd (kernels), oneDNN (runtime
-# backends and benchmark competitor), doctest (tests), Google Benchmark (bench).
+# backends and benchmark competitor), xxHash (model file checksum), doctest
+# (tests), Google Benchmark (bench).
 
 if(CMAKE_CROSSCOMPILING)
   # Header-only packages are shared with the host, but adding the host's
@@ -34,6 +35,19 @@ if(NORMRT_BUILD_TESTS)
 endif()
 if(NOT NORMRT_KERNELS_ONLY)
   find_package(dnnl REQUIRED)
+  # xxHash (XXH3-64, the model file checksum): Debian ships no CMake package
+  # for it, only a header and a library.
+  find_path(NORMRT_XXHASH_INCLUDE_DIR xxhash.h)
+  find_library(NORMRT_XXHASH_LIBRARY xxhash)
+  if(NOT NORMRT_XXHASH_INCLUDE_DIR OR NOT NORMRT_XXHASH_LIBRARY)
+    message(FATAL_ERROR "xxHash not found (xxhash.h: ${NORMRT_XXHASH_INCLUDE_DIR}, "
+      "libxxhash: ${NORMRT_XXHASH_LIBRARY}): install the Debian package libxxhash-dev "
+      "(scripts/install_deps.sh)")
+  endif()
+  add_library(xxhash::xxhash UNKNOWN IMPORTED)
+  set_target_properties(xxhash::xxhash PROPERTIES
+    IMPORTED_LOCATION "${NORMRT_XXHASH_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${NORMRT_XXHASH_INCLUDE_DIR}")
 endif()
 if(NORMRT_BUILD_BENCH AND NOT NORMRT_KERNELS_ONLY)
   find_package(benchmark REQUIRED)

@@ -17,6 +17,7 @@ packages=(
   libxsimd-dev           # SIMD wrappers used by the kernels
   libdnnl-dev            # oneDNN: runtime backends, benchmark competitor
   ocl-icd-opencl-dev     # OpenCL, which Debian's oneDNN CMake package requires
+  libxxhash-dev          # xxHash: XXH3-64, the model file checksum
   doctest-dev            # unit tests
   libbenchmark-dev       # Google Benchmark (bench/)
   g++-aarch64-linux-gnu  # cross compiler for the NEON build

@@ -1,0 +1,99 @@
+// The file side of the model format: an atomic write (temporary file, then
+// rename) and a read-only mapping that the loaded graph's weights keep alive.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "runtime/format/model_file.h"
+
+namespace normrt {
+
+namespace {
+
+std::string system_error(const std::string& path, const std::string& action) {
+  return path + ": cannot " + action + ": " + std::strerror(errno);
+}
+
+/// Writes all `size` bytes (write() may write fewer, or be interrupted).
+bool write_all(int fd, const std::byte* data, size_t size) {
+  while (size > 0) {
+    const ssize_t written = ::write(fd, data, size);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += written;
+    size -= static_cast<size_t>(written);
+  }
+  return true;
+}
+
+}  // namespace
+
+Status write_model_file(const Graph& graph, const std::string& path) {
+  Expected<std::vector<std::byte>> image = serialize_model(graph);
+  if (!image) return Status::error(path + ": " + image.status().message());
+
+  std::string temporary = path + ".tmp-XXXXXX";
+  const int fd = ::mkstemp(temporary.data());
+  if (fd < 0) return Status::error(system_error(temporary, "create a temporary file"));
+  std::string failure;  // the first failing step and its errno text
+  if (::fchmod(fd, 0644) != 0) {
+    failure = system_error(temporary, "set permissions of");
+  } else if (!write_all(fd, image->data(), image->size())) {
+    failure = system_error(temporary, "write");
+  } else if (::fsync(fd) != 0) {  // the bytes reach the disk before the name does
+    failure = system_error(temporary, "flush");
+  }
+  if (::close(fd) != 0 && failure.empty()) failure = system_error(temporary, "close");
+  if (failure.empty() && ::rename(temporary.c_str(), path.c_str()) != 0) {
+    failure = system_error(temporary, "rename it to " + path);
+  }
+  if (!failure.empty()) {
+    ::unlink(temporary.c_str());
+    return Status::error(failure);
+  }
+  return Status::ok();
+}
+
+Expected<MappedFile> map_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::error(system_error(path, "open"));
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) {
+    const std::string message = system_error(path, "stat");
+    ::close(fd);
+    return Status::error(message);
+  }
+  if (!S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return Status::error(path + ": not a regular file");
+  }
+  const auto size = static_cast<size_t>(info.st_size);
+  if (size == 0) {  // mmap rejects a length of 0; the reader reports the empty file
+    ::close(fd);
+    return MappedFile{};
+  }
+  void* address = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  const std::string message = address == MAP_FAILED ? system_error(path, "map") : std::string();
+  ::close(fd);  // the mapping stays valid without the descriptor
+  if (address == MAP_FAILED) return Status::error(message);
+  std::shared_ptr<const void> owner(address, [size](const void* mapped) {
+    ::munmap(const_cast<void*>(mapped), size);
+  });
+  return MappedFile{static_cast<const std::byte*>(address), size, std::move(owner)};
+}
+
+Expected<Graph> load_model_file(const std::string& path) {
+  Expected<MappedFile> file = map_file(path);
+  if (!file) return file.status();
+  return parse_model(file->data, file->size, file->owner, path);
+}
+
+}  // namespace normrt
