@@ -78,7 +78,11 @@ Expected<std::shared_ptr<const Model>> compile_model(Graph graph, const ModelOpt
 
   std::vector<size_t> workspace;
   for (const Node& node : graph.nodes) {
-    const OpSchema* schema = find_op_schema(node.op);  // non-null: validated
+    const OpSchema* schema = find_op_schema(node.op);
+    if (schema == nullptr || schema->create == nullptr) {  // graph_validate() rejects these
+      return Status::error("node '" + node.name + "': op " + op_type_name(node.op) +
+                           " is not supported by this build");
+    }
     Expected<std::unique_ptr<OpKernel>> kernel = schema->create(OpBuildContext{graph, node, *isa});
     if (!kernel) return kernel.status();
     workspace.push_back(kernel.value()->workspace_bytes());
