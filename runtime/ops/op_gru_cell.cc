@@ -1,8 +1,227 @@
-// Not implemented yet: null functions make graph_validate() report the op as unsupported.
+// GruCell: a (layer-normalized) GRU over the S rows of x, wrapping
+// kernels/rnn/ln_gru.h (LayerNorm paper eqs. 26-28; docs/ops_sequence.md).
+//
+//   inputs   x [S, D], h0? [1, H] (absent: zeros), w_x [2H, D], w_h [2H, H],
+//            w [H, D], u [H, H], gain_h? [2H], bias_h? [2H], gain_x? [2H],
+//            bias_x? [2H], gain_w? [H], bias_w? [H], gain_u? [H], bias_u? [H]
+//            (weights f32 or bf16; gate blocks z, r)
+//   outputs  h_seq [S, H], h_last? [1, H]
+//   attrs    the norm attributes (rnn_op_norm_attributes.h; "none": the plain
+//            GRU, β's as biases, no gains), reverse 0/1
+//
+// reverse = 1 consumes x[S−1], ..., x[0]: h_seq[t] is the state after x[t..S−1]
+// and h_last = h_seq[0]. Aliasing: h_last may be h0 (the very same buffer);
+// nothing else may overlap.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/rnn/ln_gru.h"
 #include "runtime/ops/op_schemas.h"
+#include "runtime/ops/rnn_op_norm_attributes.h"
+#include "runtime/ops/rnn_op_operands.h"
+#include "runtime/ops/rnn_op_sequence.h"
+#include "runtime/ops/rnn_op_weights.h"
 
 namespace normrt {
+namespace {
 
-const OpSchema kGruCellSchema = {OpType::kGruCell, "GruCell", 4, 16, 1, 2, nullptr, nullptr};
+using seq_op::NodeChecker;
+
+enum Input : size_t {
+  kX,
+  kH0,
+  kWx,
+  kWh,
+  kW,
+  kU,
+  kGainH,
+  kBiasH,
+  kGainX,
+  kBiasX,
+  kGainW,
+  kBiasW,
+  kGainU,
+  kBiasU
+};
+enum Output : size_t { kHSeq, kHLast };
+
+// Steps whose input projections one GEMM computes.
+constexpr size_t kMaxChunkSteps = 64;
+
+struct GruConfig {
+  size_t hidden = 0;
+  size_t chunk_steps = 1;
+  bool reverse = false;
+  seq_op::NormAttributes norm;
+  WeightType type = WeightType::kF32;
+  Shape h_seq_shape;
+};
+
+Status check_gru(const Graph& graph, const Node& node, GruConfig& config) {
+  const NodeChecker c(graph, node);
+  if (Status s = c.check_attribute_names(
+          {"norm", "eps", "eps_placement", "gain_convention", "p", "reverse"});
+      !s) {
+    return s;
+  }
+  Expected<const Tensor*> x = c.input(kX, "x");
+  if (!x) return x.status();
+  if (Status s = c.check_type(**x, "x", {DataType::kF32}, 2); !s) return s;
+  Expected<const Tensor*> u = c.input(kU, "u");
+  if (!u) return u.status();
+  if (Status s = c.check_type(**u, "u", {DataType::kF32, DataType::kBF16}, 2); !s) return s;
+  const int64_t hidden = (*u)->shape[1], rows = (*x)->shape[0], input = (*x)->shape[1];
+  if (hidden <= 0) return c.error(NodeChecker::describe(**u, "u") + " has no columns (H)");
+  if (rows == 0 || input <= 0) {
+    return c.error(NodeChecker::describe(**x, "x") + " must be [S, D] with S, D ≥ 1, found " +
+                   shape_string((*x)->shape));
+  }
+  const int64_t gates = 2 * hidden;
+  const struct {
+    Input index;
+    const char* what;
+    Shape shape;
+  } matrices[] = {{kWx, "w_x (2H · D, D from x)", {gates, input}},
+                  {kWh, "w_h (2H · H)", {gates, hidden}},
+                  {kW, "w (H · D)", {hidden, input}},
+                  {kU, "u (H · H)", {hidden, hidden}}};
+  for (const auto& m : matrices) {
+    Expected<const Tensor*> tensor = c.input(m.index, m.what);
+    if (!tensor) return tensor.status();
+    if (Status s = seq_op::check_weight(c, **tensor, m.what, m.shape); !s) return s;
+  }
+  Expected<const Tensor*> h0 = c.optional_input(kH0, "h0");
+  if (!h0) return h0.status();
+  if (*h0 != nullptr) {
+    if (Status s = seq_op::check_state_vector(c, **h0, "h0", hidden); !s) return s;
+  }
+  for (auto [index, what] :
+       {std::pair{kGainH, "gain_h"}, {kBiasH, "bias_h"}, {kGainX, "gain_x"}, {kBiasX, "bias_x"}}) {
+    if (Status s = seq_op::check_optional_weight(c, index, what, {gates}); !s) return s;
+  }
+  for (auto [index, what] :
+       {std::pair{kGainW, "gain_w"}, {kBiasW, "bias_w"}, {kGainU, "gain_u"}, {kBiasU, "bias_u"}}) {
+    if (Status s = seq_op::check_optional_weight(c, index, what, {hidden}); !s) return s;
+  }
+  Expected<WeightType> type =
+      seq_op::matrices_weight_type(c, {kWx, kWh, kW, kU}, {"w_x", "w_h", "w", "u"});
+  if (!type) return type.status();
+  Expected<seq_op::NormAttributes> norm = seq_op::parse_norm_attributes(c);
+  if (!norm) return norm.status();
+  Expected<bool> reverse = c.flag("reverse", false);
+  if (!reverse) return reverse.status();
+
+  const int64_t max_rows = rows == kSequenceDim ? graph.max_sequence_length : rows;
+  config.hidden = static_cast<size_t>(hidden);
+  config.chunk_steps = static_cast<size_t>(std::clamp<int64_t>(max_rows, 1, kMaxChunkSteps));
+  config.reverse = *reverse;
+  config.norm = *norm;
+  config.type = *type;
+  config.h_seq_shape = {rows, hidden};
+  return Status::ok();
+}
+
+Status infer_gru(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
+  GruConfig config;
+  if (Status s = check_gru(graph, node, config); !s) return s;
+  const Shape state = {1, static_cast<int64_t>(config.hidden)};
+  outputs.assign(node.outputs.size(), InferredTensor{DataType::kF32, state});
+  outputs[kHSeq].shape = config.h_seq_shape;
+  return Status::ok();
+}
+
+struct GruSession final : OpSessionState {
+  GruSession(const LnGruCell& cell, size_t chunk_steps) : workspace(cell, chunk_steps) {}
+  LnGruWorkspace workspace;
+};
+
+class GruKernel final : public OpKernel {
+ public:
+  GruKernel(std::string node_name, LnGruCell cell, const GruConfig& config)
+      : node_name_(std::move(node_name)), cell_(std::move(cell)), config_(config) {}
+
+  std::unique_ptr<OpSessionState> create_session_state() const override {
+    return std::make_unique<GruSession>(cell_, config_.chunk_steps);
+  }
+
+  Status run(const OpRunContext& context) const override {
+    auto* session = static_cast<GruSession*>(context.session_state);
+    if (session == nullptr) {
+      return Status::error("node '" + node_name_ + "' (GruCell): run without its session state");
+    }
+    LnGruWorkspace& ws = session->workspace;
+    const TensorView* in = context.inputs;
+    const size_t hidden = config_.hidden, input = cell_.input_size();
+    const float* x = in[kX].f32();
+    const bool has_h0 = context.input_count > kH0 && in[kH0].present();
+    const bool has_h_last = context.output_count > kHLast && context.outputs[kHLast].present();
+    float* h_seq = context.outputs[kHSeq].f32();
+    const float* h_prev = has_h0 ? in[kH0].f32() : ws.zeros();
+    float* xproj = ws.xproj();
+    Status s = seq_op::for_each_step(
+        in[kX].rows(), ws.chunk_steps(), config_.reverse,
+        [&](size_t first, size_t rows) {
+          return ln_gru_project_inputs(cell_, x + first * input, rows, xproj, context.pool);
+        },
+        [&](size_t t, size_t chunk_row) {
+          float* h = h_seq + t * hidden;
+          Status step =
+              ln_gru_step(cell_, xproj + chunk_row * 3 * hidden, h_prev, h, ws, context.pool);
+          h_prev = h;
+          return step;
+        });
+    if (!s) return s;
+    if (has_h_last) std::copy(h_prev, h_prev + hidden, context.outputs[kHLast].f32());
+    return Status::ok();
+  }
+
+ private:
+  std::string node_name_;
+  LnGruCell cell_;
+  GruConfig config_;
+};
+
+Expected<std::unique_ptr<OpKernel>> create_gru(const OpBuildContext& context) {
+  GruConfig config;
+  if (Status s = check_gru(context.graph, context.node, config); !s) return s;
+  const NodeChecker c(context.graph, context.node);
+  static const char* const kNames[] = {"x",      "h0",     "w_x",    "w_h",    "w",
+                                       "u",      "gain_h", "bias_h", "gain_x", "bias_x",
+                                       "gain_w", "bias_w", "gain_u", "bias_u"};
+  std::vector<float> values[kBiasU + 1];
+  for (size_t index = kWx; index <= kBiasU; ++index) {
+    Expected<std::vector<float>> read = seq_op::weight_floats(c, index, kNames[index]);
+    if (!read) return read.status();
+    values[index] = std::move(read).value();
+  }
+  LnGruWeights w;
+  w.input_size = context.graph.tensors[context.node.inputs[kX]].shape[1];
+  w.hidden_size = config.hidden;
+  w.w_x = values[kWx].data();
+  w.w_h = values[kWh].data();
+  w.w = values[kW].data();
+  w.u = values[kU].data();
+  w.normalize = config.norm.enabled;
+  w.norm = config.norm.params;
+  w.gain_h = seq_op::data_or_null(values[kGainH]);
+  w.bias_h = seq_op::data_or_null(values[kBiasH]);
+  w.gain_x = seq_op::data_or_null(values[kGainX]);
+  w.bias_x = seq_op::data_or_null(values[kBiasX]);
+  w.gain_w = seq_op::data_or_null(values[kGainW]);
+  w.bias_w = seq_op::data_or_null(values[kBiasW]);
+  w.gain_u = seq_op::data_or_null(values[kGainU]);
+  w.bias_u = seq_op::data_or_null(values[kBiasU]);
+  // bf16 matrices were widened exactly; kBF16 rounds them back to the same bits.
+  Expected<LnGruCell> cell = make_ln_gru_cell(w, config.type, context.isa);
+  if (!cell) return c.error(cell.status().message());
+  return std::unique_ptr<OpKernel>(
+      new GruKernel(context.node.name, std::move(cell).value(), config));
+}
+
+}  // namespace
+
+const OpSchema kGruCellSchema = {OpType::kGruCell, "GruCell", 6, 14, 1, 2, infer_gru, create_gru};
 
 }  // namespace normrt

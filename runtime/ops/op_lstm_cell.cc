@@ -1,8 +1,238 @@
-// Not implemented yet: null functions make graph_validate() report the op as unsupported.
+// LstmCell: a (layer-normalized) LSTM over the S rows of x, wrapping
+// kernels/rnn/ln_lstm.h (LayerNorm paper eqs. 20-22; docs/ops_sequence.md).
+//
+//   inputs   x [S, D], h0? [1, H], c0? [1, H] (absent: zeros), w_x [4H, D],
+//            w_h [4H, H], b? [4H], gain_h? [4H], bias_h? [4H], gain_x? [4H],
+//            bias_x? [4H], gain_c? [H], bias_c? [H]   (weights f32 or bf16;
+//            gate blocks f, i, o, g)
+//   outputs  h_seq [S, H], h_last? [1, H], c_last? [1, H]
+//   attrs    the norm attributes (rnn_op_norm_attributes.h; norm "none", the
+//            default, is the plain LSTM), placement "projections_and_cell"
+//            (default) | "cell_only" | "none" (where the norm applies; with
+//            norm "none" only "none" may be given), reverse 0/1
+//
+// reverse = 1 consumes x[S−1], ..., x[0]: h_seq[t] is the state after x[t..S−1]
+// (aligned with x, as the backward half of a bidirectional encoder) and
+// h_last = h_seq[0]. Aliasing: h_last may be h0 and c_last may be c0 (the very
+// same buffers); nothing else may overlap.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/rnn/ln_lstm.h"
 #include "runtime/ops/op_schemas.h"
+#include "runtime/ops/rnn_op_norm_attributes.h"
+#include "runtime/ops/rnn_op_operands.h"
+#include "runtime/ops/rnn_op_sequence.h"
+#include "runtime/ops/rnn_op_weights.h"
 
 namespace normrt {
+namespace {
 
-const OpSchema kLstmCellSchema = {OpType::kLstmCell, "LstmCell", 5, 12, 1, 3, nullptr, nullptr};
+using seq_op::NodeChecker;
+
+enum Input : size_t { kX, kH0, kC0, kWx, kWh, kB, kGainH, kBiasH, kGainX, kBiasX, kGainC, kBiasC };
+enum Output : size_t { kHSeq, kHLast, kCLast };
+
+// Steps whose input projections one GEMM computes.
+constexpr size_t kMaxChunkSteps = 64;
+
+struct LstmConfig {
+  size_t hidden = 0;
+  size_t chunk_steps = 1;
+  bool reverse = false;
+  LstmNormPlacement placement = LstmNormPlacement::kProjectionsAndCell;
+  NormParams norm;
+  WeightType type = WeightType::kF32;
+  Shape h_seq_shape;
+};
+
+Expected<LstmNormPlacement> parse_placement(const NodeChecker& c, bool norm_enabled) {
+  Expected<size_t> placement =
+      c.choice("placement", 0, {"projections_and_cell", "cell_only", "none"});
+  if (!placement) return placement.status();
+  if (!norm_enabled) {
+    if (c.node().find_attribute("placement") != nullptr && *placement != 2) {
+      return c.error("norm 'none' contradicts placement '" +
+                     std::string(*placement == 0 ? "projections_and_cell" : "cell_only") + "'");
+    }
+    return LstmNormPlacement::kNone;
+  }
+  return *placement == 0   ? LstmNormPlacement::kProjectionsAndCell
+         : *placement == 1 ? LstmNormPlacement::kCellOnly
+                           : LstmNormPlacement::kNone;
+}
+
+Status check_lstm(const Graph& graph, const Node& node, LstmConfig& config) {
+  const NodeChecker c(graph, node);
+  if (Status s = c.check_attribute_names(
+          {"placement", "norm", "eps", "eps_placement", "gain_convention", "p", "reverse"});
+      !s) {
+    return s;
+  }
+  Expected<const Tensor*> x = c.input(kX, "x");
+  if (!x) return x.status();
+  if (Status s = c.check_type(**x, "x", {DataType::kF32}, 2); !s) return s;
+  Expected<const Tensor*> w_h = c.input(kWh, "w_h");
+  if (!w_h) return w_h.status();
+  if (Status s = c.check_type(**w_h, "w_h", {DataType::kF32, DataType::kBF16}, 2); !s) return s;
+  const int64_t hidden = (*w_h)->shape[1], rows = (*x)->shape[0], input = (*x)->shape[1];
+  if (hidden <= 0) return c.error(NodeChecker::describe(**w_h, "w_h") + " has no columns (H)");
+  if (rows == 0 || input <= 0) {
+    return c.error(NodeChecker::describe(**x, "x") + " must be [S, D] with S, D ≥ 1, found " +
+                   shape_string((*x)->shape));
+  }
+  const int64_t gates = 4 * hidden;
+  if (Status s = seq_op::check_weight(c, **w_h, "w_h (4H · H)", {gates, hidden}); !s) return s;
+  Expected<const Tensor*> w_x = c.input(kWx, "w_x");
+  if (!w_x) return w_x.status();
+  if (Status s = seq_op::check_weight(c, **w_x, "w_x (4H · D, D from x)", {gates, input}); !s) {
+    return s;
+  }
+  for (auto [index, what] : {std::pair{kH0, "h0"}, {kC0, "c0"}}) {
+    Expected<const Tensor*> state = c.optional_input(index, what);
+    if (!state) return state.status();
+    if (*state == nullptr) continue;
+    if (Status s = seq_op::check_state_vector(c, **state, what, hidden); !s) return s;
+  }
+  for (auto [index, what] : {std::pair{kB, "b"},
+                             {kGainH, "gain_h"},
+                             {kBiasH, "bias_h"},
+                             {kGainX, "gain_x"},
+                             {kBiasX, "bias_x"}}) {
+    if (Status s = seq_op::check_optional_weight(c, index, what, {gates}); !s) return s;
+  }
+  for (auto [index, what] : {std::pair{kGainC, "gain_c"}, {kBiasC, "bias_c"}}) {
+    if (Status s = seq_op::check_optional_weight(c, index, what, {hidden}); !s) return s;
+  }
+  Expected<WeightType> type = seq_op::matrices_weight_type(c, {kWx, kWh}, {"w_x", "w_h"});
+  if (!type) return type.status();
+
+  Expected<seq_op::NormAttributes> norm = seq_op::parse_norm_attributes(c);
+  if (!norm) return norm.status();
+  Expected<LstmNormPlacement> placement = parse_placement(c, norm->enabled);
+  if (!placement) return placement.status();
+  Expected<bool> reverse = c.flag("reverse", false);
+  if (!reverse) return reverse.status();
+
+  const int64_t max_rows = rows == kSequenceDim ? graph.max_sequence_length : rows;
+  config.hidden = static_cast<size_t>(hidden);
+  config.chunk_steps = static_cast<size_t>(std::clamp<int64_t>(max_rows, 1, kMaxChunkSteps));
+  config.reverse = *reverse;
+  config.placement = *placement;
+  config.norm = norm->params;
+  config.type = *type;
+  config.h_seq_shape = {rows, hidden};
+  return Status::ok();
+}
+
+Status infer_lstm(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
+  LstmConfig config;
+  if (Status s = check_lstm(graph, node, config); !s) return s;
+  const Shape state = {1, static_cast<int64_t>(config.hidden)};
+  outputs.assign(node.outputs.size(), InferredTensor{DataType::kF32, state});
+  outputs[kHSeq].shape = config.h_seq_shape;
+  return Status::ok();
+}
+
+struct LstmSession final : OpSessionState {
+  LstmSession(const LnLstmCell& cell, size_t chunk_steps) : workspace(cell, chunk_steps) {}
+  LnLstmWorkspace workspace;
+};
+
+class LstmKernel final : public OpKernel {
+ public:
+  LstmKernel(std::string node_name, LnLstmCell cell, const LstmConfig& config)
+      : node_name_(std::move(node_name)), cell_(std::move(cell)), config_(config) {}
+
+  std::unique_ptr<OpSessionState> create_session_state() const override {
+    return std::make_unique<LstmSession>(cell_, config_.chunk_steps);
+  }
+
+  Status run(const OpRunContext& context) const override {
+    auto* session = static_cast<LstmSession*>(context.session_state);
+    if (session == nullptr) {
+      return Status::error("node '" + node_name_ + "' (LstmCell): run without its session state");
+    }
+    LnLstmWorkspace& ws = session->workspace;
+    const TensorView* in = context.inputs;
+    const size_t hidden = config_.hidden, input = cell_.input_size();
+    const auto optional = [&](const TensorView* views, size_t count, size_t index) -> float* {
+      return index < count && views[index].present() ? views[index].f32() : nullptr;
+    };
+    const float* x = in[kX].f32();
+    const float* h0 = optional(in, context.input_count, kH0);
+    const float* c0 = optional(in, context.input_count, kC0);
+    float* h_seq = context.outputs[kHSeq].f32();
+    float* h_last = optional(context.outputs, context.output_count, kHLast);
+    float* c_last = optional(context.outputs, context.output_count, kCLast);
+
+    // c_t is updated in place in c_last (or the workspace), starting from c0.
+    float* c = c_last != nullptr ? c_last : ws.cell();
+    if (c0 == nullptr) c0 = ws.zeros();
+    if (c != c0) std::copy(c0, c0 + hidden, c);
+    const float* h_prev = h0 != nullptr ? h0 : ws.zeros();
+    float* xproj = ws.xproj();
+    Status s = seq_op::for_each_step(
+        in[kX].rows(), ws.chunk_steps(), config_.reverse,
+        [&](size_t first, size_t rows) {
+          return ln_lstm_project_inputs(cell_, x + first * input, rows, xproj, context.pool);
+        },
+        [&](size_t t, size_t chunk_row) {
+          float* h = h_seq + t * hidden;
+          Status step = ln_lstm_step(cell_, xproj + chunk_row * 4 * hidden, h_prev, c, h, c, ws,
+                                     context.pool);
+          h_prev = h;
+          return step;
+        });
+    if (!s) return s;
+    if (h_last != nullptr) std::copy(h_prev, h_prev + hidden, h_last);
+    return Status::ok();
+  }
+
+ private:
+  std::string node_name_;
+  LnLstmCell cell_;
+  LstmConfig config_;
+};
+
+Expected<std::unique_ptr<OpKernel>> create_lstm(const OpBuildContext& context) {
+  LstmConfig config;
+  if (Status s = check_lstm(context.graph, context.node, config); !s) return s;
+  const NodeChecker c(context.graph, context.node);
+  static const char* const kNames[] = {"x",      "h0",     "c0",     "w_x",    "w_h",    "b",
+                                       "gain_h", "bias_h", "gain_x", "bias_x", "gain_c", "bias_c"};
+  std::vector<float> values[kBiasC + 1];
+  for (size_t index = kWx; index <= kBiasC; ++index) {
+    Expected<std::vector<float>> read = seq_op::weight_floats(c, index, kNames[index]);
+    if (!read) return read.status();
+    values[index] = std::move(read).value();
+  }
+  LnLstmWeights w;
+  w.input_size = context.graph.tensors[context.node.inputs[kX]].shape[1];
+  w.hidden_size = config.hidden;
+  w.w_x = values[kWx].data();
+  w.w_h = values[kWh].data();
+  w.b = seq_op::data_or_null(values[kB]);
+  w.placement = config.placement;
+  w.norm = config.norm;
+  w.gain_h = seq_op::data_or_null(values[kGainH]);
+  w.bias_h = seq_op::data_or_null(values[kBiasH]);
+  w.gain_x = seq_op::data_or_null(values[kGainX]);
+  w.bias_x = seq_op::data_or_null(values[kBiasX]);
+  w.gain_c = seq_op::data_or_null(values[kGainC]);
+  w.bias_c = seq_op::data_or_null(values[kBiasC]);
+  // bf16 matrices were widened exactly; kBF16 rounds them back to the same bits.
+  Expected<LnLstmCell> cell = make_ln_lstm_cell(w, config.type, context.isa);
+  if (!cell) return c.error(cell.status().message());
+  return std::unique_ptr<OpKernel>(
+      new LstmKernel(context.node.name, std::move(cell).value(), config));
+}
+
+}  // namespace
+
+const OpSchema kLstmCellSchema = {OpType::kLstmCell, "LstmCell", 5, 12, 1, 3,
+                                  infer_lstm,        create_lstm};
 
 }  // namespace normrt

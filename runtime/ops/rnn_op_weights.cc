@@ -1,0 +1,82 @@
+#include "runtime/ops/rnn_op_weights.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace normrt::seq_op {
+
+Status check_weight(const NodeChecker& c, const Tensor& tensor, const char* what,
+                    const Shape& shape) {
+  if (Status s = c.check_kind(tensor, what, TensorKind::kWeight); !s) return s;
+  if (Status s = c.check_type(tensor, what, {DataType::kF32, DataType::kBF16}, shape.size()); !s) {
+    return s;
+  }
+  return c.check_shape(tensor, what, shape);
+}
+
+Status check_optional_weight(const NodeChecker& c, size_t index, const char* what,
+                             const Shape& shape) {
+  Expected<const Tensor*> tensor = c.optional_input(index, what);
+  if (!tensor) return tensor.status();
+  if (*tensor == nullptr) return Status::ok();
+  return check_weight(c, **tensor, what, shape);
+}
+
+Expected<WeightType> matrices_weight_type(const NodeChecker& c,
+                                          std::initializer_list<size_t> indices,
+                                          std::initializer_list<const char*> names) {
+  const Tensor* first = nullptr;
+  const char* first_name = "";
+  const char* const* name = names.begin();
+  for (size_t index : indices) {
+    Expected<const Tensor*> tensor = c.input(index, *name);
+    if (!tensor) return tensor.status();
+    if (first == nullptr) {
+      first = *tensor;
+      first_name = *name;
+    } else if ((*tensor)->dtype != first->dtype) {
+      return c.error(
+          "the weight matrices must share one dtype: " + NodeChecker::describe(*first, first_name) +
+          " is " + data_type_name(first->dtype) + ", " + NodeChecker::describe(**tensor, *name) +
+          " is " + data_type_name((*tensor)->dtype));
+    }
+    ++name;
+  }
+  return first != nullptr && first->dtype == DataType::kBF16 ? WeightType::kBF16 : WeightType::kF32;
+}
+
+Expected<std::vector<float>> weight_floats(const NodeChecker& c, size_t index, const char* what) {
+  Expected<const Tensor*> found = c.optional_input(index, what);
+  if (!found) return found.status();
+  if (*found == nullptr) return std::vector<float>();
+  const Tensor& tensor = **found;
+  const size_t elements = shape_elements(tensor.shape, 0);
+  const size_t expected_bytes = elements * data_type_size(tensor.dtype);
+  if (tensor.data.bytes == nullptr || tensor.data.size != expected_bytes) {
+    return c.error(
+        NodeChecker::describe(tensor, what) + " " + shape_string(tensor.shape) + " " +
+        data_type_name(tensor.dtype) + " must hold " + std::to_string(expected_bytes) +
+        " bytes, found " +
+        (tensor.data.bytes == nullptr ? std::string("no data") : std::to_string(tensor.data.size)));
+  }
+  std::vector<float> values(elements);
+  if (tensor.dtype == DataType::kF32) {
+    std::memcpy(values.data(), tensor.data.bytes, expected_bytes);
+  } else {
+    for (size_t i = 0; i < elements; ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, tensor.data.bytes + 2 * i, sizeof bits);
+      values[i] = float_from_bf16(bits);
+    }
+  }
+  return values;
+}
+
+Status check_state_vector(const NodeChecker& c, const Tensor& tensor, const char* what,
+                          int64_t hidden) {
+  if (Status s = c.check_type(tensor, what, {DataType::kF32}, 2); !s) return s;
+  return c.check_shape(tensor, what, {1, hidden});
+}
+
+}  // namespace normrt::seq_op

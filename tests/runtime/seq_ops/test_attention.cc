@@ -1,0 +1,149 @@
+// Attention without a KV cache against the double-precision definition:
+// plain, causal, grouped-query, multi-query, cross-attention (fewer queries
+// than keys), an explicit scale, many key blocks with growing maxima, and
+// the thread pool.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "kernels/common/isa.h"
+#include "tests/runtime/seq_ops/attention_reference.h"
+#include "tests/runtime/seq_ops/one_node_harness.h"
+#include "tests/runtime/seq_ops/seq_test_support.h"
+
+namespace normrt::testing {
+namespace {
+
+struct AttentionCase {
+  AttentionSizes sizes;
+  int64_t query_rows = 0;  // kSequenceDim: the run's S
+  int64_t key_rows = 0;    // kSequenceDim: the run's S
+  size_t s = 1;            // S of the run
+  bool explicit_scale = false;
+  float qk_range = 1.0f;  // q and k uniform in [−range, range)
+};
+
+size_t resolve(int64_t dim, size_t s) { return dim == kSequenceDim ? s : static_cast<size_t>(dim); }
+
+// Builds, runs and compares one case; returns the failure or "".
+std::string run_case(const AttentionCase& c, ThreadPool* pool = nullptr,
+                     std::vector<float>* out_copy = nullptr) {
+  const AttentionSizes& z = c.sizes;
+  const int64_t q_cols = static_cast<int64_t>(z.heads * z.head_dim);
+  const int64_t kv_cols = static_cast<int64_t>(z.kv_heads * z.head_dim);
+  OneNodeHarness h(OpType::kAttention, "dec.attn", 64);
+  h.input("q", {c.query_rows, q_cols});
+  h.input("k", {c.key_rows, kv_cols});
+  h.input("v", {c.key_rows, kv_cols});
+  h.output("out", {c.query_rows, q_cols});
+  h.attribute("num_heads", static_cast<int64_t>(z.heads));
+  if (z.kv_heads != z.heads) h.attribute("num_kv_heads", static_cast<int64_t>(z.kv_heads));
+  if (z.causal) h.attribute("causal", int64_t{1});
+  if (c.explicit_scale) h.attribute("scale", z.scale);
+  if (Status s = h.create(Isa::kScalar); !s) return "create: " + s.message();
+
+  const size_t rq = resolve(c.query_rows, c.s), rk = resolve(c.key_rows, c.s);
+  std::vector<float> q = uniform_floats(rq * q_cols, -c.qk_range, c.qk_range, 11);
+  std::vector<float> k = uniform_floats(rk * kv_cols, -c.qk_range, c.qk_range, 12);
+  std::vector<float> v = uniform_floats(rk * kv_cols, -2.0f, 2.0f, 13);
+  std::vector<float> out(rq * q_cols, NAN);
+  if (Status s = h.run({&q, &k, &v}, {&out}, c.s, /*position=*/5, pool); !s) {
+    return "run: " + s.message();
+  }
+  AttentionSizes ref_sizes = z;
+  if (!c.explicit_scale) ref_sizes.scale = 1.0 / std::sqrt(static_cast<double>(z.head_dim));
+  std::vector<double> tol;
+  // Without a cache the session position (5 here) plays no part.
+  const std::vector<double> ref = reference_attention(ref_sizes, q, k, v, rq, rk, 0, &tol);
+  if (out_copy != nullptr) *out_copy = out;
+  return compare_within("out", out, ref, q_cols, [&](size_t i) { return tol[i]; });
+}
+
+TEST_SUITE("seq_ops") {
+  TEST_CASE("attention: multi-head, plain and causal, odd sizes") {
+    for (bool causal : {false, true}) {
+      for (size_t s : {size_t{1}, size_t{2}, size_t{7}}) {
+        AttentionCase c;
+        c.sizes = {3, 3, 5, 0.0, causal};
+        c.query_rows = c.key_rows = kSequenceDim;
+        c.s = s;
+        CAPTURE(causal);
+        CAPTURE(s);
+        const std::string failure = run_case(c);
+        CHECK_MESSAGE(failure == "", failure);
+      }
+    }
+  }
+
+  TEST_CASE("attention: grouped-query heads share their kv head (GQA and MQA)") {
+    for (auto [heads, kv_heads, d] :
+         {std::tuple<size_t, size_t, size_t>{6, 2, 8}, {4, 1, 16}, {6, 3, 1}}) {
+      for (bool causal : {false, true}) {
+        AttentionCase c;
+        c.sizes = {heads, kv_heads, d, 0.0, causal};
+        c.query_rows = c.key_rows = kSequenceDim;
+        c.s = 11;
+        CAPTURE(heads);
+        CAPTURE(kv_heads);
+        CAPTURE(causal);
+        const std::string failure = run_case(c);
+        CHECK_MESSAGE(failure == "", failure);
+      }
+    }
+  }
+
+  TEST_CASE("attention: fewer queries than keys (cross-attention over a fixed memory)") {
+    AttentionCase c;
+    c.sizes = {2, 2, 3, 0.0, false};
+    c.query_rows = kSequenceDim;
+    c.key_rows = 9;
+    c.s = 2;
+    const std::string failure = run_case(c);
+    CHECK_MESSAGE(failure == "", failure);
+  }
+
+  TEST_CASE("attention: an explicit scale replaces 1/sqrt(d)") {
+    AttentionCase c;
+    c.sizes = {2, 1, 4, 0.37, true};
+    c.query_rows = c.key_rows = kSequenceDim;
+    c.s = 6;
+    c.explicit_scale = true;
+    const std::string failure = run_case(c);
+    CHECK_MESSAGE(failure == "", failure);
+  }
+
+  TEST_CASE("attention: many key blocks, large scores (max subtraction, online rescaling)") {
+    // 150 keys = 3 blocks of the online softmax; scale 8 with |q|,|k| ≤ 3
+    // puts scores in the hundreds, which would overflow e^s unsubtracted.
+    for (bool causal : {false, true}) {
+      AttentionCase c;
+      c.sizes = {2, 1, 33, 8.0, causal};
+      c.query_rows = c.key_rows = 150;
+      c.s = 1;
+      c.explicit_scale = true;
+      c.qk_range = 3.0f;
+      CAPTURE(causal);
+      const std::string failure = run_case(c);
+      CHECK_MESSAGE(failure == "", failure);
+    }
+  }
+
+  TEST_CASE("attention: the thread pool gives bit-identical results") {
+    AttentionCase c;
+    c.sizes = {8, 2, 64, 0.0, true};
+    c.query_rows = c.key_rows = kSequenceDim;
+    c.s = 64;
+    std::vector<float> alone, pooled;
+    CHECK(run_case(c, nullptr, &alone) == "");
+    ThreadPool pool(2);
+    CHECK(run_case(c, &pool, &pooled) == "");
+    REQUIRE(alone.size() == pooled.size());
+    size_t differing = 0;
+    for (size_t i = 0; i < alone.size(); ++i) differing += alone[i] != pooled[i];
+    CHECK(differing == 0);
+  }
+}
+
+}  // namespace
+}  // namespace normrt::testing
