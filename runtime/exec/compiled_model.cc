@@ -6,6 +6,7 @@
 #include "runtime/graph/graph_validate.h"
 #include "runtime/passes/fold_norm_affine.h"
 #include "runtime/passes/fuse_linear_chains.h"
+#include "runtime/passes/prune_tensors.h"
 
 namespace normrt {
 namespace {
@@ -53,6 +54,7 @@ Status run_passes(Graph& graph, const ModelOptions& options, PassSummary& summar
     if (!folded) return folded.status();
     summary.folded_norms = folded->folded_norms;
   }
+  prune_tensors(graph);
   summary.nodes_after = graph.nodes.size();
   // The passes promise valid graphs; checking costs little and catches a pass bug at load.
   Status valid = graph_validate(graph);

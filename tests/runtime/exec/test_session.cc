@@ -1,0 +1,214 @@
+// Sessions: binding inputs, S chosen per run, state carried between runs,
+// clear errors, no allocation per run, and one model shared by many threads.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <thread>
+
+#include "normrt/normrt.hpp"
+#include "runtime/exec/compiled_model.h"
+#include "runtime_test_graphs.h"
+
+// Counts heap allocations made by the thread that enabled counting.
+namespace {
+thread_local bool counting = false;
+thread_local size_t allocations = 0;
+}  // namespace
+
+void* operator new(size_t size) {
+  if (counting) ++allocations;
+  if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
+  throw std::bad_alloc();
+}
+void operator delete(void* memory) noexcept { std::free(memory); }
+void operator delete(void* memory, size_t) noexcept { std::free(memory); }
+
+namespace normrt {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::shared_ptr<const Model> mixed_model(size_t d, uint32_t seed, const ModelOptions& options = {}) {
+  auto model = compile_model(test::mixed_blocks(test::mixed_blocks_weights(d, seed), 16, false),
+                             options);
+  REQUIRE_MESSAGE(model.is_ok(), model.status().message());
+  return model.value();
+}
+
+// out = x + h; h ← out after each run: h accumulates the inputs.
+std::shared_ptr<const Model> accumulator_model() {
+  GraphBuilder b;
+  TensorId x = b.input("x", DataType::kF32, {1, 5});
+  TensorId h = b.state("h", DataType::kF32, {1, 5});
+  TensorId out = b.node(OpType::kAdd, "accumulate", {x, h}, {{1, 5}});
+  b.rename(out, "out");
+  b.output(out);
+  b.state_update(h, out);
+  auto model = compile_model(b.finish(1), {});
+  REQUIRE_MESSAGE(model.is_ok(), model.status().message());
+  return model.value();
+}
+
+}  // namespace
+
+TEST_SUITE("session") {
+  TEST_CASE("S is chosen per run from the inputs and every run matches the reference") {
+    const size_t d = 24;
+    auto weights = test::mixed_blocks_weights(d, 11);
+    auto model = mixed_model(d, 11);
+    auto session = Session::create(model);
+    REQUIRE(session.is_ok());
+    for (size_t s : {1, 7, 16, 2, 1}) {
+      CAPTURE(s);
+      std::vector<float> x = test::random_values(s * d, 1.0f, static_cast<uint32_t>(s));
+      REQUIRE(session.value()->set_input("x", x.data(), x.size() * 4).is_ok());
+      Status ran = session.value()->run();
+      REQUIRE_MESSAGE(ran.is_ok(), ran.message());
+      auto out = session.value()->output("out");
+      REQUIRE(out.is_ok());
+      CHECK(out->shape == std::vector<size_t>{s, d});
+      std::vector<double> reference = test::mixed_blocks_reference(weights, false, x, s);
+      for (size_t i = 0; i < reference.size(); ++i) {
+        INFO("i = ", i, ": ", out->f32()[i], " vs ", reference[i]);
+        CHECK(std::abs(out->f32()[i] - reference[i]) <= 2e-5 * (1 + std::abs(reference[i])));
+      }
+    }
+    CHECK(session.value()->position() == 1 + 7 + 16 + 2 + 1);
+  }
+
+  TEST_CASE("state tensors carry over between runs; reset zeroes them") {
+    auto session = Session::create(accumulator_model());
+    REQUIRE(session.is_ok());
+    const float x[5] = {1, -2, 0.5f, 3, 1e-3f};
+    for (int run = 1; run <= 4; ++run) {
+      REQUIRE(session.value()->set_input("x", x, sizeof x).is_ok());
+      REQUIRE(session.value()->run().is_ok());
+      auto out = session.value()->output("out");
+      for (int i = 0; i < 5; ++i) CHECK(out->f32()[i] == doctest::Approx(x[i] * run));
+    }
+    session.value()->reset();
+    CHECK(session.value()->position() == 0);
+    REQUIRE(session.value()->set_input("x", x, sizeof x).is_ok());
+    REQUIRE(session.value()->run().is_ok());
+    CHECK(session.value()->output("out")->f32()[1] == -2.0f);
+  }
+
+  TEST_CASE("bad inputs and names are errors that say what is wrong") {
+    auto session = Session::create(mixed_model(8, 3));
+    REQUIRE(session.is_ok());
+    Session& s = *session.value();
+    std::vector<float> x(17 * 8, 0.5f);
+
+    Status unset = s.run();
+    CHECK(contains(unset.message(), "input 'x' is not set"));
+    Status unknown = s.set_input("y", x.data(), 32);
+    CHECK(contains(unknown.message(), "no input 'y' (inputs: x)"));
+    Status ragged = s.set_input("x", x.data(), 33);
+    CHECK(contains(ragged.message(), "'x' [S, 8] f32: expected S × 32 bytes with 1 ≤ S ≤ 16, got 33 bytes"));
+    Status too_long = s.set_input("x", x.data(), 17 * 32);
+    CHECK_FALSE(too_long.is_ok());
+    Status null_data = s.set_input("x", nullptr, 32);
+    CHECK(contains(null_data.message(), "data is null"));
+    auto missing = s.output("logits");
+    CHECK(contains(missing.status().message(), "no output 'logits' (outputs: out)"));
+  }
+
+  TEST_CASE("no heap allocation per run after the first") {
+    auto model = mixed_model(64, 5);
+    for (size_t threads : {1, 2}) {
+      CAPTURE(threads);
+      SessionOptions options;
+      options.threads = threads;
+      options.profile = threads == 2;
+      auto session = Session::create(model, options);
+      REQUIRE(session.is_ok());
+      std::vector<float> x = test::random_values(3 * 64, 1.0f, 8);
+      REQUIRE(session.value()->set_input("x", x.data(), x.size() * 4).is_ok());
+      REQUIRE(session.value()->run().is_ok());  // warm-up
+      allocations = 0;
+      counting = true;
+      for (int run = 0; run < 20; ++run) {
+        Status bound = session.value()->set_input("x", x.data(), x.size() * 4);
+        Status ran = session.value()->run();
+        CHECK(bound.is_ok());
+        CHECK(ran.is_ok());
+      }
+      counting = false;
+      CHECK(allocations == 0);
+    }
+  }
+
+  TEST_CASE("8 threads with their own sessions on one model match a single thread bit for bit") {
+    auto model = mixed_model(96, 21);
+    const int kInputs = 6, kIterations = 150;
+    std::vector<std::vector<float>> inputs, expected;
+    {
+      auto session = Session::create(model);
+      REQUIRE(session.is_ok());
+      for (int i = 0; i < kInputs; ++i) {
+        inputs.push_back(test::random_values((1 + i % 4) * 96, 1.0f, 300 + i));
+        REQUIRE(session.value()->set_input("x", inputs[i].data(), inputs[i].size() * 4).is_ok());
+        REQUIRE(session.value()->run().is_ok());
+        auto out = session.value()->output("out");
+        expected.emplace_back(out->f32(), out->f32() + out->elements());
+      }
+    }
+    std::atomic<int> mismatches{0}, failures{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+      threads.emplace_back([&, t] {
+        auto session = Session::create(model);
+        if (!session) {
+          ++failures;
+          return;
+        }
+        for (int iteration = 0; iteration < kIterations; ++iteration) {
+          int i = (iteration + t) % kInputs;
+          bool ok = session.value()->set_input("x", inputs[i].data(), inputs[i].size() * 4).is_ok() &&
+                    session.value()->run().is_ok();
+          if (!ok) {
+            ++failures;
+            continue;
+          }
+          auto out = session.value()->output("out");
+          if (std::memcmp(out->data, expected[i].data(), expected[i].size() * 4) != 0) ++mismatches;
+        }
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    CHECK(failures == 0);
+    CHECK(mismatches == 0);
+  }
+
+  TEST_CASE("the profile counts every node's runs and names the norm kinds") {
+    SessionOptions options;
+    options.profile = true;
+    auto session = Session::create(mixed_model(16, 4, ModelOptions{"", false, false}), options);
+    REQUIRE(session.is_ok());
+    std::vector<float> x = test::random_values(16, 1.0f, 1);
+    for (int run = 0; run < 3; ++run) {
+      REQUIRE(session.value()->set_input("x", x.data(), 64).is_ok());
+      REQUIRE(session.value()->run().is_ok());
+    }
+    const auto& profile = session.value()->profile();
+    REQUIRE(profile.size() == 11);
+    size_t norms = 0;
+    for (const NodeProfile& node : profile) {
+      CHECK(node.runs == 3);
+      if (!node.norm.empty()) ++norms;
+      if (node.name == "ln1") CHECK(node.norm == "layer_norm");
+    }
+    CHECK(norms == 3);
+    session.value()->profile_reset();
+    CHECK(session.value()->profile()[0].runs == 0);
+  }
+}
+
+}  // namespace normrt
