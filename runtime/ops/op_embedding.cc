@@ -1,8 +1,170 @@
-// Not implemented yet: null functions make graph_validate() report the op as unsupported.
+// Embedding: row lookups in a table [V, D] (an f32 or bf16 weight), output f32.
+//   (ids i32 [..], table)  → [.., D]   row ids[i] + row_offset
+//   (table), positions = 1 → [S, D]    rows position + row_offset + [0, S), where
+//                                      position is the session's token count
+//                                      (learned position embeddings)
+// Attributes: "positions" (int 0 | 1, default 0), "row_offset" (int, default 0;
+// some checkpoints shift their rows, e.g. RoBERTa's positions by 2).
+// A row outside [0, V) is a run() error naming the node, the index, the value and V.
+// Aliasing: none (the output must not overlap ids or the table).
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "kernels/linear/linear.h"
 #include "runtime/ops/op_schemas.h"
+#include "runtime/ops/op_support.h"
 
 namespace normrt {
+namespace {
 
-const OpSchema kEmbeddingSchema = {OpType::kEmbedding, "Embedding", 1, 2, 1, 1, nullptr, nullptr};
+struct EmbeddingConfig {
+  bool positions = false;
+  int64_t row_offset = 0;
+};
+
+Expected<EmbeddingConfig> check_embedding_node(const Graph& graph, const Node& node,
+                                               std::vector<InferredTensor>& outputs) {
+  if (Status s = check_attribute_names(node, {"positions", "row_offset"}); !s) return s;
+  EmbeddingConfig config;
+  Expected<int64_t> positions = node.int_attribute("positions", 0);
+  if (!positions) return positions.status();
+  if (*positions != 0 && *positions != 1) {
+    return node_error(node, "attribute 'positions' must be 0 or 1, found " + std::to_string(*positions));
+  }
+  config.positions = *positions == 1;
+  Expected<int64_t> offset = node.int_attribute("row_offset", 0);
+  if (!offset) return offset.status();
+  // Bounded so that id + row_offset cannot overflow.
+  if (*offset < -(int64_t{1} << 40) || *offset > (int64_t{1} << 40)) {
+    return node_error(node, "attribute 'row_offset' must be within ±2^40, found " + std::to_string(*offset));
+  }
+  config.row_offset = *offset;
+
+  const size_t expected_inputs = config.positions ? 1 : 2;
+  if (node.inputs.size() != expected_inputs) {
+    return node_error(node, std::string(config.positions ? "with positions = 1 the operands are (table)"
+                                                         : "the operands are (ids, table)") +
+                                ": expected " + std::to_string(expected_inputs) + ", found " +
+                                std::to_string(node.inputs.size()));
+  }
+  const size_t table_index = expected_inputs - 1;
+  Expected<const Tensor*> table = required_input(graph, node, table_index, "table");
+  if (!table) return table.status();
+  Status s = check_kind(node, table_index, "table", **table, TensorKind::kWeight);
+  if (s) s = check_dtype(node, table_index, "table", **table, {DataType::kF32, DataType::kBF16});
+  if (!s) return s;
+  const Shape& table_shape = (*table)->shape;
+  if (table_shape.size() != 2 || table_shape[0] < 1 || table_shape[1] < 1) {
+    return node_error(node, "operand " + std::to_string(table_index) + " (table) '" + (*table)->name +
+                                "' must have shape [V, D] with V, D >= 1, found " +
+                                shape_string(table_shape));
+  }
+  Shape y;
+  if (config.positions) {
+    y = {kSequenceDim, table_shape[1]};
+  } else {
+    Expected<const Tensor*> ids = required_input(graph, node, 0, "ids");
+    if (!ids) return ids.status();
+    if (Status t = check_dtype(node, 0, "ids", **ids, {DataType::kI32}); !t) return t;
+    if ((*ids)->shape.empty() || (*ids)->shape.size() >= TensorView::kMaxRank) {
+      return node_error(node, "operand 0 (ids) '" + (*ids)->name + "' must have rank 1 to " +
+                                  std::to_string(TensorView::kMaxRank - 1) + ", found " +
+                                  shape_string((*ids)->shape));
+    }
+    y = (*ids)->shape;
+    y.push_back(table_shape[1]);
+  }
+  outputs = {{DataType::kF32, y}};
+  return config;
+}
+
+Status infer_embedding(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
+  return check_embedding_node(graph, node, outputs).status();
+}
+
+class EmbeddingOp final : public OpKernel {
+ public:
+  EmbeddingOp(EmbeddingConfig config, const Tensor& table, std::string label)
+      : config_(config),
+        rows_(static_cast<size_t>(table.shape[0])),
+        width_(static_cast<size_t>(table.shape[1])),
+        bf16_(table.dtype == DataType::kBF16),
+        table_name_(table.name),
+        label_(std::move(label)) {}
+
+  Status run(const OpRunContext& context) const override {
+    const TensorView& table = context.inputs[context.input_count - 1];
+    float* y = context.outputs[0].f32();
+    if (config_.positions) {
+      const size_t count = context.outputs[0].rows();
+      for (size_t i = 0; i < count; ++i) {
+        const int64_t row = static_cast<int64_t>(context.position + i) + config_.row_offset;
+        if (row < 0 || row >= static_cast<int64_t>(rows_)) {
+          return out_of_range("position " + std::to_string(context.position + i) +
+                                  " (session position " + std::to_string(context.position) +
+                                  " + row " + std::to_string(i) + ")",
+                              row);
+        }
+        copy_row(table, static_cast<size_t>(row), y + i * width_);
+      }
+      return Status::ok();
+    }
+    const TensorView& ids = context.inputs[0];
+    const size_t count = ids.elements();
+    for (size_t i = 0; i < count; ++i) {
+      const int64_t row = int64_t{ids.i32()[i]} + config_.row_offset;
+      if (row < 0 || row >= static_cast<int64_t>(rows_)) {
+        return out_of_range("ids[" + std::to_string(i) + "] = " + std::to_string(ids.i32()[i]), row);
+      }
+      copy_row(table, static_cast<size_t>(row), y + i * width_);
+    }
+    return Status::ok();
+  }
+
+ private:
+  void copy_row(const TensorView& table, size_t row, float* dst) const {
+    if (!bf16_) {
+      std::memcpy(dst, table.data + row * width_ * sizeof(float), width_ * sizeof(float));
+      return;
+    }
+    const std::byte* src = table.data + row * width_ * sizeof(uint16_t);
+    for (size_t j = 0; j < width_; ++j) {
+      uint16_t bits;
+      std::memcpy(&bits, src + j * sizeof(uint16_t), sizeof bits);  // little-endian host
+      dst[j] = float_from_bf16(bits);
+    }
+  }
+
+  Status out_of_range(const std::string& what, int64_t row) const {
+    std::string offset;
+    if (config_.row_offset != 0) {
+      offset = " (+ row_offset " + std::to_string(config_.row_offset) + " = row " +
+               std::to_string(row) + ")";
+    }
+    return Status::error(label_ + ": " + what + offset + " is out of range for table '" +
+                         table_name_ + "' of V = " + std::to_string(rows_) + " rows");
+  }
+
+  EmbeddingConfig config_;
+  size_t rows_, width_;
+  bool bf16_;
+  std::string table_name_;
+  std::string label_;
+};
+
+Expected<std::unique_ptr<OpKernel>> create_embedding(const OpBuildContext& context) {
+  std::vector<InferredTensor> outputs;
+  Expected<EmbeddingConfig> config = check_embedding_node(context.graph, context.node, outputs);
+  if (!config) return config.status();
+  const Tensor& table = context.graph.tensors[context.node.inputs.back()];
+  return std::unique_ptr<OpKernel>(new EmbeddingOp(*config, table, node_label(context.node)));
+}
+
+}  // namespace
+
+const OpSchema kEmbeddingSchema = {OpType::kEmbedding, "Embedding", 1, 2, 1, 1, infer_embedding,
+                                   create_embedding};
 
 }  // namespace normrt

@@ -1,8 +1,147 @@
-// Not implemented yet: null functions make graph_validate() report the op as unsupported.
+// FusedLinear, made by the fusion pass (it may also come from a file):
+//   (x [.., K], W [N, K] weight, bias [N]?, residual [.., N]?, gain [N]?, norm_bias [N]?)
+//     → (y [.., N], sum [.., N]?)
+//   t = x · Wᵀ + bias + residual      (written to sum if present; needs a residual)
+//   y = act(norm(t; gain, norm_bias))
+// One fused_linear() call (kernels/linear/fused_linear.h) with the session's
+// thread pool. Attributes: "norm" and the norm convention (op_norm_attributes.h),
+// "activation" (activation_name(), default "none").
+// Aliasing: y must not overlap x or residual; sum may be residual, nothing else.
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "kernels/linear/fused_linear.h"
+#include "runtime/ops/op_linear_weights.h"
+#include "runtime/ops/op_norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
+#include "runtime/ops/op_support.h"
 
 namespace normrt {
+namespace {
 
-const OpSchema kFusedLinearSchema = {OpType::kFusedLinear, "FusedLinear", 2, 6, 1, 2, nullptr, nullptr};
+enum Operand : size_t { kX, kW, kBias, kResidual, kGain, kNormBias };
+
+// What create() needs beyond the weights.
+struct FusedConfig {
+  NormSelection norm;
+  Activation activation = Activation::kNone;
+};
+
+Expected<FusedConfig> check_fused_node(const Graph& graph, const Node& node,
+                                       std::vector<InferredTensor>& outputs) {
+  std::vector<std::string_view> names = kNormConventionAttributeNames;
+  names.insert(names.end(), {"norm", "p", "activation"});
+  if (Status s = check_attribute_names(node, names); !s) return s;
+  FusedConfig config;
+  Expected<NormSelection> norm = norm_selection_from_attributes(node);
+  if (!norm) return norm.status();
+  config.norm = *norm;
+  Expected<std::string> activation_name = node.string_attribute("activation", "none");
+  if (!activation_name) return activation_name.status();
+  Expected<Activation> activation = activation_from_name(*activation_name);
+  if (!activation) return node_error(node, "attribute 'activation': " + activation.status().message());
+  config.activation = *activation;
+
+  Expected<const Tensor*> x = required_input(graph, node, kX, "x");
+  if (!x) return x.status();
+  Status s = check_dtype(node, kX, "x", **x, {DataType::kF32});
+  if (s) s = check_rows_operand(node, kX, "x", **x);
+  if (s) s = check_linear_weight(graph, node, kW);
+  if (!s) return s;
+  const Shape& w_shape = graph.tensors[node.inputs[kW]].shape;  // [N, K]
+  const int64_t n = w_shape[0];
+  if ((*x)->shape.back() != w_shape[1]) {
+    return node_error(node, "operand 0 (x) '" + (*x)->name + "' has K = " +
+                                std::to_string((*x)->shape.back()) + " features, but W is " +
+                                shape_string(w_shape) + " ([N, K]) with K = " +
+                                std::to_string(w_shape[1]));
+  }
+  Shape y = (*x)->shape;
+  y.back() = n;
+  const Tensor* bias = input_tensor(graph, node, kBias);
+  const Tensor* residual = input_tensor(graph, node, kResidual);
+  const Tensor* gain = input_tensor(graph, node, kGain);
+  const Tensor* norm_bias = input_tensor(graph, node, kNormBias);
+  if (bias != nullptr && !(s = check_f32_vector(node, kBias, "bias", *bias, n))) return s;
+  if (residual != nullptr) {
+    s = check_dtype(node, kResidual, "residual", *residual, {DataType::kF32});
+    if (s) s = check_shape(node, kResidual, "residual", *residual, y);
+    if (!s) return s;
+  }
+  if (!config.norm.enabled && (gain != nullptr || norm_bias != nullptr)) {
+    return node_error(node, "operands 4 (gain) and 5 (norm_bias) need a norm, but attribute 'norm' is \"none\"");
+  }
+  if (gain != nullptr && !(s = check_f32_vector(node, kGain, "gain", *gain, n))) return s;
+  if (norm_bias != nullptr && !(s = check_f32_vector(node, kNormBias, "norm_bias", *norm_bias, n))) {
+    return s;
+  }
+  if (output_tensor(graph, node, 1) != nullptr && residual == nullptr) {
+    return node_error(node, "output 1 (sum) needs operand 3 (residual): there is nothing to sum");
+  }
+  if (config.norm.enabled) {  // the kernel's parameter checks (eps, p with n, gain convention)
+    float dummy = 0.0f;
+    NormRows rows;
+    rows.rows = 0;
+    rows.n = static_cast<size_t>(n);
+    rows.src = rows.dst = &dummy;
+    rows.gain = gain != nullptr ? &dummy : nullptr;
+    if (Status valid = norm_validate(config.norm.params, rows); !valid) {
+      return node_error(node, valid.message());
+    }
+  }
+  outputs.assign(node.outputs.size(), {DataType::kF32, y});
+  return config;
+}
+
+Status infer_fused_linear(const Graph& graph, const Node& node,
+                          std::vector<InferredTensor>& outputs) {
+  return check_fused_node(graph, node, outputs).status();
+}
+
+class FusedLinearOp final : public OpKernel {
+ public:
+  FusedLinearOp(PackedWeights w, FusedConfig config, std::string label)
+      : w_(std::move(w)), config_(config), label_(std::move(label)) {}
+
+  Status run(const OpRunContext& context) const override {
+    const TensorView& x = context.inputs[kX];
+    const size_t n = w_.n();
+    LinearEpilogue epilogue;
+    epilogue.bias = optional_input_f32(context, kBias);
+    epilogue.residual = optional_input_f32(context, kResidual);
+    epilogue.residual_stride = n;
+    epilogue.sum_dst = optional_output_f32(context, 1);
+    epilogue.sum_stride = n;
+    epilogue.normalize = config_.norm.enabled;
+    epilogue.norm = config_.norm.params;
+    epilogue.gain = optional_input_f32(context, kGain);
+    epilogue.norm_bias = optional_input_f32(context, kNormBias);
+    epilogue.activation = config_.activation;
+    Status s = fused_linear(w_, x.f32(), x.rows(), w_.k(), epilogue, context.outputs[0].f32(), n,
+                            context.pool);
+    // Only a plan that broke the aliasing contract fails here.
+    return s ? s : Status::error(label_ + ": " + s.message());
+  }
+
+ private:
+  PackedWeights w_;
+  FusedConfig config_;
+  std::string label_;
+};
+
+Expected<std::unique_ptr<OpKernel>> create_fused_linear(const OpBuildContext& context) {
+  std::vector<InferredTensor> outputs;
+  Expected<FusedConfig> config = check_fused_node(context.graph, context.node, outputs);
+  if (!config) return config.status();
+  Expected<PackedWeights> w = pack_linear_weight(context.graph, context.node, kW, context.isa);
+  if (!w) return w.status();
+  return std::unique_ptr<OpKernel>(new FusedLinearOp(std::move(w).value(), *config, node_label(context.node)));
+}
+
+}  // namespace
+
+const OpSchema kFusedLinearSchema = {OpType::kFusedLinear, "FusedLinear", 2, 6, 1, 2,
+                                     infer_fused_linear, create_fused_linear};
 
 }  // namespace normrt

@@ -1,8 +1,70 @@
-// Not implemented yet: null functions make graph_validate() report the op as unsupported.
+// Linear: (x [.., K] f32, W [N, K] f32|bf16 weight, bias [N] f32?) → y [.., N]
+//   y = x · Wᵀ + b, every leading position a row (kernels/linear/linear.h).
+// W is packed once at create() for the plan's ISA. y must not overlap x or bias.
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "kernels/linear/linear.h"
+#include "runtime/ops/op_linear_weights.h"
 #include "runtime/ops/op_schemas.h"
+#include "runtime/ops/op_support.h"
 
 namespace normrt {
+namespace {
 
-const OpSchema kLinearSchema = {OpType::kLinear, "Linear", 2, 3, 1, 1, nullptr, nullptr};
+Status infer_linear(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
+  if (Status s = check_attribute_names(node, {}); !s) return s;
+  Expected<const Tensor*> x = required_input(graph, node, 0, "x");
+  if (!x) return x.status();
+  Status s = check_dtype(node, 0, "x", **x, {DataType::kF32});
+  if (s) s = check_rows_operand(node, 0, "x", **x);
+  if (s) s = check_linear_weight(graph, node, 1);
+  if (!s) return s;
+  const Shape& w_shape = graph.tensors[node.inputs[1]].shape;  // [N, K]
+  if ((*x)->shape.back() != w_shape[1]) {
+    return node_error(node, "operand 0 (x) '" + (*x)->name + "' has K = " +
+                                std::to_string((*x)->shape.back()) + " features, but W is " +
+                                shape_string(w_shape) + " ([N, K]) with K = " +
+                                std::to_string(w_shape[1]));
+  }
+  if (const Tensor* bias = input_tensor(graph, node, 2)) {
+    if (s = check_f32_vector(node, 2, "bias", *bias, w_shape[0]); !s) return s;
+  }
+  Shape y = (*x)->shape;
+  y.back() = w_shape[0];
+  outputs = {{DataType::kF32, y}};
+  return Status::ok();
+}
+
+class LinearOp final : public OpKernel {
+ public:
+  LinearOp(PackedWeights w, std::string label) : w_(std::move(w)), label_(std::move(label)) {}
+
+  Status run(const OpRunContext& context) const override {
+    const TensorView& x = context.inputs[0];
+    const TensorView& y = context.outputs[0];
+    const float* bias = context.input_count > 2 ? context.inputs[2].f32() : nullptr;
+    Status s = linear(w_, x.f32(), x.rows(), w_.k(), y.f32(), w_.n(), bias);
+    // Only a plan that broke the aliasing contract fails here.
+    return s ? s : Status::error(label_ + ": " + s.message());
+  }
+
+ private:
+  PackedWeights w_;
+  std::string label_;
+};
+
+Expected<std::unique_ptr<OpKernel>> create_linear(const OpBuildContext& context) {
+  std::vector<InferredTensor> outputs;
+  if (Status s = infer_linear(context.graph, context.node, outputs); !s) return s;
+  Expected<PackedWeights> w = pack_linear_weight(context.graph, context.node, 1, context.isa);
+  if (!w) return w.status();
+  return std::unique_ptr<OpKernel>(new LinearOp(std::move(w).value(), node_label(context.node)));
+}
+
+}  // namespace
+
+const OpSchema kLinearSchema = {OpType::kLinear, "Linear", 2, 3, 1, 1, infer_linear, create_linear};
 
 }  // namespace normrt

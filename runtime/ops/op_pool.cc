@@ -1,9 +1,120 @@
-// Not implemented yet: null functions make graph_validate() report the op as unsupported.
+// Sentence-embedding heads.
+//   MeanPool    (x [R, D] f32) → [1, D]: the mean over the R rows (R may be S),
+//               summed in double. No padding mask: batch 1 has no padding.
+//   L2Normalize (x [.., D] f32) → same shape: each row x / max(‖x‖₂, eps),
+//               PyTorch's F.normalize; attribute "eps" (float ≥ 0, default
+//               1e-12); ‖x‖₂ and the division in double.
+// Aliasing: L2Normalize's y may be x (in place); MeanPool's y must not overlap x.
+#include <cfloat>
+#include <cmath>
+#include <memory>
+#include <string>
+
 #include "runtime/ops/op_schemas.h"
+#include "runtime/ops/op_support.h"
 
 namespace normrt {
+namespace {
 
-const OpSchema kMeanPoolSchema = {OpType::kMeanPool, "MeanPool", 1, 1, 1, 1, nullptr, nullptr};
-const OpSchema kL2NormalizeSchema = {OpType::kL2Normalize, "L2Normalize", 1, 1, 1, 1, nullptr, nullptr};
+Status infer_mean_pool(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
+  if (Status s = check_attribute_names(node, {}); !s) return s;
+  Expected<const Tensor*> x = required_input(graph, node, 0, "x");
+  if (!x) return x.status();
+  Status s = check_dtype(node, 0, "x", **x, {DataType::kF32});
+  if (s) s = check_rows_operand(node, 0, "x", **x);
+  if (!s) return s;
+  const Shape& shape = (*x)->shape;
+  if (shape.size() != 2 || shape[0] == 0) {
+    return node_error(node, "operand 0 (x) '" + (*x)->name + "' must have shape [R, D] with R >= 1 "
+                                                              "(R may be S), found " +
+                                shape_string(shape));
+  }
+  outputs = {{DataType::kF32, {1, shape[1]}}};
+  return Status::ok();
+}
+
+class MeanPoolOp final : public OpKernel {
+ public:
+  Status run(const OpRunContext& context) const override {
+    const TensorView& x = context.inputs[0];
+    const size_t rows = x.dims[0], cols = x.dims[1];
+    float* y = context.outputs[0].f32();
+    constexpr size_t kBlock = 64;  // columns summed at once: the sums stay in registers/L1
+    for (size_t begin = 0; begin < cols; begin += kBlock) {
+      const size_t width = cols - begin < kBlock ? cols - begin : kBlock;
+      double sums[kBlock] = {};
+      for (size_t r = 0; r < rows; ++r) {
+        const float* row = x.f32() + r * cols + begin;
+        for (size_t j = 0; j < width; ++j) sums[j] += row[j];
+      }
+      for (size_t j = 0; j < width; ++j) y[begin + j] = static_cast<float>(sums[j] / double(rows));
+    }
+    return Status::ok();
+  }
+};
+
+Expected<std::unique_ptr<OpKernel>> create_mean_pool(const OpBuildContext& context) {
+  std::vector<InferredTensor> outputs;
+  if (Status s = infer_mean_pool(context.graph, context.node, outputs); !s) return s;
+  return std::unique_ptr<OpKernel>(new MeanPoolOp());
+}
+
+Expected<double> check_l2_normalize_node(const Graph& graph, const Node& node,
+                                         std::vector<InferredTensor>& outputs) {
+  if (Status s = check_attribute_names(node, {"eps"}); !s) return s;
+  Expected<double> eps = node.float_attribute("eps", 1e-12);
+  if (!eps) return eps.status();
+  if (!(*eps >= 0.0 && *eps <= DBL_MAX)) {
+    return node_error(node, "attribute 'eps' must be finite and >= 0, found " + std::to_string(*eps));
+  }
+  Expected<const Tensor*> x = required_input(graph, node, 0, "x");
+  if (!x) return x.status();
+  Status s = check_dtype(node, 0, "x", **x, {DataType::kF32});
+  if (s) s = check_rows_operand(node, 0, "x", **x);
+  if (!s) return s;
+  outputs = {{DataType::kF32, (*x)->shape}};
+  return eps;
+}
+
+Status infer_l2_normalize(const Graph& graph, const Node& node,
+                          std::vector<InferredTensor>& outputs) {
+  return check_l2_normalize_node(graph, node, outputs).status();
+}
+
+class L2NormalizeOp final : public OpKernel {
+ public:
+  explicit L2NormalizeOp(double eps) : eps_(eps) {}
+
+  Status run(const OpRunContext& context) const override {
+    const TensorView& x = context.inputs[0];
+    const size_t n = x.cols(), rows = x.rows();
+    for (size_t r = 0; r < rows; ++r) {
+      const float* src = x.f32() + r * n;
+      float* dst = context.outputs[0].f32() + r * n;
+      double squares = 0.0;
+      for (size_t i = 0; i < n; ++i) squares += double(src[i]) * src[i];
+      const double denominator = std::fmax(std::sqrt(squares), eps_);
+      for (size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(src[i] / denominator);
+    }
+    return Status::ok();
+  }
+
+ private:
+  double eps_;
+};
+
+Expected<std::unique_ptr<OpKernel>> create_l2_normalize(const OpBuildContext& context) {
+  std::vector<InferredTensor> outputs;
+  Expected<double> eps = check_l2_normalize_node(context.graph, context.node, outputs);
+  if (!eps) return eps.status();
+  return std::unique_ptr<OpKernel>(new L2NormalizeOp(*eps));
+}
+
+}  // namespace
+
+const OpSchema kMeanPoolSchema = {OpType::kMeanPool, "MeanPool", 1, 1, 1, 1, infer_mean_pool,
+                                  create_mean_pool};
+const OpSchema kL2NormalizeSchema = {OpType::kL2Normalize, "L2Normalize", 1, 1, 1, 1,
+                                     infer_l2_normalize, create_l2_normalize};
 
 }  // namespace normrt

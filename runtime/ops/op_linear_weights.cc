@@ -1,0 +1,62 @@
+#include "runtime/ops/op_linear_weights.h"
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "runtime/ops/op_support.h"
+
+namespace normrt {
+
+Status check_linear_weight(const Graph& graph, const Node& node, size_t index) {
+  Expected<const Tensor*> w = required_input(graph, node, index, "W");
+  if (!w) return w.status();
+  const Tensor& tensor = **w;
+  Status s = check_kind(node, index, "W", tensor, TensorKind::kWeight);
+  if (s) s = check_dtype(node, index, "W", tensor, {DataType::kF32, DataType::kBF16});
+  if (!s) return s;
+  if (tensor.shape.size() != 2 || tensor.shape[0] < 1 || tensor.shape[1] < 1) {
+    return node_error(node, operand_name(index, "W") + " '" + tensor.name +
+                                "' must have shape [N, K] with N, K >= 1, found " +
+                                shape_string(tensor.shape));
+  }
+  return Status::ok();
+}
+
+namespace {
+
+// The data as T*: in place if aligned, else copied into `copy`.
+template <class T>
+const T* aligned_data(const TensorData& data, size_t count, std::vector<T>& copy) {
+  if (reinterpret_cast<uintptr_t>(data.bytes) % alignof(T) == 0) {
+    return reinterpret_cast<const T*>(data.bytes);
+  }
+  copy.resize(count);
+  std::memcpy(copy.data(), data.bytes, count * sizeof(T));
+  return copy.data();
+}
+
+}  // namespace
+
+Expected<PackedWeights> pack_linear_weight(const Graph& graph, const Node& node, size_t index,
+                                           Isa isa) {
+  if (Status s = check_linear_weight(graph, node, index); !s) return s;
+  const Tensor& tensor = graph.tensors[node.inputs[index]];
+  const auto n = static_cast<size_t>(tensor.shape[0]);
+  const auto k = static_cast<size_t>(tensor.shape[1]);
+  if (tensor.data.bytes == nullptr || tensor.data.size != n * k * data_type_size(tensor.dtype)) {
+    return node_error(node, operand_name(index, "W") + " '" + tensor.name + "' holds " +
+                                std::to_string(tensor.data.size) + " bytes, expected " +
+                                std::to_string(n * k * data_type_size(tensor.dtype)));
+  }
+  std::vector<uint16_t> bf16_copy;
+  std::vector<float> f32_copy;
+  Expected<PackedWeights> packed =
+      tensor.dtype == DataType::kBF16
+          ? pack_weights_bf16(aligned_data(tensor.data, n * k, bf16_copy), n, k, isa)
+          : pack_weights(aligned_data(tensor.data, n * k, f32_copy), n, k, WeightType::kF32, isa);
+  if (!packed) return node_error(node, packed.status().message());
+  return packed;
+}
+
+}  // namespace normrt
