@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/graph/graph_validate_with.h"
 #include "runtime/ops/op.h"
 
 namespace normrt {
@@ -108,8 +109,7 @@ Status check_arity(const Node& node, const OpSchema& schema) {
   return Status::ok();
 }
 
-Status check_node_references(const Graph& graph, const Node& node) {
-  const OpSchema* schema = find_op_schema(node.op);
+Status check_node_references(const Graph& graph, const Node& node, const OpSchema* schema) {
   if (schema == nullptr) {
     return Status::error("node '" + node.name + "': unknown op type " +
                          std::to_string(static_cast<int>(node.op)));
@@ -233,8 +233,7 @@ Status check_graph_io(const Graph& graph) {
   return Status::ok();
 }
 
-Status check_inferred_shapes(const Graph& graph, const Node& node) {
-  const OpSchema& schema = *find_op_schema(node.op);
+Status check_inferred_shapes(const Graph& graph, const Node& node, const OpSchema& schema) {
   std::vector<InferredTensor> inferred;
   if (Status s = schema.infer_shapes(graph, node, inferred); !s) return s;
   if (inferred.size() != node.outputs.size()) {
@@ -259,7 +258,7 @@ Status check_inferred_shapes(const Graph& graph, const Node& node) {
 
 }  // namespace
 
-Status graph_validate(const Graph& graph) {
+Status detail::graph_validate_with(const Graph& graph, detail::OpSchemaLookup lookup) {
   if (graph.max_sequence_length < 1 || graph.max_sequence_length > kMaxSequenceLength) {
     return Status::error("graph: max_sequence_length " + std::to_string(graph.max_sequence_length) +
                          " is outside [1, " + std::to_string(kMaxSequenceLength) + "]");
@@ -271,16 +270,18 @@ Status graph_validate(const Graph& graph) {
     if (Status s = check_tensor(graph, id); !s) return s;
   }
   for (const Node& node : graph.nodes) {
-    if (Status s = check_node_references(graph, node); !s) return s;
+    if (Status s = check_node_references(graph, node, lookup(node.op)); !s) return s;
   }
   Expected<std::vector<size_t>> producer = find_producers(graph);
   if (!producer) return producer.status();
   if (Status s = check_order(graph, *producer); !s) return s;
   if (Status s = check_graph_io(graph); !s) return s;
   for (const Node& node : graph.nodes) {
-    if (Status s = check_inferred_shapes(graph, node); !s) return s;
+    if (Status s = check_inferred_shapes(graph, node, *lookup(node.op)); !s) return s;
   }
   return Status::ok();
 }
+
+Status graph_validate(const Graph& graph) { return detail::graph_validate_with(graph, find_op_schema); }
 
 }  // namespace normrt
