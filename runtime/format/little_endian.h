@@ -16,7 +16,8 @@ namespace normrt::little_endian {
 template <class T>
 T load(const std::byte* src) {
   uint64_t bits = 0;
-  for (size_t i = 0; i < sizeof(T); ++i) bits |= uint64_t(std::to_integer<uint8_t>(src[i])) << (8 * i);
+  for (size_t i = 0; i < sizeof(T); ++i)
+    bits |= uint64_t(std::to_integer<uint8_t>(src[i])) << (8 * i);
   T value;
   if constexpr (sizeof(T) == 8) {
     std::memcpy(&value, &bits, 8);  // also reinterprets a double's bits

@@ -84,9 +84,8 @@ Expected<MappedFile> map_file(const std::string& path) {
   const std::string message = address == MAP_FAILED ? system_error(path, "map") : std::string();
   ::close(fd);  // the mapping stays valid without the descriptor
   if (address == MAP_FAILED) return Status::error(message);
-  std::shared_ptr<const void> owner(address, [size](const void* mapped) {
-    ::munmap(const_cast<void*>(mapped), size);
-  });
+  std::shared_ptr<const void> owner(
+      address, [size](const void* mapped) { ::munmap(const_cast<void*>(mapped), size); });
   return MappedFile{static_cast<const std::byte*>(address), size, std::move(owner)};
 }
 

@@ -23,9 +23,8 @@ Status read_graph_reference(const FileImage& image, TableCursor& cursor, const G
   if (check_kind == nullptr) return Status::ok();
   const Tensor& tensor = graph.tensors[id];
   if (Check v = check_kind(tensor.kind)) {
-    return image.fail(field, subject + " (tensor " + std::to_string(id) + " " +
-                                 quoted(tensor.name) + ")",
-                      *v);
+    return image.fail(
+        field, subject + " (tensor " + std::to_string(id) + " " + quoted(tensor.name) + ")", *v);
   }
   return Status::ok();
 }
@@ -50,8 +49,9 @@ Status read_graph_lists(const FileImage& image, const Header& header, Graph& gra
   const uint64_t updates = cursor.take<uint32_t>();
   const uint64_t metadata = cursor.take<uint32_t>();
   cursor.skip(8);  // max_sequence_length, read first
-  if (Status s = cursor.require(inputs + outputs + 2 * updates, 4, "graph inputs, outputs and "
-                                                                   "state updates");
+  if (Status s = cursor.require(inputs + outputs + 2 * updates, 4,
+                                "graph inputs, outputs and "
+                                "state updates");
       !s) {
     return s;
   }
@@ -87,8 +87,8 @@ Status read_graph_lists(const FileImage& image, const Header& header, Graph& gra
                         "one update per state tensor", "a second update");
     }
     updated[update.state] = true;
-    if (Status s = read_graph_reference(image, cursor, graph, subject + " value", nullptr,
-                                        update.value);
+    if (Status s =
+            read_graph_reference(image, cursor, graph, subject + " value", nullptr, update.value);
         !s) {
       return s;
     }

@@ -36,20 +36,20 @@ std::string magic_string(const std::byte* bytes, uint64_t count) {
 
 Status check_identity(const FileImage& image) {
   const std::string whole = std::to_string(image.size) + " bytes";
-  if (image.size < sizeof(kMagic) ||
-      std::memcmp(image.data, kMagic, sizeof(kMagic)) != 0) {
-    return image.fail(kMagicField, "magic (is this a normrt model file?)",
-                      "\"NRMT\"", image.size < sizeof(kMagic) ? "a file of " + whole
-                                                               : magic_string(image.data, 4));
+  if (image.size < sizeof(kMagic) || std::memcmp(image.data, kMagic, sizeof(kMagic)) != 0) {
+    return image.fail(
+        kMagicField, "magic (is this a normrt model file?)", "\"NRMT\"",
+        image.size < sizeof(kMagic) ? "a file of " + whole : magic_string(image.data, 4));
   }
   if (image.size < kVersionField + 4) {
     return image.fail(kVersionField, "format version", "a 4-byte version", "a file of " + whole);
   }
   const uint32_t version = image.load<uint32_t>(kVersionField);
   if (version > kVersion) {
-    return image.fail(kVersionField, "format version", "version " + std::to_string(kVersion) +
-                          " or older (upgrade normrt to read this file)",
-                      "version " + std::to_string(version));
+    return image.fail(
+        kVersionField, "format version",
+        "version " + std::to_string(kVersion) + " or older (upgrade normrt to read this file)",
+        "version " + std::to_string(version));
   }
   if (version < 1) return image.fail(kVersionField, "format version", "version 1", "version 0");
   if (image.size < kHeaderSize) {
@@ -108,10 +108,10 @@ Status read_sections(const FileImage& image, Header& header) {
       const Span& before = header.sections[other];
       if (span.size == 0 || before.size == 0) continue;
       if (span.offset < before.end() && before.offset < span.end()) {
-        return image.fail(section_offset_field(section), subject,
-                          "no overlap with the " + std::string(kSectionNames[other]) + " " +
-                              span_string(before),
-                          "an overlap " + span_string(span));
+        return image.fail(
+            section_offset_field(section), subject,
+            "no overlap with the " + std::string(kSectionNames[other]) + " " + span_string(before),
+            "an overlap " + span_string(span));
       }
     }
     header.sections[section] = span;

@@ -85,8 +85,7 @@ Status read_attribute(const FileImage& image, const Header& header, TableCursor&
 
 /// `count` tensor ids at the cursor: operands of `subject` ("node 3 'x' input").
 Status read_operands(const FileImage& image, TableCursor& cursor, uint64_t count,
-                     size_t tensor_count, const std::string& subject,
-                     std::vector<TensorId>& ids) {
+                     size_t tensor_count, const std::string& subject, std::vector<TensorId>& ids) {
   ids.reserve(count);  // the caller checked the bytes for them
   for (uint64_t i = 0; i < count; ++i) {
     const uint64_t field = cursor.position();
@@ -123,7 +122,7 @@ Status read_attributes(const FileImage& image, const Header& header, TableCursor
 
 Status read_nodes(const FileImage& image, const Header& header, Graph& graph) {
   TableCursor cursor(image, header.sections[kNodeTable], "node table");
-  graph.nodes.reserve(header.node_count);  // ≤ the table's bytes / 24 (read_header)
+  graph.nodes.reserve(header.node_count);      // ≤ the table's bytes / 24 (read_header)
   std::unordered_set<std::string_view> names;  // views into the file
   std::string last_record = "the header (no nodes)";
   for (size_t id = 0; id < header.node_count; ++id) {
@@ -154,13 +153,13 @@ Status read_nodes(const FileImage& image, const Header& header, Graph& graph) {
     cursor.skip(kNodeFixedSize);
     if (Status s = cursor.require(inputs + outputs, 4, subject + " operands"); !s) return s;
     const size_t tensor_count = graph.tensors.size();
-    if (Status s = read_operands(image, cursor, inputs, tensor_count, subject + " input",
-                                 node.inputs);
+    if (Status s =
+            read_operands(image, cursor, inputs, tensor_count, subject + " input", node.inputs);
         !s) {
       return s;
     }
-    if (Status s = read_operands(image, cursor, outputs, tensor_count, subject + " output",
-                                 node.outputs);
+    if (Status s =
+            read_operands(image, cursor, outputs, tensor_count, subject + " output", node.outputs);
         !s) {
       return s;
     }

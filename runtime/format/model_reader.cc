@@ -1,12 +1,13 @@
 // decode_model() / parse_model(): the reading order, and the helpers every
 // table reader shares (error messages, string references).
+#include "runtime/format/model_reader.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <string>
 #include <utility>
 
 #include "runtime/format/model_file.h"
-#include "runtime/format/model_reader.h"
 #include "runtime/graph/graph_validate.h"
 
 namespace normrt {

@@ -24,8 +24,8 @@ std::string quoted(std::string_view name) {
 }
 
 Check check_name(std::string_view name) {
-  const std::string expected = "a name of 1.." + std::to_string(kMaxNameBytes) +
-                               " bytes without control characters";
+  const std::string expected =
+      "a name of 1.." + std::to_string(kMaxNameBytes) + " bytes without control characters";
   if (name.empty()) return Violation{expected, "an empty name"};
   if (name.size() > kMaxNameBytes) {
     return Violation{expected, "a name of " + std::to_string(name.size()) + " bytes"};
@@ -113,9 +113,9 @@ std::optional<uint64_t> tensor_bytes(DataType dtype, const Shape& shape, int64_t
 
 Check check_tensor_bytes(DataType dtype, const Shape& shape, int64_t sequence_length) {
   if (tensor_bytes(dtype, shape, sequence_length)) return std::nullopt;
-  return Violation{"fewer than 2^48 bytes at S = max_sequence_length (" +
-                       std::to_string(sequence_length) + ")",
-                   "shape " + shape_string(shape) + " of " + data_type_name(dtype)};
+  return Violation{
+      "fewer than 2^48 bytes at S = max_sequence_length (" + std::to_string(sequence_length) + ")",
+      "shape " + shape_string(shape) + " of " + data_type_name(dtype)};
 }
 
 Check check_tensor_reference(uint64_t id, size_t tensor_count, bool may_be_absent) {

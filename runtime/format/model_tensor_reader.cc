@@ -65,10 +65,10 @@ Status read_weight_place(const FileImage& image, const Header& header, uint64_t 
   const Span& data = header.sections[kData];
   if (place.offset < data.offset || place.offset > data.end() ||
       place.size > data.end() - place.offset) {
-    return image.fail(record + kTensorDataOffset, subject + " data",
-                      "a range within the data section " + span_string(data),
-                      "offset " + std::to_string(place.offset) + ", size " +
-                          std::to_string(place.size));
+    return image.fail(
+        record + kTensorDataOffset, subject + " data",
+        "a range within the data section " + span_string(data),
+        "offset " + std::to_string(place.offset) + ", size " + std::to_string(place.size));
   }
   return Status::ok();
 }
@@ -83,14 +83,13 @@ Status check_disjoint(const FileImage& image, const Header& header, const Graph&
     const WeightPlace& after = places[i];
     if (after.bytes.offset >= before.bytes.end()) continue;
     const uint64_t record = header.sections[kTensorTable].offset + after.tensor * kTensorRecordSize;
-    return image.fail(record + kTensorDataOffset,
-                      "tensor " + std::to_string(after.tensor) + " " +
-                          quoted(graph.tensors[after.tensor].name) + " data " +
-                          span_string(after.bytes),
-                      "no overlap with other weights",
-                      "an overlap with tensor " + std::to_string(before.tensor) + " " +
-                          quoted(graph.tensors[before.tensor].name) + " data " +
-                          span_string(before.bytes));
+    return image.fail(
+        record + kTensorDataOffset,
+        "tensor " + std::to_string(after.tensor) + " " + quoted(graph.tensors[after.tensor].name) +
+            " data " + span_string(after.bytes),
+        "no overlap with other weights",
+        "an overlap with tensor " + std::to_string(before.tensor) + " " +
+            quoted(graph.tensors[before.tensor].name) + " data " + span_string(before.bytes));
   }
   return Status::ok();
 }
@@ -107,8 +106,8 @@ Status read_tensors(const FileImage& image, const Header& header,
   for (size_t id = 0; id < header.tensor_count; ++id) {
     const uint64_t record = header.sections[kTensorTable].offset + id * kTensorRecordSize;
     std::string subject = "tensor " + std::to_string(id);
-    Expected<std::string_view> name = read_string(image, header, record + kTensorNameRef,
-                                                  subject + " name", true);
+    Expected<std::string_view> name =
+        read_string(image, header, record + kTensorNameRef, subject + " name", true);
     if (!name) return name.status();
     subject += " " + quoted(*name);
     auto [previous, inserted] = ids_by_name.try_emplace(*name, id);
@@ -119,10 +118,12 @@ Status read_tensors(const FileImage& image, const Header& header,
     Tensor tensor;
     tensor.name = std::string(*name);
     const uint8_t dtype = image.load<uint8_t>(record + kTensorDtype);
-    if (Check v = check_dtype_code(dtype)) return image.fail(record + kTensorDtype, subject + " dtype", *v);
+    if (Check v = check_dtype_code(dtype))
+      return image.fail(record + kTensorDtype, subject + " dtype", *v);
     tensor.dtype = static_cast<DataType>(dtype);
     const uint8_t kind = image.load<uint8_t>(record + kTensorKind);
-    if (Check v = check_kind_code(kind)) return image.fail(record + kTensorKind, subject + " kind", *v);
+    if (Check v = check_kind_code(kind))
+      return image.fail(record + kTensorKind, subject + " kind", *v);
     tensor.kind = static_cast<TensorKind>(kind);
     const uint8_t layout = image.load<uint8_t>(record + kTensorLayout);
     if (Check v = check_layout_code(layout)) {

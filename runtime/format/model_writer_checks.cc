@@ -16,8 +16,8 @@ Status refuse(const std::string& subject, const Violation& violation) {
                        ", found " + violation.found);
 }
 
-#define NORMRT_REFUSE_IF(check, subject)                        \
-  do {                                                          \
+#define NORMRT_REFUSE_IF(check, subject)                                   \
+  do {                                                                     \
     if (Check violation_ = (check)) return refuse((subject), *violation_); \
   } while (false)
 
@@ -49,11 +49,11 @@ Status check_tensor(const Graph& graph, size_t id) {
   }
   const uint64_t expected = *tensor_bytes(tensor.dtype, tensor.shape, 1);
   if (data.size != expected || (data.bytes == nullptr && expected != 0)) {
-    return refuse(subject + " data",
-                  {std::to_string(expected) + " bytes (" + shape_string(tensor.shape) + " of " +
-                       data_type_name(tensor.dtype) + ")",
-                   data.bytes == nullptr ? std::string("no data")
-                                         : std::to_string(data.size) + " bytes"});
+    return refuse(
+        subject + " data",
+        {std::to_string(expected) + " bytes (" + shape_string(tensor.shape) + " of " +
+             data_type_name(tensor.dtype) + ")",
+         data.bytes == nullptr ? std::string("no data") : std::to_string(data.size) + " bytes"});
   }
   return Status::ok();
 }

@@ -1,8 +1,7 @@
 // Files for the tests: temporary directories and the process's mappings.
 #include <dirent.h>
-#include <unistd.h>
-
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cinttypes>
@@ -17,8 +16,8 @@ namespace normrt::testing {
 
 TempDir::TempDir() {
   const char* base = std::getenv("TMPDIR");
-  std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
-                        "/normrt_model_test.XXXXXX";
+  std::string pattern =
+      std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/normrt_model_test.XXXXXX";
   REQUIRE(::mkdtemp(pattern.data()) != nullptr);
   path_ = pattern;
 }
@@ -43,7 +42,8 @@ std::vector<std::string> TempDir::entries() const {
 
 void write_bytes(const std::string& path, const Bytes& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   REQUIRE(out.good());
 }
 

@@ -63,8 +63,10 @@ Graph small_graph() {
   proj.op = OpType::kLinear;
   proj.inputs = {0, 1, 2};
   proj.outputs = {3};
-  proj.attributes = {{"alpha", 0.5}, {"mode", std::string("fast")},
-                     {"axes", std::vector<int64_t>{1, -1}}, {"n", int64_t{7}}};
+  proj.attributes = {{"alpha", 0.5},
+                     {"mode", std::string("fast")},
+                     {"axes", std::vector<int64_t>{1, -1}},
+                     {"n", int64_t{7}}};
   Node step;
   step.name = "step";
   step.op = OpType::kAdd;

@@ -26,14 +26,15 @@ namespace {
 
 uint64_t attribute_record_size(const Bytes& file, uint64_t record) {
   const bool is_list = get<uint8_t>(file, record + spec::kAType) == 3;
-  return spec::kAttributeFixed + (is_list ? 8 * uint64_t{get<uint32_t>(file, record + spec::kACount)} : 0);
+  return spec::kAttributeFixed +
+         (is_list ? 8 * uint64_t{get<uint32_t>(file, record + spec::kACount)} : 0);
 }
 
 }  // namespace
 
 uint64_t node_attribute(const Bytes& file, uint64_t node, uint64_t index) {
-  const uint64_t operands =
-      uint64_t{get<uint32_t>(file, node + spec::kNInputs)} + get<uint32_t>(file, node + spec::kNOutputs);
+  const uint64_t operands = uint64_t{get<uint32_t>(file, node + spec::kNInputs)} +
+                            get<uint32_t>(file, node + spec::kNOutputs);
   uint64_t record = node + spec::kNodeFixed + 4 * operands;
   for (uint64_t i = 0; i < index; ++i) record += attribute_record_size(file, record);
   return record;

@@ -46,7 +46,8 @@ TEST_CASE("a file truncated at any offset is rejected as truncated") {
     AllocationProbe probe;
     for (size_t size = 0; size < source.bytes.size(); ++size) {
       INFO("truncated to " << size << " bytes");
-      check_error(decode(source.bytes, size), {std::string(kSource) + ": ", truncation_error(size)});
+      check_error(decode(source.bytes, size),
+                  {std::string(kSource) + ": ", truncation_error(size)});
     }
     CHECK(probe.largest() < kAllocationCeiling);
   }

@@ -36,9 +36,10 @@ TEST_CASE("the spec's graph table layout matches small_graph's file") {
 
 TEST_CASE("max_sequence_length is in 1..2^20") {
   for (int64_t length : {int64_t{0}, int64_t{-5}, (int64_t{1} << 20) + 1}) {
-    check_error(decode_with<int64_t>(table() + spec::kGMaxSequence, length),
-                {"graph max_sequence_length", at_offset(table() + spec::kGMaxSequence),
-                 "expected a max_sequence_length in 1..1048576", "found " + std::to_string(length)});
+    check_error(
+        decode_with<int64_t>(table() + spec::kGMaxSequence, length),
+        {"graph max_sequence_length", at_offset(table() + spec::kGMaxSequence),
+         "expected a max_sequence_length in 1..1048576", "found " + std::to_string(length)});
   }
 }
 
@@ -48,7 +49,8 @@ TEST_CASE("graph inputs are present input tensors, outputs are not weights") {
                "expected a tensor of kind input", "found kind weight"});
   check_error(decode_with<uint32_t>(table() + 24, 99999),
               {"graph input 0", "expected a tensor id below 6", "found 99999"});
-  check_error(decode_with<uint32_t>(table() + 24, UINT32_MAX), {"graph input 0", "found 4294967295"});
+  check_error(decode_with<uint32_t>(table() + 24, UINT32_MAX),
+              {"graph input 0", "found 4294967295"});
   check_error(decode_with<uint32_t>(table() + 32, 2),
               {"graph output 1 (tensor 2 'b')", at_offset(table() + 32),
                "expected a tensor of kind input, intermediate or state", "found kind weight"});
@@ -78,15 +80,16 @@ TEST_CASE("graph table counts are checked against its bytes before any allocatio
   check_error(decode_with<uint32_t>(table() + spec::kGInputs, UINT32_MAX),
               {"graph inputs, outputs and state updates", at_offset(table() + 24),
                "expected 4294967299 × 4 bytes within the graph table"});
-  check_error(decode_with<uint32_t>(table() + spec::kGMetadata, UINT32_MAX),
-              {"graph metadata attributes", at_offset(table() + 44), "expected 4294967295 × 24 bytes"});
+  check_error(
+      decode_with<uint32_t>(table() + spec::kGMetadata, UINT32_MAX),
+      {"graph metadata attributes", at_offset(table() + 44), "expected 4294967295 × 24 bytes"});
   CHECK(probe.largest() < (size_t{1} << 20));
   check_error(decode_with<uint32_t>(table() + spec::kGMetadata, 1),
               {"graph table end", at_offset(table() + 44 + 24),
                "expected the end of the table after the graph metadata", "found 24 unused bytes"});
   check_error(decode_with<uint8_t>(table() + 44 + spec::kAType, 5),
-              {"graph metadata attribute 0 'architecture' type", at_offset(table() + 44 + spec::kAType),
-               "found 5 (unknown attribute type)"});
+              {"graph metadata attribute 0 'architecture' type",
+               at_offset(table() + 44 + spec::kAType), "found 5 (unknown attribute type)"});
 }
 
 }  // namespace

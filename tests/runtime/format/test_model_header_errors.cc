@@ -15,7 +15,8 @@ const Bytes& base() {
 
 TEST_CASE("a file that is not a model file is rejected by its magic") {
   const Bytes file = patched(base(), [](Bytes& f) { std::memcpy(f.data(), "GGUF", 4); });
-  check_error(decode(file), {"test.nrmt: magic", at_offset(0), "expected \"NRMT\"", "found \"GGUF\""});
+  check_error(decode(file),
+              {"test.nrmt: magic", at_offset(0), "expected \"NRMT\"", "found \"GGUF\""});
   check_error(decode(Bytes{}), {"magic", "found a file of 0 bytes"});
 }
 
@@ -31,8 +32,9 @@ TEST_CASE("a newer format version is refused before anything else is read") {
 }
 
 TEST_CASE("header size, flags and the reserved field have their version-1 values") {
-  check_error(decode(patched(base(), [](Bytes& f) { put<uint32_t>(f, spec::kHeaderSizeField, 64); })),
-              {"header size", at_offset(8), "expected 128", "found 64"});
+  check_error(
+      decode(patched(base(), [](Bytes& f) { put<uint32_t>(f, spec::kHeaderSizeField, 64); })),
+      {"header size", at_offset(8), "expected 128", "found 64"});
   check_error(decode(patched(base(), [](Bytes& f) { put<uint32_t>(f, spec::kFlags, 4); })),
               {"flags", at_offset(12), "expected 0", "found 4"});
   check_error(decode(patched(base(), [](Bytes& f) { put<uint64_t>(f, spec::kReserved, 9); })),
@@ -62,19 +64,23 @@ TEST_CASE("a checksum mismatch gives both values") {
 
 TEST_CASE("sections must lie inside the file, after the header") {
   const uint64_t size = base().size();
-  check_error(decode(patched(base(), [&](Bytes& f) {
-                put<uint64_t>(f, spec::section_offset_field(spec::kNodes), size + 8);
-              })),
+  check_error(decode(patched(base(),
+                             [&](Bytes& f) {
+                               put<uint64_t>(f, spec::section_offset_field(spec::kNodes), size + 8);
+                             })),
               {"node table offset " + std::to_string(size + 8), at_offset(0x30),
                "expected a range within [128, " + std::to_string(size) + ")",
                "found an offset outside it"});
-  check_error(decode(patched(base(), [](Bytes& f) {
-                put<uint64_t>(f, spec::section_size_field(spec::kGraph), UINT64_MAX - 16);
-              })),
+  check_error(decode(patched(base(),
+                             [](Bytes& f) {
+                               put<uint64_t>(f, spec::section_size_field(spec::kGraph),
+                                             UINT64_MAX - 16);
+                             })),
               {"graph table", at_offset(0x40), "found an end past it"});
-  check_error(decode(patched(base(), [](Bytes& f) {
-                put<uint64_t>(f, spec::section_offset_field(spec::kStrings), 16);
-              })),
+  check_error(decode(patched(base(),
+                             [](Bytes& f) {
+                               put<uint64_t>(f, spec::section_offset_field(spec::kStrings), 16);
+                             })),
               {"string table offset 16", at_offset(0x50), "found an offset outside it"});
 }
 
@@ -82,8 +88,8 @@ TEST_CASE("sections must not overlap") {
   const Bytes file = patched(base(), [](Bytes& f) {
     put<uint64_t>(f, spec::section_offset_field(spec::kGraph), section_offset(f, spec::kNodes) + 4);
   });
-  check_error(decode(file), {"graph table", at_offset(0x40), "expected no overlap with the node table",
-                             "found an overlap"});
+  check_error(decode(file), {"graph table", at_offset(0x40),
+                             "expected no overlap with the node table", "found an overlap"});
 }
 
 TEST_CASE("the data section starts at a multiple of 64") {
@@ -91,8 +97,8 @@ TEST_CASE("the data section starts at a multiple of 64") {
     put<uint64_t>(f, spec::section_offset_field(spec::kData), section_offset(f, spec::kData) + 8);
     put<uint64_t>(f, spec::section_size_field(spec::kData), section_size(f, spec::kData) - 8);
   });
-  check_error(decode(file), {"data section", at_offset(0x60), "expected an offset that is a multiple of 64",
-                             "found remainder 8"});
+  check_error(decode(file), {"data section", at_offset(0x60),
+                             "expected an offset that is a multiple of 64", "found remainder 8"});
 }
 
 TEST_CASE("counts must agree with the table sizes before anything is allocated") {
@@ -106,10 +112,10 @@ TEST_CASE("counts must agree with the table sizes before anything is allocated")
       decode(patched(base(), [](Bytes& f) { put<uint32_t>(f, spec::kNodeCount, UINT32_MAX); })),
       {"node count", at_offset(0x74), "expected at most " + std::to_string(node_table / 24),
        "found 4294967295"});
-  check_error(decode(patched(base(), [](Bytes& f) {
-                put<uint64_t>(f, spec::section_size_field(spec::kGraph), 16);
-              })),
-              {"graph table size", at_offset(0x48), "expected at least 24 bytes", "found 16 bytes"});
+  check_error(
+      decode(patched(
+          base(), [](Bytes& f) { put<uint64_t>(f, spec::section_size_field(spec::kGraph), 16); })),
+      {"graph table size", at_offset(0x48), "expected at least 24 bytes", "found 16 bytes"});
 }
 
 TEST_CASE("decode_model requires a 64-byte aligned buffer") {

@@ -42,14 +42,18 @@ TEST_CASE("node operands must name existing tensors or be absent") {
 }
 
 TEST_CASE("node and attribute names are unique within their scope") {
-  check_error(decode(patched(base(), [](Bytes& f) {
-                put<uint64_t>(f, node_record(f, 1) + spec::kNName, get<uint64_t>(f, node_record(f, 0)));
-              })),
+  check_error(decode(patched(base(),
+                             [](Bytes& f) {
+                               put<uint64_t>(f, node_record(f, 1) + spec::kNName,
+                                             get<uint64_t>(f, node_record(f, 0)));
+                             })),
               {"node 1 'proj' name", at_offset(node(1)), "expected a unique node name"});
-  check_error(decode(patched(base(), [](Bytes& f) {
-                const uint64_t first = node_attribute(f, node_record(f, 0), 0);
-                put<uint64_t>(f, node_attribute(f, node_record(f, 0), 3), get<uint64_t>(f, first));
-              })),
+  check_error(decode(patched(base(),
+                             [](Bytes& f) {
+                               const uint64_t first = node_attribute(f, node_record(f, 0), 0);
+                               put<uint64_t>(f, node_attribute(f, node_record(f, 0), 3),
+                                             get<uint64_t>(f, first));
+                             })),
               {"node 0 'proj' attribute 3 'alpha'", at_offset(attribute(3)),
                "expected a unique attribute name", "found a second attribute of that name"});
 }
@@ -64,12 +68,12 @@ TEST_CASE("attribute records are checked field by field") {
   check_error(decode_with<uint32_t>(attribute(3) + spec::kACount, 5),
               {"attribute 3 'n' element count", at_offset(attribute(3) + spec::kACount),
                "expected 0 (only an int list has elements)", "found 5"});
-  check_error(decode_with<uint64_t>(attribute(2) + spec::kAValue, 1),
-              {"attribute 2 'axes' value field", at_offset(attribute(2) + spec::kAValue),
-               "found 1"});
+  check_error(
+      decode_with<uint64_t>(attribute(2) + spec::kAValue, 1),
+      {"attribute 2 'axes' value field", at_offset(attribute(2) + spec::kAValue), "found 1"});
   check_error(decode_with<uint32_t>(attribute(1) + spec::kAValue, 1u << 31),
-              {"attribute 1 'mode' value (string reference)", at_offset(attribute(1) + spec::kAValue),
-               "found offset 2147483648, length 4"});
+              {"attribute 1 'mode' value (string reference)",
+               at_offset(attribute(1) + spec::kAValue), "found offset 2147483648, length 4"});
 }
 
 TEST_CASE("huge counts are refused against the bytes left, before any allocation") {
@@ -88,16 +92,18 @@ TEST_CASE("huge counts are refused against the bytes left, before any allocation
 TEST_CASE("the node table holds exactly the counted nodes") {
   const uint64_t table = section_size(base(), spec::kNodes);
   check_error(decode(patched(base(), [](Bytes& f) { put<uint32_t>(f, spec::kNodeCount, 1); })),
-              {"node table end", at_offset(node(1)), "expected the end of the table after node 0 'proj'",
-               "found 36 unused bytes"});
+              {"node table end", at_offset(node(1)),
+               "expected the end of the table after node 0 'proj'", "found 36 unused bytes"});
   // Cut node 1's operands short, then its fixed part.
-  check_error(decode(patched(base(), [&](Bytes& f) {
-                put<uint64_t>(f, spec::section_size_field(spec::kNodes), table - 4);
-              })),
+  check_error(decode(patched(base(),
+                             [&](Bytes& f) {
+                               put<uint64_t>(f, spec::section_size_field(spec::kNodes), table - 4);
+                             })),
               {"node 1 'step' operands", "expected 3 × 4 bytes", "found 8 bytes left"});
-  check_error(decode(patched(base(), [&](Bytes& f) {
-                put<uint64_t>(f, spec::section_size_field(spec::kNodes), table - 26);
-              })),
+  check_error(decode(patched(base(),
+                             [&](Bytes& f) {
+                               put<uint64_t>(f, spec::section_size_field(spec::kNodes), table - 26);
+                             })),
               {"node 1", at_offset(node(1)), "expected 1 × 24 bytes", "found 10 bytes left"});
 }
 
@@ -111,9 +117,11 @@ TEST_CASE("a string attribute value is at most 1 MiB") {
   const uint64_t graph_table = section_offset(file, spec::kGraph);
   const uint64_t metadata = graph_table + spec::kGraphFixed + 4 * (1 + 2 + 2);
   const uint64_t part_a = metadata + 2 * spec::kAttributeFixed;
-  const Bytes broken = patched(file, [&](Bytes& f) { put<uint32_t>(f, part_a + spec::kAValue + 4, 1200001); });
-  check_error(decode(broken), {"graph metadata attribute 2 'part_a' value", at_offset(part_a + spec::kAValue),
-                               "expected a string of at most 1048576 bytes", "found 1200001 bytes"});
+  const Bytes broken =
+      patched(file, [&](Bytes& f) { put<uint32_t>(f, part_a + spec::kAValue + 4, 1200001); });
+  check_error(decode(broken),
+              {"graph metadata attribute 2 'part_a' value", at_offset(part_a + spec::kAValue),
+               "expected a string of at most 1048576 bytes", "found 1200001 bytes"});
   CHECK(decode(file).is_ok());  // the unbroken file is fine
 }
 

@@ -107,7 +107,8 @@ TEST_CASE("the file's header and tensor records follow docs/model_format.md") {
     CHECK(data_offset % 64 == 0);
     CHECK(data_offset >= section_offset(file, spec::kData));
     REQUIRE(data_offset + data_size <= file.size());
-    if (data_size != 0) CHECK(std::memcmp(file.data() + data_offset, tensor.data.bytes, data_size) == 0);
+    if (data_size != 0)
+      CHECK(std::memcmp(file.data() + data_offset, tensor.data.bytes, data_size) == 0);
   }
 }
 

@@ -17,7 +17,8 @@ const Bytes& base() {
 
 template <class T>
 Expected<Graph> decode_with(uint64_t tensor, uint64_t field, T value) {
-  return decode(patched(base(), [&](Bytes& f) { put<T>(f, tensor_record(f, tensor) + field, value); }));
+  return decode(
+      patched(base(), [&](Bytes& f) { put<T>(f, tensor_record(f, tensor) + field, value); }));
 }
 
 uint64_t field_at(uint64_t tensor, uint64_t field) { return tensor_record(base(), tensor) + field; }
@@ -28,8 +29,9 @@ TEST_CASE("dtype, kind and layout codes must be known") {
                "expected a dtype code 0 (f32), 1 (bf16) or 2 (i32)", "found 9 (unknown dtype)"});
   check_error(decode_with<uint8_t>(1, spec::kTDtype, 3),
               {"tensor 1 'w' dtype", "found 3 (int8, reserved for a later format version)"});
-  check_error(decode_with<uint8_t>(3, spec::kTKind, 7),
-              {"tensor 3 'y' kind", at_offset(field_at(3, spec::kTKind)), "found 7 (unknown kind)"});
+  check_error(
+      decode_with<uint8_t>(3, spec::kTKind, 7),
+      {"tensor 3 'y' kind", at_offset(field_at(3, spec::kTKind)), "found 7 (unknown kind)"});
   check_error(decode_with<uint8_t>(0, spec::kTLayout, 1),
               {"tensor 0 'x' layout", at_offset(field_at(0, spec::kTLayout)),
                "expected layout 0 (row-major", "found 1 (unknown layout)"});
@@ -49,8 +51,8 @@ TEST_CASE("rank and dimensions are checked field by field") {
               {"tensor 0 'x' dimension 1", at_offset(field_at(0, spec::kTDims + 8)),
                "expected a dimension >= 0 or -1 (S)", "found -2"});
   check_error(decode_with<int64_t>(1, spec::kTDims, -1),
-              {"tensor 1 'w' dimension 0", "expected a fixed dimension (weights have no symbolic S)",
-               "found -1 (S)"});
+              {"tensor 1 'w' dimension 0",
+               "expected a fixed dimension (weights have no symbolic S)", "found -1 (S)"});
   // y [S, 2^45] f32 at S = 16: 2^51 bytes.
   check_error(decode_with<int64_t>(3, spec::kTDims + 8, int64_t{1} << 45),
               {"tensor 3 'y' size", at_offset(field_at(3, spec::kTDims)),
@@ -67,12 +69,14 @@ TEST_CASE("names must be present, well formed, inside the string table and uniqu
   // A name 2000 bytes long (pointing into the rich graph's long string value).
   const Bytes rich = serialize(rich_graph());
   const Bytes long_name = patched(rich, [](Bytes& f) {
-    const uint64_t text = string_offset(f, std::string(3000, 'q')) - section_offset(f, spec::kStrings);
+    const uint64_t text =
+        string_offset(f, std::string(3000, 'q')) - section_offset(f, spec::kStrings);
     put<uint32_t>(f, tensor_record(f, 0) + spec::kTName, static_cast<uint32_t>(text));
     put<uint32_t>(f, tensor_record(f, 0) + spec::kTName + 4, 2000);
   });
-  check_error(decode(long_name), {"tensor 0 name", at_offset(tensor_record(rich, 0)),
-                                  "expected a name of 1..1024 bytes", "found a name of 2000 bytes"});
+  check_error(decode(long_name),
+              {"tensor 0 name", at_offset(tensor_record(rich, 0)),
+               "expected a name of 1..1024 bytes", "found a name of 2000 bytes"});
   // y takes w's name: duplicate.
   const Bytes duplicate = patched(base(), [](Bytes& f) {
     put<uint64_t>(f, tensor_record(f, 3) + spec::kTName, get<uint64_t>(f, tensor_record(f, 1)));
@@ -80,9 +84,8 @@ TEST_CASE("names must be present, well formed, inside the string table and uniqu
   check_error(decode(duplicate), {"tensor 3 'w' name", at_offset(field_at(3, spec::kTName)),
                                   "expected a unique tensor name", "found the name of tensor 1"});
   // A control character inside h_next's name.
-  const Bytes control = patched(base(), [](Bytes& f) {
-    put<uint8_t>(f, string_offset(f, "h_next") + 1, uint8_t{'\n'});
-  });
+  const Bytes control = patched(
+      base(), [](Bytes& f) { put<uint8_t>(f, string_offset(f, "h_next") + 1, uint8_t{'\n'}); });
   check_error(decode(control), {"tensor 5 name", at_offset(field_at(5, spec::kTName)),
                                 "found control character 0x0a at index 1"});
 }

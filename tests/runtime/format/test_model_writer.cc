@@ -16,7 +16,9 @@ Status serialize_changed(Change change) {
 }
 
 TEST_CASE("serialize_model refuses malformed tensors, naming them") {
-  check_error(serialize_changed([](Graph& g) { g.tensors[0].shape = {1, 1, 1, 1, 1}; }),
+  check_error(serialize_changed([](Graph& g) {
+                g.tensors[0].shape = {1, 1, 1, 1, 1};
+              }),
               {"serialize_model: tensor 0 'x' rank", "expected a rank of at most 4", "found 5"});
   check_error(serialize_changed([](Graph& g) { g.tensors[1].data.size = 44; }),
               {"tensor 1 'w' data", "expected 48 bytes ([3, 4] of f32)", "found 44 bytes"});
@@ -32,9 +34,13 @@ TEST_CASE("serialize_model refuses malformed tensors, naming them") {
               {"name", "control character 0x09 at index 1"});
   check_error(serialize_changed([](Graph& g) { g.tensors[3].dtype = static_cast<DataType>(9); }),
               {"tensor 3 'y' dtype", "found 9 (unknown dtype)"});
-  check_error(serialize_changed([](Graph& g) { g.tensors[1].shape = {kSequenceDim, 4}; }),
+  check_error(serialize_changed([](Graph& g) {
+                g.tensors[1].shape = {kSequenceDim, 4};
+              }),
               {"tensor 1 'w' dimension 0", "found -1 (S)"});
-  check_error(serialize_changed([](Graph& g) { g.tensors[3].shape = {kSequenceDim, -3}; }),
+  check_error(serialize_changed([](Graph& g) {
+                g.tensors[3].shape = {kSequenceDim, -3};
+              }),
               {"tensor 3 'y' dimension 1", "found -3"});
 }
 
@@ -45,7 +51,9 @@ TEST_CASE("serialize_model refuses dangling references and bad graph lists") {
               {"node 0 'proj' op type", "found unknown op type 37"});
   check_error(serialize_changed([](Graph& g) { g.nodes[1].name = "proj"; }),
               {"node 1 'proj'", "expected unique node names"});
-  check_error(serialize_changed([](Graph& g) { g.nodes[0].attributes.push_back({"n", 1.0}); }),
+  check_error(serialize_changed([](Graph& g) {
+                g.nodes[0].attributes.push_back({"n", 1.0});
+              }),
               {"node 0 'proj' attribute 'n'", "expected unique attribute names"});
   check_error(serialize_changed([](Graph& g) {
                 g.metadata.push_back({"big", std::string((size_t{1} << 20) + 1, 'z')});
@@ -57,10 +65,11 @@ TEST_CASE("serialize_model refuses dangling references and bad graph lists") {
               {"graph output 0", "found 4294967295"});
   check_error(serialize_changed([](Graph& g) { g.state_updates[0].state = 3; }),
               {"state update 0 state 'y'", "found kind intermediate"});
-  check_error(serialize_changed([](Graph& g) { g.state_updates.push_back({4, 3}); }),
+  check_error(serialize_changed([](Graph& g) {
+                g.state_updates.push_back({4, 3});
+              }),
               {"state update 1 state 'h'", "expected one update per state tensor"});
-  check_error(serialize_changed([](Graph& g) { g.max_sequence_length = 0; }),
-              {"graph", "found 0"});
+  check_error(serialize_changed([](Graph& g) { g.max_sequence_length = 0; }), {"graph", "found 0"});
 }
 
 TEST_CASE("write_model_file leaves nothing behind when it fails") {
