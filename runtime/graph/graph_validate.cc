@@ -47,7 +47,8 @@ Status check_tensor(const Graph& graph, TensorId id) {
   const std::string label = tensor_label(graph, id);
   const size_t element = data_type_size(tensor.dtype);
   if (element == 0) {
-    return Status::error(label + ": invalid dtype " + std::to_string(static_cast<int>(tensor.dtype)));
+    return Status::error(label + ": invalid dtype " +
+                         std::to_string(static_cast<int>(tensor.dtype)));
   }
   if (!valid_kind(tensor.kind)) {
     return Status::error(label + ": invalid kind " + std::to_string(static_cast<int>(tensor.kind)));
@@ -69,8 +70,8 @@ Status check_tensor(const Graph& graph, TensorId id) {
     if (extent != 0 && bytes > kMaxTensorBytes / extent) {
       return Status::error(label + ": " + shape_string(tensor.shape) + " " +
                            data_type_name(tensor.dtype) + " exceeds " +
-                           std::to_string(kMaxTensorBytes) + " bytes at S = " +
-                           std::to_string(graph.max_sequence_length));
+                           std::to_string(kMaxTensorBytes) +
+                           " bytes at S = " + std::to_string(graph.max_sequence_length));
     }
     bytes *= extent;
   }
@@ -98,8 +99,9 @@ Status check_arity(const Node& node, const OpSchema& schema) {
     return lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
   };
   if (node.inputs.size() < schema.min_inputs || node.inputs.size() > schema.max_inputs) {
-    return Status::error(node_label(node) + ": takes " + range(schema.min_inputs, schema.max_inputs) +
-                         " inputs, found " + std::to_string(node.inputs.size()));
+    return Status::error(node_label(node) + ": takes " +
+                         range(schema.min_inputs, schema.max_inputs) + " inputs, found " +
+                         std::to_string(node.inputs.size()));
   }
   if (node.outputs.size() < schema.min_outputs || node.outputs.size() > schema.max_outputs) {
     return Status::error(node_label(node) + ": makes " +
@@ -148,8 +150,7 @@ Expected<std::vector<size_t>> find_producers(const Graph& graph) {
       }
       if (producer[id] != kNone) {
         return Status::error(tensor_label(graph, id) + " is produced twice: by " +
-                             node_label(graph.nodes[producer[id]]) + " and by " +
-                             node_label(node));
+                             node_label(graph.nodes[producer[id]]) + " and by " + node_label(node));
       }
       producer[id] = index;
     }
@@ -190,12 +191,14 @@ Status check_graph_io(const Graph& graph) {
       return Status::error("graph input " + tensor_label(graph, id) + " is a " +
                            tensor_kind_name(graph.tensors[id].kind) + " tensor, expected input");
     }
-    if (listed[id]) return Status::error("graph input " + tensor_label(graph, id) + " is listed twice");
+    if (listed[id])
+      return Status::error("graph input " + tensor_label(graph, id) + " is listed twice");
     listed[id] = true;
   }
   for (TensorId id = 0; id < graph.tensors.size(); ++id) {
     if (graph.tensors[id].kind == TensorKind::kInput && !listed[id]) {
-      return Status::error(tensor_label(graph, id) + " is an input tensor missing from the graph's inputs");
+      return Status::error(tensor_label(graph, id) +
+                           " is an input tensor missing from the graph's inputs");
     }
   }
   for (TensorId id : graph.outputs) {
@@ -282,6 +285,8 @@ Status detail::graph_validate_with(const Graph& graph, detail::OpSchemaLookup lo
   return Status::ok();
 }
 
-Status graph_validate(const Graph& graph) { return detail::graph_validate_with(graph, find_op_schema); }
+Status graph_validate(const Graph& graph) {
+  return detail::graph_validate_with(graph, find_op_schema);
+}
 
 }  // namespace normrt

@@ -21,7 +21,8 @@ Expected<Activation> check_activation_node(const Graph& graph, const Node& node,
   Expected<std::string> name = node.string_attribute("activation", "");
   if (!name) return name.status();
   Expected<Activation> activation = activation_from_name(*name);
-  if (!activation) return node_error(node, "attribute 'activation': " + activation.status().message());
+  if (!activation)
+    return node_error(node, "attribute 'activation': " + activation.status().message());
 
   Expected<const Tensor*> x = required_input(graph, node, 0, "x");
   if (!x) return x.status();
@@ -30,7 +31,8 @@ Expected<Activation> check_activation_node(const Graph& graph, const Node& node,
   return activation;
 }
 
-Status infer_activation(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
+Status infer_activation(const Graph& graph, const Node& node,
+                        std::vector<InferredTensor>& outputs) {
   return check_activation_node(graph, node, outputs).status();
 }
 
@@ -65,7 +67,7 @@ Expected<std::unique_ptr<OpKernel>> create_activation(const OpBuildContext& cont
 
 }  // namespace
 
-const OpSchema kActivationSchema = {OpType::kActivation, "Activation", 1, 1, 1, 1,
-                                    infer_activation, create_activation};
+const OpSchema kActivationSchema = {OpType::kActivation, "Activation",     1, 1, 1, 1,
+                                    infer_activation,    create_activation};
 
 }  // namespace normrt

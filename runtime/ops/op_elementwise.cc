@@ -68,9 +68,9 @@ Expected<std::unique_ptr<OpKernel>> create_elementwise(const OpBuildContext& con
 
 }  // namespace
 
-const OpSchema kAddSchema = {OpType::kAdd, "Add", 2, 2, 1, 1, infer_elementwise,
-                             create_elementwise<AddOp>};
-const OpSchema kMulSchema = {OpType::kMul, "Mul", 2, 2, 1, 1, infer_elementwise,
-                             create_elementwise<MulOp>};
+const OpSchema kAddSchema = {
+    OpType::kAdd, "Add", 2, 2, 1, 1, infer_elementwise, create_elementwise<AddOp>};
+const OpSchema kMulSchema = {
+    OpType::kMul, "Mul", 2, 2, 1, 1, infer_elementwise, create_elementwise<MulOp>};
 
 }  // namespace normrt

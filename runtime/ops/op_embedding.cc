@@ -31,23 +31,26 @@ Expected<EmbeddingConfig> check_embedding_node(const Graph& graph, const Node& n
   Expected<int64_t> positions = node.int_attribute("positions", 0);
   if (!positions) return positions.status();
   if (*positions != 0 && *positions != 1) {
-    return node_error(node, "attribute 'positions' must be 0 or 1, found " + std::to_string(*positions));
+    return node_error(node,
+                      "attribute 'positions' must be 0 or 1, found " + std::to_string(*positions));
   }
   config.positions = *positions == 1;
   Expected<int64_t> offset = node.int_attribute("row_offset", 0);
   if (!offset) return offset.status();
   // Bounded so that id + row_offset cannot overflow.
   if (*offset < -(int64_t{1} << 40) || *offset > (int64_t{1} << 40)) {
-    return node_error(node, "attribute 'row_offset' must be within ±2^40, found " + std::to_string(*offset));
+    return node_error(
+        node, "attribute 'row_offset' must be within ±2^40, found " + std::to_string(*offset));
   }
   config.row_offset = *offset;
 
   const size_t expected_inputs = config.positions ? 1 : 2;
   if (node.inputs.size() != expected_inputs) {
-    return node_error(node, std::string(config.positions ? "with positions = 1 the operands are (table)"
-                                                         : "the operands are (ids, table)") +
-                                ": expected " + std::to_string(expected_inputs) + ", found " +
-                                std::to_string(node.inputs.size()));
+    return node_error(node,
+                      std::string(config.positions ? "with positions = 1 the operands are (table)"
+                                                   : "the operands are (ids, table)") +
+                          ": expected " + std::to_string(expected_inputs) + ", found " +
+                          std::to_string(node.inputs.size()));
   }
   const size_t table_index = expected_inputs - 1;
   Expected<const Tensor*> table = required_input(graph, node, table_index, "table");
@@ -57,8 +60,8 @@ Expected<EmbeddingConfig> check_embedding_node(const Graph& graph, const Node& n
   if (!s) return s;
   const Shape& table_shape = (*table)->shape;
   if (table_shape.size() != 2 || table_shape[0] < 1 || table_shape[1] < 1) {
-    return node_error(node, "operand " + std::to_string(table_index) + " (table) '" + (*table)->name +
-                                "' must have shape [V, D] with V, D >= 1, found " +
+    return node_error(node, "operand " + std::to_string(table_index) + " (table) '" +
+                                (*table)->name + "' must have shape [V, D] with V, D >= 1, found " +
                                 shape_string(table_shape));
   }
   Shape y;
@@ -116,7 +119,8 @@ class EmbeddingOp final : public OpKernel {
     for (size_t i = 0; i < count; ++i) {
       const int64_t row = int64_t{ids.i32()[i]} + config_.row_offset;
       if (row < 0 || row >= static_cast<int64_t>(rows_)) {
-        return out_of_range("ids[" + std::to_string(i) + "] = " + std::to_string(ids.i32()[i]), row);
+        return out_of_range("ids[" + std::to_string(i) + "] = " + std::to_string(ids.i32()[i]),
+                            row);
       }
       copy_row(table, static_cast<size_t>(row), y + i * width_);
     }
@@ -164,7 +168,7 @@ Expected<std::unique_ptr<OpKernel>> create_embedding(const OpBuildContext& conte
 
 }  // namespace
 
-const OpSchema kEmbeddingSchema = {OpType::kEmbedding, "Embedding", 1, 2, 1, 1, infer_embedding,
-                                   create_embedding};
+const OpSchema kEmbeddingSchema = {OpType::kEmbedding, "Embedding",     1, 2, 1, 1,
+                                   infer_embedding,    create_embedding};
 
 }  // namespace normrt

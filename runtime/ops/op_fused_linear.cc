@@ -40,7 +40,8 @@ Expected<FusedConfig> check_fused_node(const Graph& graph, const Node& node,
   Expected<std::string> activation_name = node.string_attribute("activation", "none");
   if (!activation_name) return activation_name.status();
   Expected<Activation> activation = activation_from_name(*activation_name);
-  if (!activation) return node_error(node, "attribute 'activation': " + activation.status().message());
+  if (!activation)
+    return node_error(node, "attribute 'activation': " + activation.status().message());
   config.activation = *activation;
 
   Expected<const Tensor*> x = required_input(graph, node, kX, "x");
@@ -52,10 +53,10 @@ Expected<FusedConfig> check_fused_node(const Graph& graph, const Node& node,
   const Shape& w_shape = graph.tensors[node.inputs[kW]].shape;  // [N, K]
   const int64_t n = w_shape[0];
   if ((*x)->shape.back() != w_shape[1]) {
-    return node_error(node, "operand 0 (x) '" + (*x)->name + "' has K = " +
-                                std::to_string((*x)->shape.back()) + " features, but W is " +
-                                shape_string(w_shape) + " ([N, K]) with K = " +
-                                std::to_string(w_shape[1]));
+    return node_error(node, "operand 0 (x) '" + (*x)->name +
+                                "' has K = " + std::to_string((*x)->shape.back()) +
+                                " features, but W is " + shape_string(w_shape) +
+                                " ([N, K]) with K = " + std::to_string(w_shape[1]));
   }
   Shape y = (*x)->shape;
   y.back() = n;
@@ -70,10 +71,12 @@ Expected<FusedConfig> check_fused_node(const Graph& graph, const Node& node,
     if (!s) return s;
   }
   if (!config.norm.enabled && (gain != nullptr || norm_bias != nullptr)) {
-    return node_error(node, "operands 4 (gain) and 5 (norm_bias) need a norm, but attribute 'norm' is \"none\"");
+    return node_error(
+        node, "operands 4 (gain) and 5 (norm_bias) need a norm, but attribute 'norm' is \"none\"");
   }
   if (gain != nullptr && !(s = check_f32_vector(node, kGain, "gain", *gain, n))) return s;
-  if (norm_bias != nullptr && !(s = check_f32_vector(node, kNormBias, "norm_bias", *norm_bias, n))) {
+  if (norm_bias != nullptr &&
+      !(s = check_f32_vector(node, kNormBias, "norm_bias", *norm_bias, n))) {
     return s;
   }
   if (output_tensor(graph, node, 1) != nullptr && residual == nullptr) {
@@ -136,12 +139,13 @@ Expected<std::unique_ptr<OpKernel>> create_fused_linear(const OpBuildContext& co
   if (!config) return config.status();
   Expected<PackedWeights> w = pack_linear_weight(context.graph, context.node, kW, context.isa);
   if (!w) return w.status();
-  return std::unique_ptr<OpKernel>(new FusedLinearOp(std::move(w).value(), *config, node_label(context.node)));
+  return std::unique_ptr<OpKernel>(
+      new FusedLinearOp(std::move(w).value(), *config, node_label(context.node)));
 }
 
 }  // namespace
 
-const OpSchema kFusedLinearSchema = {OpType::kFusedLinear, "FusedLinear", 2, 6, 1, 2,
-                                     infer_fused_linear, create_fused_linear};
+const OpSchema kFusedLinearSchema = {OpType::kFusedLinear, "FusedLinear",      2, 6, 1, 2,
+                                     infer_fused_linear,   create_fused_linear};
 
 }  // namespace normrt

@@ -28,23 +28,27 @@ Expected<size_t> axis_attribute(const Node& node, size_t rank) {
   if (!axis) return axis.status();
   const auto r = static_cast<int64_t>(rank);
   if (*axis < -r || *axis >= r) {
-    return node_error(node, "attribute 'axis' = " + std::to_string(*axis) + " is out of range for rank " +
-                                std::to_string(rank) + " (expected " + std::to_string(-r) + " to " +
+    return node_error(node, "attribute 'axis' = " + std::to_string(*axis) +
+                                " is out of range for rank " + std::to_string(rank) +
+                                " (expected " + std::to_string(-r) + " to " +
                                 std::to_string(r - 1) + ")");
   }
   return static_cast<size_t>(*axis < 0 ? *axis + r : *axis);
 }
 
-Status check_layout_operand(const Node& node, size_t index, const char* role, const Tensor& tensor) {
+Status check_layout_operand(const Node& node, size_t index, const char* role,
+                            const Tensor& tensor) {
   if (tensor.shape.empty()) {
-    return node_error(node, operand_name(index, role) + " '" + tensor.name + "' must have rank >= 1");
+    return node_error(node,
+                      operand_name(index, role) + " '" + tensor.name + "' must have rank >= 1");
   }
   return check_dtype(node, index, role, tensor, {DataType::kF32, DataType::kI32});
 }
 
 Status fixed_axis(const Node& node, const Tensor& tensor, size_t axis) {
   if (tensor.shape[axis] != kSequenceDim) return Status::ok();
-  return node_error(node, "cannot " + std::string(node.op == OpType::kConcat ? "concatenate" : "split") +
+  return node_error(node, "cannot " +
+                              std::string(node.op == OpType::kConcat ? "concatenate" : "split") +
                               " along axis " + std::to_string(axis) + " of '" + tensor.name + "' " +
                               shape_string(tensor.shape) + ": it is the sequence length S");
 }
@@ -82,12 +86,13 @@ Expected<size_t> check_concat_node(const Graph& graph, const Node& node,
     Shape expected = y;  // all operands alike except along the axis
     if (t.shape.size() == y.size()) expected[*axis] = t.shape[*axis];
     if (t.dtype != (*first)->dtype || t.shape != expected) {
-      std::string wanted = std::string(data_type_name((*first)->dtype)) + " " +
-                           shape_string((*first)->shape);
+      std::string wanted =
+          std::string(data_type_name((*first)->dtype)) + " " + shape_string((*first)->shape);
       return node_error(node, "operand " + std::to_string(i) + " '" + t.name + "' is " +
                                   tensor_type_string(t) + ", but operand 0 is " + wanted +
                                   ": operands must have the same dtype and rank, and equal "
-                                  "dims except along axis " + std::to_string(*axis));
+                                  "dims except along axis " +
+                                  std::to_string(*axis));
     }
     y[*axis] += t.shape[*axis];
   }
@@ -164,10 +169,10 @@ Expected<size_t> check_split_node(const Graph& graph, const Node& node,
   if (!valid || total != length) {
     std::string list;
     for (int64_t size : sizes) list += (list.empty() ? "" : ", ") + std::to_string(size);
-    return node_error(node, "attribute 'sizes' [" + list + "] must have one size >= 0 per output (" +
-                                std::to_string(parts) + ") summing to " + std::to_string(length) +
-                                " (axis " + std::to_string(*axis) + " of " +
-                                shape_string((*x)->shape) + ")");
+    return node_error(node, "attribute 'sizes' [" + list +
+                                "] must have one size >= 0 per output (" + std::to_string(parts) +
+                                ") summing to " + std::to_string(length) + " (axis " +
+                                std::to_string(*axis) + " of " + shape_string((*x)->shape) + ")");
   }
   outputs.clear();
   for (int64_t size : sizes) {
@@ -252,8 +257,8 @@ Expected<SliceConfig> check_slice_node(const Graph& graph, const Node& node,
   const SliceBound e = has_end ? SliceBound{*end < 0, *end} : SliceBound{true, 0};
   const std::string bounds = "slice [" + std::to_string(*begin) + ", " +
                              (has_end ? std::to_string(*end) : std::string("end")) +
-                             ") along axis " + std::to_string(*axis) + " of '" + (*x)->name +
-                             "' " + shape_string((*x)->shape);
+                             ") along axis " + std::to_string(*axis) + " of '" + (*x)->name + "' " +
+                             shape_string((*x)->shape);
   const int64_t dim = (*x)->shape[*axis];
   if (dim != kSequenceDim) {
     const int64_t first = b.from_end ? dim + b.offset : b.offset;
@@ -269,15 +274,17 @@ Expected<SliceConfig> check_slice_node(const Graph& graph, const Node& node,
     // The output length must be the same for every S in [1, max]: both bounds
     // from the same end, and within the axis even at S = 1.
     if (b.from_end != e.from_end) {
-      return node_error(node, bounds + ": on the sequence axis S both bounds must count from the "
-                                       "start or both from the end (the length may not depend on S)");
+      return node_error(node, bounds +
+                                  ": on the sequence axis S both bounds must count from the "
+                                  "start or both from the end (the length may not depend on S)");
     }
     config.begin = b;
     config.length = e.offset - b.offset;
     const bool fits_s1 = b.from_end ? b.offset >= -1 : e.offset <= 1;
     if (config.length < 0 || !fits_s1) {
-      return node_error(node, bounds + " is not within the axis for every S >= 1 (on S only [0, 0|1) "
-                                       "or [-1|0, end) can be taken)");
+      return node_error(node, bounds +
+                                  " is not within the axis for every S >= 1 (on S only [0, 0|1) "
+                                  "or [-1|0, end) can be taken)");
     }
   }
   Shape y = (*x)->shape;
@@ -298,8 +305,9 @@ class SliceOp final : public OpKernel {
     const TensorView& x = context.inputs[0];
     const size_t axis = config_.axis;
     const size_t dim = x.dims[axis];
-    const size_t first = static_cast<size_t>(
-        config_.begin.from_end ? static_cast<int64_t>(dim) + config_.begin.offset : config_.begin.offset);
+    const size_t first = static_cast<size_t>(config_.begin.from_end
+                                                 ? static_cast<int64_t>(dim) + config_.begin.offset
+                                                 : config_.begin.offset);
     const size_t slab = inner_elements(x, axis) * data_type_size(x.dtype);  // bytes per axis step
     const size_t bytes = static_cast<size_t>(config_.length) * slab;
     const size_t outer = outer_elements(x, axis);
@@ -322,7 +330,8 @@ Expected<std::unique_ptr<OpKernel>> create_slice(const OpBuildContext& context) 
 
 }  // namespace
 
-const OpSchema kConcatSchema = {OpType::kConcat, "Concat", 1, 64, 1, 1, infer_concat, create_concat};
+const OpSchema kConcatSchema = {OpType::kConcat, "Concat",     1, 64, 1, 1,
+                                infer_concat,    create_concat};
 const OpSchema kSplitSchema = {OpType::kSplit, "Split", 1, 1, 1, 64, infer_split, create_split};
 const OpSchema kSliceSchema = {OpType::kSlice, "Slice", 1, 1, 1, 1, infer_slice, create_slice};
 

@@ -23,10 +23,10 @@ Status infer_linear(const Graph& graph, const Node& node, std::vector<InferredTe
   if (!s) return s;
   const Shape& w_shape = graph.tensors[node.inputs[1]].shape;  // [N, K]
   if ((*x)->shape.back() != w_shape[1]) {
-    return node_error(node, "operand 0 (x) '" + (*x)->name + "' has K = " +
-                                std::to_string((*x)->shape.back()) + " features, but W is " +
-                                shape_string(w_shape) + " ([N, K]) with K = " +
-                                std::to_string(w_shape[1]));
+    return node_error(node, "operand 0 (x) '" + (*x)->name +
+                                "' has K = " + std::to_string((*x)->shape.back()) +
+                                " features, but W is " + shape_string(w_shape) +
+                                " ([N, K]) with K = " + std::to_string(w_shape[1]));
   }
   if (const Tensor* bias = input_tensor(graph, node, 2)) {
     if (s = check_f32_vector(node, 2, "bias", *bias, w_shape[0]); !s) return s;

@@ -84,7 +84,8 @@ class NormOp final : public OpKernel {
     rows.sum_stride = rows.n;
 #ifndef NDEBUG
     // The plan's buffers and aliasing were checked at plan time; re-check in debug builds.
-    if (Status s = norm_validate(params_, rows); !s) return Status::error(label_ + ": " + s.message());
+    if (Status s = norm_validate(params_, rows); !s)
+      return Status::error(label_ + ": " + s.message());
 #endif
     kernel_(params_, rows);
     return Status::ok();
@@ -104,19 +105,36 @@ Expected<std::unique_ptr<OpKernel>> create_norm(const OpBuildContext& context) {
   if (Status s = check_build_isa(context); !s) return s;
   NormKernel kernel = norm_kernel_for(context.isa);
   if (kernel == nullptr) {
-    return node_error(context.node, std::string("no norm kernel compiled for ") + isa_name(context.isa));
+    return node_error(context.node,
+                      std::string("no norm kernel compiled for ") + isa_name(context.isa));
   }
   return std::unique_ptr<OpKernel>(new NormOp(*params, kernel, node_label(context.node)));
 }
 
 }  // namespace
 
-const OpSchema kLayerNormSchema = {OpType::kLayerNorm, "LayerNorm", 1, 4, 1, 2,
+const OpSchema kLayerNormSchema = {OpType::kLayerNorm,
+                                   "LayerNorm",
+                                   1,
+                                   4,
+                                   1,
+                                   2,
                                    infer_norm<NormKind::kLayerNorm>,
                                    create_norm<NormKind::kLayerNorm>};
-const OpSchema kRmsNormSchema = {OpType::kRmsNorm, "RmsNorm", 1, 4, 1, 2,
-                                 infer_norm<NormKind::kRmsNorm>, create_norm<NormKind::kRmsNorm>};
-const OpSchema kPRmsNormSchema = {OpType::kPRmsNorm, "PRmsNorm", 1, 4, 1, 2,
+const OpSchema kRmsNormSchema = {OpType::kRmsNorm,
+                                 "RmsNorm",
+                                 1,
+                                 4,
+                                 1,
+                                 2,
+                                 infer_norm<NormKind::kRmsNorm>,
+                                 create_norm<NormKind::kRmsNorm>};
+const OpSchema kPRmsNormSchema = {OpType::kPRmsNorm,
+                                  "PRmsNorm",
+                                  1,
+                                  4,
+                                  1,
+                                  2,
                                   infer_norm<NormKind::kRmsNormPartial>,
                                   create_norm<NormKind::kRmsNormPartial>};
 

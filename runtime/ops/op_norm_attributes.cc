@@ -26,8 +26,9 @@ Expected<EpsPlacement> eps_placement_from(const Node& node) {
   if (!name) return name.status();
   if (*name == "inside_sqrt") return EpsPlacement::kInsideSqrt;
   if (*name == "added_to_rms") return EpsPlacement::kAddedToRms;
-  return node_error(node, "attribute 'eps_placement' must be \"inside_sqrt\" or \"added_to_rms\", found \"" +
-                              *name + "\"");
+  return node_error(
+      node, "attribute 'eps_placement' must be \"inside_sqrt\" or \"added_to_rms\", found \"" +
+                *name + "\"");
 }
 
 Expected<GainConvention> gain_convention_from(const Node& node) {
@@ -35,8 +36,9 @@ Expected<GainConvention> gain_convention_from(const Node& node) {
   if (!name) return name.status();
   if (*name == "as_stored") return GainConvention::kAsStored;
   if (*name == "one_plus") return GainConvention::kOnePlus;
-  return node_error(node, "attribute 'gain_convention' must be \"as_stored\" or \"one_plus\", found \"" +
-                              *name + "\"");
+  return node_error(
+      node,
+      "attribute 'gain_convention' must be \"as_stored\" or \"one_plus\", found \"" + *name + "\"");
 }
 
 }  // namespace
@@ -109,7 +111,8 @@ Expected<NormSelection> norm_selection_from_attributes(const Node& node) {
   } else {
     return node_error(node,
                       "attribute 'norm' must be \"none\", \"layer_norm\", \"rms_norm\" or "
-                      "\"prms_norm\", found \"" + *name + "\"");
+                      "\"prms_norm\", found \"" +
+                          *name + "\"");
   }
   Expected<NormParams> params = norm_params_from_attributes(node, kind);
   if (!params) return params.status();

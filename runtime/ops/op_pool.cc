@@ -25,8 +25,9 @@ Status infer_mean_pool(const Graph& graph, const Node& node, std::vector<Inferre
   if (!s) return s;
   const Shape& shape = (*x)->shape;
   if (shape.size() != 2 || shape[0] == 0) {
-    return node_error(node, "operand 0 (x) '" + (*x)->name + "' must have shape [R, D] with R >= 1 "
-                                                              "(R may be S), found " +
+    return node_error(node, "operand 0 (x) '" + (*x)->name +
+                                "' must have shape [R, D] with R >= 1 "
+                                "(R may be S), found " +
                                 shape_string(shape));
   }
   outputs = {{DataType::kF32, {1, shape[1]}}};
@@ -65,7 +66,8 @@ Expected<double> check_l2_normalize_node(const Graph& graph, const Node& node,
   Expected<double> eps = node.float_attribute("eps", 1e-12);
   if (!eps) return eps.status();
   if (!(*eps >= 0.0 && *eps <= DBL_MAX)) {
-    return node_error(node, "attribute 'eps' must be finite and >= 0, found " + std::to_string(*eps));
+    return node_error(node,
+                      "attribute 'eps' must be finite and >= 0, found " + std::to_string(*eps));
   }
   Expected<const Tensor*> x = required_input(graph, node, 0, "x");
   if (!x) return x.status();
@@ -112,9 +114,9 @@ Expected<std::unique_ptr<OpKernel>> create_l2_normalize(const OpBuildContext& co
 
 }  // namespace
 
-const OpSchema kMeanPoolSchema = {OpType::kMeanPool, "MeanPool", 1, 1, 1, 1, infer_mean_pool,
-                                  create_mean_pool};
-const OpSchema kL2NormalizeSchema = {OpType::kL2Normalize, "L2Normalize", 1, 1, 1, 1,
-                                     infer_l2_normalize, create_l2_normalize};
+const OpSchema kMeanPoolSchema = {OpType::kMeanPool, "MeanPool",      1, 1, 1, 1,
+                                  infer_mean_pool,   create_mean_pool};
+const OpSchema kL2NormalizeSchema = {OpType::kL2Normalize, "L2Normalize",      1, 1, 1, 1,
+                                     infer_l2_normalize,   create_l2_normalize};
 
 }  // namespace normrt

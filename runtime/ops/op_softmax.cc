@@ -63,7 +63,7 @@ Expected<std::unique_ptr<OpKernel>> create_softmax(const OpBuildContext& context
 
 }  // namespace
 
-const OpSchema kSoftmaxSchema = {OpType::kSoftmax, "Softmax", 1, 1, 1, 1, infer_softmax,
-                                 create_softmax};
+const OpSchema kSoftmaxSchema = {OpType::kSoftmax, "Softmax",     1, 1, 1, 1,
+                                 infer_softmax,    create_softmax};
 
 }  // namespace normrt

@@ -22,9 +22,9 @@ Status check_attribute_names(const Node& node, const std::vector<std::string_vie
       takes += takes.empty() ? "" : ", ";
       takes += name;
     }
-    return node_error(node, "unknown attribute '" + attribute.name + "' (" +
-                                op_type_name(node.op) +
-                                (takes.empty() ? " takes no attributes)" : " takes " + takes + ")"));
+    return node_error(node,
+                      "unknown attribute '" + attribute.name + "' (" + op_type_name(node.op) +
+                          (takes.empty() ? " takes no attributes)" : " takes " + takes + ")"));
   }
   return Status::ok();
 }
@@ -89,17 +89,15 @@ Status check_dtype(const Node& node, size_t index, const char* role, const Tenso
 Status check_kind(const Node& node, size_t index, const char* role, const Tensor& tensor,
                   TensorKind expected) {
   if (tensor.kind == expected) return Status::ok();
-  return node_error(node, named(index, role, tensor) + " must be a " +
-                              tensor_kind_name(expected) + " tensor, found " +
-                              tensor_kind_name(tensor.kind));
+  return node_error(node, named(index, role, tensor) + " must be a " + tensor_kind_name(expected) +
+                              " tensor, found " + tensor_kind_name(tensor.kind));
 }
 
 Status check_rows_operand(const Node& node, size_t index, const char* role, const Tensor& tensor,
                           size_t min_rank) {
   if (tensor.shape.size() < min_rank) {
     return node_error(node, named(index, role, tensor) + " must have rank >= " +
-                                std::to_string(min_rank) + ", found " +
-                                shape_string(tensor.shape));
+                                std::to_string(min_rank) + ", found " + shape_string(tensor.shape));
   }
   if (!tensor.shape.empty() && tensor.shape.back() < 1) {
     return node_error(node, named(index, role, tensor) +

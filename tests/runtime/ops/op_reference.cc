@@ -37,14 +37,16 @@ NormReference reference_norm(const NormParams& params, const std::vector<double>
     ref.x_hat.push_back(x_hat);
     ref.y.push_back(x_hat * effective_gain(params, gain, i) + (bias.empty() ? 0.0 : bias[i]));
   }
-  if (params.kind == NormKind::kLayerNorm) ref.sigma_over_denominator = std::sqrt(stat) / denominator;
+  if (params.kind == NormKind::kLayerNorm)
+    ref.sigma_over_denominator = std::sqrt(stat) / denominator;
   return ref;
 }
 
 double norm_tolerance(const NormParams& params, const NormReference& ref,
                       const std::vector<float>& gain, const std::vector<float>& bias, size_t i) {
   const double g = std::fabs(effective_gain(params, gain, i));
-  double tolerance = 4e-6 * (std::fabs(ref.x_hat[i]) * g + (bias.empty() ? 0.0 : std::fabs(bias[i])));
+  double tolerance =
+      4e-6 * (std::fabs(ref.x_hat[i]) * g + (bias.empty() ? 0.0 : std::fabs(bias[i])));
   if (params.kind == NormKind::kLayerNorm) tolerance += 4e-6 * g * ref.sigma_over_denominator;
   return tolerance;
 }

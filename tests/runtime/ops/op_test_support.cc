@@ -138,8 +138,8 @@ TensorView OpHarness::view_of(TensorId id, size_t sequence_length) {
   return view;
 }
 
-Status OpHarness::run(const OpKernel& kernel, size_t sequence_length, size_t position,
-                      size_t index, ThreadPool* pool) {
+Status OpHarness::run(const OpKernel& kernel, size_t sequence_length, size_t position, size_t index,
+                      ThreadPool* pool) {
   const Node& node = graph.nodes[resolve(index)];
   std::vector<TensorView> inputs, outputs;
   for (TensorId id : node.inputs) {

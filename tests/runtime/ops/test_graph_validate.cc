@@ -151,7 +151,8 @@ TEST_SUITE("graph_validate") {
     check_error(c.g(), {"node 'mix' (Add) writes tensor 'c'", "state"});
     ValidGraph d;
     d.g().nodes[d.ln].outputs = {d.hidden};
-    check_error(d.g(), {"tensor 'h' is produced twice", "node 'fc' (Linear)", "node 'ln' (LayerNorm)"});
+    check_error(d.g(),
+                {"tensor 'h' is produced twice", "node 'fc' (Linear)", "node 'ln' (LayerNorm)"});
     ValidGraph e;
     e.h.intermediate("orphan", {4});
     check_error(e.g(), {"tensor 'orphan'", "no node produces"});
@@ -160,13 +161,15 @@ TEST_SUITE("graph_validate") {
   TEST_CASE("use before definition and cycles name both nodes and the tensor") {
     ValidGraph a;
     std::swap(a.g().nodes[a.fc], a.g().nodes[a.ln]);
-    check_error(a.g(), {"node 'ln' (LayerNorm) reads tensor 'h' before node 'fc' (Linear) produces it"});
+    check_error(a.g(),
+                {"node 'ln' (LayerNorm) reads tensor 'h' before node 'fc' (Linear) produces it"});
     ValidGraph b;
     b.g().nodes[b.mix].inputs = {b.pooled, b.out};
     check_error(b.g(), {"node 'mix' (Add) reads its own output tensor 'out'"});
     ValidGraph c;  // ln and pool feed each other: pool → ln is a back edge
     c.g().nodes[c.ln].inputs = {c.pooled};
-    check_error(c.g(), {"node 'ln' (LayerNorm) reads tensor 'pooled' before node 'pool' (MeanPool)"});
+    check_error(c.g(),
+                {"node 'ln' (LayerNorm) reads tensor 'pooled' before node 'pool' (MeanPool)"});
   }
 
   TEST_CASE("graph inputs are exactly the input tensors") {
@@ -199,7 +202,8 @@ TEST_SUITE("graph_validate") {
   TEST_CASE("state updates: a state and a value of its dtype and shape") {
     ValidGraph a;
     a.g().state_updates = {{a.pooled, a.out}};
-    check_error(a.g(), {"state update tensor 'pooled' <- tensor 'out'", "intermediate", "expected state"});
+    check_error(a.g(),
+                {"state update tensor 'pooled' <- tensor 'out'", "intermediate", "expected state"});
     ValidGraph b;
     b.g().state_updates = {{b.c, b.y}};
     check_error(b.g(), {"state update tensor 'c' <- tensor 'y'", "f32 [1, 4]", "f32 [S, 4]"});
@@ -218,12 +222,14 @@ TEST_SUITE("graph_validate") {
   TEST_CASE("declared output shapes must match shape inference") {
     ValidGraph a;
     a.g().tensors[a.hidden].shape = {kSequenceDim, 5};
-    check_error(a.g(), {"node 'fc' (Linear): output 0 'h' is declared f32 [S, 5] but the operands give f32 [S, 4]"});
+    check_error(a.g(), {"node 'fc' (Linear): output 0 'h' is declared f32 [S, 5] but the operands "
+                        "give f32 [S, 4]"});
     ValidGraph b;
     b.g().tensors[b.pooled].shape = {kSequenceDim, 4};  // also the state's value: fix it there too
     b.g().tensors[b.c].shape = {kSequenceDim, 4};
     b.g().tensors[b.out].shape = {kSequenceDim, 4};
-    check_error(b.g(), {"node 'pool' (MeanPool): output 0 'pooled' is declared f32 [S, 4] but the operands give f32 [1, 4]"});
+    check_error(b.g(), {"node 'pool' (MeanPool): output 0 'pooled' is declared f32 [S, 4] but the "
+                        "operands give f32 [1, 4]"});
   }
 
   TEST_CASE("operand errors from shape inference reach the caller") {

@@ -37,8 +37,9 @@ std::vector<float> run_unary(OpType op, const Shape& shape, const Shape& y_shape
 
 void check_binary(OpType op, const Shape& a_shape, const Shape& b_shape, size_t sequence,
                   bool in_place) {
-  INFO(std::string(op_type_name(op)) << " a " << shape_string(a_shape) << " b " << shape_string(b_shape)
-                        << " S " << sequence << " in place " << in_place);
+  INFO(std::string(op_type_name(op))
+       << " a " << shape_string(a_shape) << " b " << shape_string(b_shape) << " S " << sequence
+       << " in place " << in_place);
   OpHarness h;
   TensorId a = h.input("a", a_shape);
   TensorId b = h.input("b", b_shape);
@@ -85,7 +86,9 @@ TEST_SUITE("elementwise_ops") {
     TensorId ids = h.input("ids", {8}, DataType::kI32);
     TensorId y = h.intermediate("y", {kSequenceDim, 8});
     h.node(OpType::kAdd, "add", {a, b}, {y});
-    CHECK(contains(h.infer().message(), "node 'add' (Add): operand 1 (b) 'b' [8, 1] must have the shape of operand 0 (a) 'a' [S, 8] or a suffix of it"));
+    CHECK(contains(h.infer().message(),
+                   "node 'add' (Add): operand 1 (b) 'b' [8, 1] must have the shape of operand 0 "
+                   "(a) 'a' [S, 8] or a suffix of it"));
     h.graph.nodes.back().inputs = {a, ids};
     CHECK(contains(h.infer().message(), "operand 1 (b) 'ids' must be f32, found i32"));
     h.graph.nodes.back().inputs = {a, a};
@@ -98,14 +101,15 @@ TEST_SUITE("elementwise_ops") {
       for (size_t n : {1, 3, 17, 257, 1000}) {
         INFO("activation " << std::string(activation_name(activation)) << " n " << n);
         std::vector<float> xs = random_floats(2 * n, -8, 8, 33);
-        std::vector<float> ys = run_unary(OpType::kActivation, {kSequenceDim, int64_t(n)},
-                                          {kSequenceDim, int64_t(n)}, 2, xs,
-                                          {{"activation", std::string(activation_name(activation))}},
-                                          /*in_place=*/n % 2 == 1);
+        std::vector<float> ys =
+            run_unary(OpType::kActivation, {kSequenceDim, int64_t(n)}, {kSequenceDim, int64_t(n)},
+                      2, xs, {{"activation", std::string(activation_name(activation))}},
+                      /*in_place=*/n % 2 == 1);
         size_t failures = 0;
         for (size_t i = 0; i < xs.size(); ++i) {
           const double expected = reference_activation(activation, xs[i]);
-          const double tolerance = 1e-6 * std::fabs(expected) + 0x1p-149;  // activation.h's contract
+          const double tolerance =
+              1e-6 * std::fabs(expected) + 0x1p-149;  // activation.h's contract
           if (!(std::fabs(ys[i] - expected) <= tolerance) && failures++ < 5) {
             FAIL_CHECK(mismatch(i, ys[i], expected, tolerance));
           }
@@ -120,7 +124,8 @@ TEST_SUITE("elementwise_ops") {
     TensorId x = h.input("x", {4});
     TensorId y = h.intermediate("y", {4});
     h.node(OpType::kActivation, "act", {x}, {y});
-    CHECK(contains(h.infer().message(), "node 'act' (Activation): attribute 'activation' is required"));
+    CHECK(contains(h.infer().message(),
+                   "node 'act' (Activation): attribute 'activation' is required"));
     h.graph.nodes.back().attributes = {{"activation", std::string("gelu")}};
     CHECK(contains(h.infer().message(), "unknown activation 'gelu' (expected one of: none, relu"));
     h.graph.nodes.back().attributes = {{"activation", int64_t{1}}};
@@ -161,10 +166,13 @@ TEST_SUITE("elementwise_ops") {
     }
   }
 
-  TEST_CASE("Softmax special rows: all −inf gives zeros, a NaN or +inf gives NaN, −inf entries give 0") {
+  TEST_CASE(
+      "Softmax special rows: all −inf gives zeros, a NaN or +inf gives NaN, −inf entries give 0") {
     const float nan = std::numeric_limits<float>::quiet_NaN();
-    std::vector<float> xs = {-kInf, -kInf, -kInf, 1.0f, nan, 2.0f, kInf, 0.0f, 1.0f, -kInf, 0.0f, -kInf};
-    std::vector<float> ys = run_unary(OpType::kSoftmax, {kSequenceDim, 3}, {kSequenceDim, 3}, 4, xs);
+    std::vector<float> xs = {-kInf, -kInf, -kInf, 1.0f,  nan,  2.0f,
+                             kInf,  0.0f,  1.0f,  -kInf, 0.0f, -kInf};
+    std::vector<float> ys =
+        run_unary(OpType::kSoftmax, {kSequenceDim, 3}, {kSequenceDim, 3}, 4, xs);
     for (size_t i = 0; i < 3; ++i) CHECK(ys[i] == 0.0f);
     for (size_t i = 3; i < 9; ++i) CHECK(std::isnan(ys[i]));
     CHECK(ys[9] == 0.0f);
@@ -177,7 +185,8 @@ TEST_SUITE("elementwise_ops") {
       for (size_t s : {1, 2, 7, 50}) {
         INFO("D " << d << " S " << s);
         std::vector<float> xs = random_floats(s * d, -1000, 1000, 35);
-        std::vector<float> ys = run_unary(OpType::kMeanPool, {kSequenceDim, int64_t(d)}, {1, int64_t(d)}, s, xs);
+        std::vector<float> ys =
+            run_unary(OpType::kMeanPool, {kSequenceDim, int64_t(d)}, {1, int64_t(d)}, s, xs);
         REQUIRE(ys.size() == d);
         for (size_t j = 0; j < d; ++j) {
           double sum = 0, magnitude = 0;
@@ -188,7 +197,8 @@ TEST_SUITE("elementwise_ops") {
           const double expected = sum / double(s);
           // One float rounding of the mean, plus double rounding of the sum.
           const double tolerance = 0x1p-24 * std::fabs(expected) + 0x1p-50 * magnitude / double(s);
-          CHECK_MESSAGE(std::fabs(ys[j] - expected) <= tolerance, mismatch(j, ys[j], expected, tolerance));
+          CHECK_MESSAGE(std::fabs(ys[j] - expected) <= tolerance,
+                        mismatch(j, ys[j], expected, tolerance));
         }
       }
     }
@@ -199,18 +209,21 @@ TEST_SUITE("elementwise_ops") {
     TensorId x3 = h.input("x3", {2, kSequenceDim, 4});
     TensorId y = h.intermediate("y", {1, 4});
     h.node(OpType::kMeanPool, "pool", {x3}, {y});
-    CHECK(contains(h.infer().message(), "operand 0 (x) 'x3' must have shape [R, D] with R >= 1 (R may be S), found [2, S, 4]"));
+    CHECK(contains(
+        h.infer().message(),
+        "operand 0 (x) 'x3' must have shape [R, D] with R >= 1 (R may be S), found [2, S, 4]"));
     h.graph.nodes.back().op = OpType::kL2Normalize;
     h.graph.nodes.back().attributes = {{"eps", -1.0}};
-    CHECK(contains(h.infer().message(), "node 'pool' (L2Normalize): attribute 'eps' must be finite and >= 0"));
+    CHECK(contains(h.infer().message(),
+                   "node 'pool' (L2Normalize): attribute 'eps' must be finite and >= 0"));
   }
 
   TEST_CASE("L2Normalize divides each row by max(‖x‖₂, eps)") {
     for (size_t n : {1, 3, 17, 257, 1000}) {
       std::vector<float> xs = random_floats(2 * n, -5, 5, 36);
       for (size_t i = n; i < 2 * n; ++i) xs[i] *= 1e-14f;  // second row: norm below eps = 1e-12
-      std::vector<float> ys = run_unary(OpType::kL2Normalize, {2, int64_t(n)}, {2, int64_t(n)}, 1, xs,
-                                        {}, /*in_place=*/n == 17);
+      std::vector<float> ys = run_unary(OpType::kL2Normalize, {2, int64_t(n)}, {2, int64_t(n)}, 1,
+                                        xs, {}, /*in_place=*/n == 17);
       for (size_t row = 0; row < 2; ++row) {
         double squares = 0;
         for (size_t i = 0; i < n; ++i) squares += double(xs[row * n + i]) * xs[row * n + i];
@@ -218,13 +231,16 @@ TEST_SUITE("elementwise_ops") {
         for (size_t i = 0; i < n; ++i) {
           const size_t at = row * n + i;
           const double expected = xs[at] / denominator;
-          const double tolerance = 0x1p-23 * std::fabs(expected) + 0x1p-149;  // one rounding, margin 2
-          CHECK_MESSAGE(std::fabs(ys[at] - expected) <= tolerance, mismatch(at, ys[at], expected, tolerance));
+          const double tolerance =
+              0x1p-23 * std::fabs(expected) + 0x1p-149;  // one rounding, margin 2
+          CHECK_MESSAGE(std::fabs(ys[at] - expected) <= tolerance,
+                        mismatch(at, ys[at], expected, tolerance));
         }
       }
     }
     // A zero row stays zero (0 / eps), with PyTorch's default eps.
-    std::vector<float> zeros = run_unary(OpType::kL2Normalize, {5}, {5}, 1, std::vector<float>(5, 0.0f));
+    std::vector<float> zeros =
+        run_unary(OpType::kL2Normalize, {5}, {5}, 1, std::vector<float>(5, 0.0f));
     for (float z : zeros) CHECK(z == 0.0f);
   }
 }

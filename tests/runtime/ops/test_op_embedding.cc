@@ -12,7 +12,8 @@ namespace normrt::testing {
 namespace {
 
 // The expected output: table rows, exact copies (bf16 widened exactly).
-std::vector<float> gather(const std::vector<float>& table, size_t width, const std::vector<int64_t>& rows) {
+std::vector<float> gather(const std::vector<float>& table, size_t width,
+                          const std::vector<int64_t>& rows) {
   std::vector<float> out;
   for (int64_t row : rows) {
     out.insert(out.end(), table.begin() + row * width, table.begin() + (row + 1) * width);
@@ -103,7 +104,8 @@ TEST_SUITE("embedding_ops") {
     REQUIRE(kernel.is_ok());
     g.h.set_i32(g.ids, {3, 49, 50});
     Status s = g.h.run(**kernel, 3);
-    CHECK(s.message() == "node 'emb' (Embedding): ids[2] = 50 is out of range for table 'tok_emb' of V = 50 rows");
+    CHECK(s.message() ==
+          "node 'emb' (Embedding): ids[2] = 50 is out of range for table 'tok_emb' of V = 50 rows");
     g.h.set_i32(g.ids, {-1});
     s = g.h.run(**kernel, 1);
     CHECK(contains(s.message(), "ids[0] = -1 is out of range"));
@@ -114,7 +116,8 @@ TEST_SUITE("embedding_ops") {
     auto shifted = offset.h.create();
     REQUIRE(shifted.is_ok());
     offset.h.set_i32(offset.ids, {3, 2});
-    CHECK(contains(offset.h.run(**shifted, 2).message(), "ids[1] = 2 (+ row_offset -3 = row -1) is out of range"));
+    CHECK(contains(offset.h.run(**shifted, 2).message(),
+                   "ids[1] = 2 (+ row_offset -3 = row -1) is out of range"));
   }
 
   TEST_CASE("a position past the table is an error naming the position and V") {
@@ -143,14 +146,20 @@ TEST_SUITE("embedding_ops") {
       CHECK(s.is_ok() == h.create().is_ok());
       return s.message();
     };
-    CHECK(contains(error({fids, t}), "node 'emb' (Embedding): operand 0 (ids) 'fids' must be i32, found f32"));
-    CHECK(contains(error({ids, t_in}), "operand 1 (table) 't_in' must be a weight tensor, found input"));
+    CHECK(contains(error({fids, t}),
+                   "node 'emb' (Embedding): operand 0 (ids) 'fids' must be i32, found f32"));
+    CHECK(contains(error({ids, t_in}),
+                   "operand 1 (table) 't_in' must be a weight tensor, found input"));
     CHECK(contains(error({ids, t3}), "operand 1 (table) 't3' must have shape [V, D]"));
     CHECK(contains(error({t}), "the operands are (ids, table): expected 2, found 1"));
-    CHECK(contains(error({ids, t}, {{"positions", int64_t{1}}}), "with positions = 1 the operands are (table): expected 1, found 2"));
-    CHECK(contains(error({t}, {{"positions", int64_t{2}}}), "attribute 'positions' must be 0 or 1, found 2"));
-    CHECK(contains(error({ids, t}, {{"offset", int64_t{2}}}), "unknown attribute 'offset' (Embedding takes positions, row_offset)"));
-    CHECK(contains(error({ids, t}, {{"row_offset", 1.5}}), "attribute 'row_offset' must be an int, found float"));
+    CHECK(contains(error({ids, t}, {{"positions", int64_t{1}}}),
+                   "with positions = 1 the operands are (table): expected 1, found 2"));
+    CHECK(contains(error({t}, {{"positions", int64_t{2}}}),
+                   "attribute 'positions' must be 0 or 1, found 2"));
+    CHECK(contains(error({ids, t}, {{"offset", int64_t{2}}}),
+                   "unknown attribute 'offset' (Embedding takes positions, row_offset)"));
+    CHECK(contains(error({ids, t}, {{"row_offset", 1.5}}),
+                   "attribute 'row_offset' must be an int, found float"));
   }
 }
 

@@ -66,7 +66,8 @@ TEST_SUITE("layout_ops") {
         {{{7}}, 0, 1},
     };
     for (const Case& c : cases) {
-      const size_t axis = c.axis < 0 ? size_t(c.axis + int64_t(c.shapes[0].size())) : size_t(c.axis);
+      const size_t axis =
+          c.axis < 0 ? size_t(c.axis + int64_t(c.shapes[0].size())) : size_t(c.axis);
       INFO("first operand " << shape_string(c.shapes[0]) << " axis " << c.axis);
       OpHarness h;
       std::vector<TensorId> inputs;
@@ -120,7 +121,8 @@ TEST_SUITE("layout_ops") {
     TensorId x = h.input("x", {kSequenceDim, 10});
     TensorId y0 = h.intermediate("y0", {kSequenceDim, 2});
     TensorId y2 = h.intermediate("y2", {kSequenceDim, 5});
-    h.node(OpType::kSplit, "split", {x}, {y0, kNoTensor, y2}, {{"sizes", std::vector<int64_t>{2, 3, 5}}});
+    h.node(OpType::kSplit, "split", {x}, {y0, kNoTensor, y2},
+           {{"sizes", std::vector<int64_t>{2, 3, 5}}});
     Status valid = h.validate();
     REQUIRE_MESSAGE(valid.is_ok(), valid.message());
     auto kernel = h.create();
@@ -136,7 +138,8 @@ TEST_SUITE("layout_ops") {
     OpHarness e;  // equal parts along axis 0 of [6, S, 2]
     TensorId x2 = e.input("x", {6, kSequenceDim, 2});
     std::vector<TensorId> parts;
-    for (int i = 0; i < 3; ++i) parts.push_back(e.intermediate("p" + std::to_string(i), {2, kSequenceDim, 2}));
+    for (int i = 0; i < 3; ++i)
+      parts.push_back(e.intermediate("p" + std::to_string(i), {2, kSequenceDim, 2}));
     e.node(OpType::kSplit, "split", {x2}, parts, {{"axis", int64_t{0}}});
     REQUIRE(e.validate().is_ok());
     auto equal = e.create();
@@ -159,13 +162,15 @@ TEST_SUITE("layout_ops") {
         {{kSequenceDim, 10}, {{"begin", int64_t{2}}, {"end", int64_t{7}}}, 1, 2, 5, 3},
         {{kSequenceDim, 10}, {{"begin", int64_t{-3}}}, 1, 7, 3, 2},
         {{kSequenceDim, 10}, {{"begin", int64_t{1}}, {"end", int64_t{-1}}}, 1, 1, 8, 1},
-        {{kSequenceDim, 8}, {{"axis", int64_t{0}}, {"end", int64_t{1}}}, 0, 0, 1, 5},  // CLS
-        {{kSequenceDim, 8}, {{"axis", int64_t{-2}}, {"begin", int64_t{-1}}}, 0, 4, 1, 5},  // last token
+        {{kSequenceDim, 8}, {{"axis", int64_t{0}}, {"end", int64_t{1}}}, 0, 0, 1, 5},      // CLS
+        {{kSequenceDim, 8}, {{"axis", int64_t{-2}}, {"begin", int64_t{-1}}}, 0, 4, 1, 5},  // last
+                                                                                           // token
         {{2, kSequenceDim, 3}, {{"axis", int64_t{1}}, {"begin", int64_t{-1}}}, 1, 2, 1, 3},
         {{4, 6}, {{"axis", int64_t{0}}, {"begin", int64_t{3}}, {"end", int64_t{3}}}, 0, 3, 0, 1},
     };
     for (const Case& c : cases) {
-      INFO("x " << shape_string(c.x) << " axis " << c.axis << " first " << c.first << " length " << c.length);
+      INFO("x " << shape_string(c.x) << " axis " << c.axis << " first " << c.first << " length "
+                << c.length);
       OpHarness h;
       TensorId x = h.input("x", c.x);
       Shape y_shape = c.x;
@@ -179,7 +184,8 @@ TEST_SUITE("layout_ops") {
       h.set(x, labelled(shape_elements(c.x, c.sequence), 0));
       REQUIRE(h.run(**kernel, c.sequence).is_ok());
       const std::vector<float> ys = h.get(y);
-      const std::vector<size_t> x_dims = dims_of(c.x, c.sequence), y_dims = dims_of(y_shape, c.sequence);
+      const std::vector<size_t> x_dims = dims_of(c.x, c.sequence),
+                                y_dims = dims_of(y_shape, c.sequence);
       for_each_coordinate(y_dims, [&](std::vector<size_t> coords) {
         const size_t at = flat(y_dims, coords);
         coords[c.axis] += c.first;
@@ -206,22 +212,36 @@ TEST_SUITE("layout_ops") {
       CHECK(s.is_ok() == h.create().is_ok());
       return s.message();
     };
-    CHECK(contains(error(OpType::kConcat, {a, b}, {}), "node 'cat' (Concat): operand 1 'b' is f32 [S, 3, 4], but operand 0 is f32 [S, 4]"));
+    CHECK(contains(
+        error(OpType::kConcat, {a, b}, {}),
+        "node 'cat' (Concat): operand 1 'b' is f32 [S, 3, 4], but operand 0 is f32 [S, 4]"));
     CHECK(contains(error(OpType::kConcat, {a, c}, {}), "operand 1 'c' is i32 [S, 4]"));
-    CHECK(contains(error(OpType::kConcat, {a, a}, {{"axis", int64_t{0}}}), "cannot concatenate along axis 0 of 'a' [S, 4]: it is the sequence length S"));
-    CHECK(contains(error(OpType::kConcat, {a, a}, {{"axis", int64_t{2}}}), "attribute 'axis' = 2 is out of range for rank 2 (expected -2 to 1)"));
-    CHECK(contains(error(OpType::kSplit, {a}, {}, 3), "axis 1 of 'a' [S, 4] has 4 elements, not divisible into 3 equal outputs"));
-    CHECK(contains(error(OpType::kSplit, {a}, {{"sizes", std::vector<int64_t>{1, 2}}}, 2), "attribute 'sizes' [1, 2] must have one size >= 0 per output (2) summing to 4"));
-    CHECK(contains(error(OpType::kSplit, {a}, {{"sizes", std::vector<int64_t>{5, -1}}}, 2), "[5, -1]"));
-    CHECK(contains(error(OpType::kSplit, {a}, {{"sizes", int64_t{2}}}, 2), "attribute 'sizes' must be an int list"));
-    CHECK(contains(error(OpType::kSplit, {a}, {{"axis", int64_t{0}}}, 2), "cannot split along axis 0"));
-    CHECK(contains(error(OpType::kSlice, {a}, {{"begin", int64_t{3}}, {"end", int64_t{2}}}), "resolves to [3, 2), not within [0, 4] in order"));
+    CHECK(contains(error(OpType::kConcat, {a, a}, {{"axis", int64_t{0}}}),
+                   "cannot concatenate along axis 0 of 'a' [S, 4]: it is the sequence length S"));
+    CHECK(contains(error(OpType::kConcat, {a, a}, {{"axis", int64_t{2}}}),
+                   "attribute 'axis' = 2 is out of range for rank 2 (expected -2 to 1)"));
+    CHECK(contains(error(OpType::kSplit, {a}, {}, 3),
+                   "axis 1 of 'a' [S, 4] has 4 elements, not divisible into 3 equal outputs"));
+    CHECK(contains(error(OpType::kSplit, {a}, {{"sizes", std::vector<int64_t>{1, 2}}}, 2),
+                   "attribute 'sizes' [1, 2] must have one size >= 0 per output (2) summing to 4"));
+    CHECK(contains(error(OpType::kSplit, {a}, {{"sizes", std::vector<int64_t>{5, -1}}}, 2),
+                   "[5, -1]"));
+    CHECK(contains(error(OpType::kSplit, {a}, {{"sizes", int64_t{2}}}, 2),
+                   "attribute 'sizes' must be an int list"));
+    CHECK(contains(error(OpType::kSplit, {a}, {{"axis", int64_t{0}}}, 2),
+                   "cannot split along axis 0"));
+    CHECK(contains(error(OpType::kSlice, {a}, {{"begin", int64_t{3}}, {"end", int64_t{2}}}),
+                   "resolves to [3, 2), not within [0, 4] in order"));
     CHECK(contains(error(OpType::kSlice, {a}, {{"begin", int64_t{-5}}}), "resolves to [-1, 4)"));
     CHECK(contains(error(OpType::kSlice, {a}, {{"axis", int64_t{0}}, {"begin", int64_t{1}}}),
-                   "slice [1, end) along axis 0 of 'a' [S, 4]: on the sequence axis S both bounds must count from the start or both from the end"));
-    CHECK(contains(error(OpType::kSlice, {a}, {{"axis", int64_t{0}}, {"end", int64_t{2}}}), "is not within the axis for every S >= 1"));
-    CHECK(contains(error(OpType::kSlice, {a}, {{"axis", int64_t{0}}, {"begin", int64_t{-2}}}), "is not within the axis for every S >= 1"));
-    CHECK(contains(error(OpType::kSlice, {a}, {{"start", int64_t{0}}}), "unknown attribute 'start' (Slice takes axis, begin, end)"));
+                   "slice [1, end) along axis 0 of 'a' [S, 4]: on the sequence axis S both bounds "
+                   "must count from the start or both from the end"));
+    CHECK(contains(error(OpType::kSlice, {a}, {{"axis", int64_t{0}}, {"end", int64_t{2}}}),
+                   "is not within the axis for every S >= 1"));
+    CHECK(contains(error(OpType::kSlice, {a}, {{"axis", int64_t{0}}, {"begin", int64_t{-2}}}),
+                   "is not within the axis for every S >= 1"));
+    CHECK(contains(error(OpType::kSlice, {a}, {{"start", int64_t{0}}}),
+                   "unknown attribute 'start' (Slice takes axis, begin, end)"));
   }
 }
 

@@ -41,11 +41,12 @@ NormParams params_of(const LinearCase& c) {
 }
 
 void check_linear_case(const LinearCase& c, Isa isa, ThreadPool* pool = nullptr) {
-  INFO((c.fused ? "FusedLinear" : "Linear") << " K " << c.k << " N " << c.n << " S " << c.sequence
-            << " rank3 " << c.rank3 << " bias " << c.bias << " bf16 " << c.bf16 << " norm "
-            << std::string(c.norm) << " residual " << c.residual << " sum " << c.sum << " gain " << c.gain
-            << " norm_bias " << c.norm_bias << " activation " << std::string(activation_name(c.activation))
-            << " isa " << std::string(isa_name(isa)));
+  INFO((c.fused ? "FusedLinear" : "Linear")
+       << " K " << c.k << " N " << c.n << " S " << c.sequence << " rank3 " << c.rank3 << " bias "
+       << c.bias << " bf16 " << c.bf16 << " norm " << std::string(c.norm) << " residual "
+       << c.residual << " sum " << c.sum << " gain " << c.gain << " norm_bias " << c.norm_bias
+       << " activation " << std::string(activation_name(c.activation)) << " isa "
+       << std::string(isa_name(isa)));
   OpHarness h;
   const auto k = static_cast<int64_t>(c.k), n = static_cast<int64_t>(c.n);
   const Shape x_shape = c.rank3 ? Shape{2, kSequenceDim, k} : Shape{kSequenceDim, k};
@@ -56,7 +57,8 @@ void check_linear_case(const LinearCase& c, Isa isa, ThreadPool* pool = nullptr)
   if (c.bf16) w = from_bf16(to_bf16(w));  // the reference uses the rounded weights
   std::vector<float> bias = c.bias ? random_floats(c.n, -1, 1, 22) : std::vector<float>{};
   std::vector<float> gain = c.gain ? random_floats(c.n, 0.5f, 1.5f, 23) : std::vector<float>{};
-  std::vector<float> norm_bias = c.norm_bias ? random_floats(c.n, -0.5f, 0.5f, 24) : std::vector<float>{};
+  std::vector<float> norm_bias =
+      c.norm_bias ? random_floats(c.n, -0.5f, 0.5f, 24) : std::vector<float>{};
 
   TensorId x = h.input("x", x_shape);
   TensorId wt = c.bf16 ? h.weight_bf16("W", {n, k}, to_bf16(w)) : h.weight("W", {n, k}, w);
@@ -70,7 +72,8 @@ void check_linear_case(const LinearCase& c, Isa isa, ThreadPool* pool = nullptr)
   std::vector<Attribute> attributes;
   if (c.fused) {
     inputs.insert(inputs.end(), {rt, gt, nbt});
-    attributes = {{"norm", std::string(c.norm)}, {"activation", std::string(activation_name(c.activation))}};
+    attributes = {{"norm", std::string(c.norm)},
+                  {"activation", std::string(activation_name(c.activation))}};
     if (std::string(c.norm) == "prms_norm") attributes.push_back({"p", c.p});
   }
   while (inputs.back() == kNoTensor) inputs.pop_back();
@@ -233,7 +236,8 @@ TEST_SUITE("linear_ops") {
       CHECK(s.is_ok() == h.create().is_ok());
       return s.message();
     };
-    CHECK(contains(error({x7, w}), "node 'fc' (Linear): operand 0 (x) 'x7' has K = 7 features, but W is [4, 8]"));
+    CHECK(contains(error({x7, w}),
+                   "node 'fc' (Linear): operand 0 (x) 'x7' has K = 7 features, but W is [4, 8]"));
     CHECK(contains(error({x, w_in}), "operand 1 (W) 'W_in' must be a weight tensor, found input"));
     CHECK(contains(error({x, w3}), "operand 1 (W) 'W3' must have shape [N, K]"));
     CHECK(contains(error({x, w, b5}), "operand 2 (bias) 'b5' must have shape [4], found [5]"));
@@ -241,20 +245,29 @@ TEST_SUITE("linear_ops") {
     CHECK(contains(error({x, w}, {{"activation", std::string("relu")}}),
                    "unknown attribute 'activation' (Linear takes no attributes)"));
     const OpType fused = OpType::kFusedLinear;
-    CHECK(contains(error({x, w, kNoTensor, r}, {}, fused), "operand 3 (residual) 'r' must have shape [S, 4], found [S, 5]"));
+    CHECK(contains(error({x, w, kNoTensor, r}, {}, fused),
+                   "operand 3 (residual) 'r' must have shape [S, 4], found [S, 5]"));
     CHECK(contains(error({x, w, kNoTensor, kNoTensor, g}, {}, fused),
                    "operands 4 (gain) and 5 (norm_bias) need a norm"));
-    CHECK(contains(error({x, w}, {}, fused, {y, sum}), "output 1 (sum) needs operand 3 (residual)"));
+    CHECK(
+        contains(error({x, w}, {}, fused, {y, sum}), "output 1 (sum) needs operand 3 (residual)"));
     CHECK(contains(error({x, w}, {{"norm", std::string("batch_norm")}}, fused),
-                   "attribute 'norm' must be \"none\", \"layer_norm\", \"rms_norm\" or \"prms_norm\", found \"batch_norm\""));
-    CHECK(contains(error({x, w}, {{"activation", std::string("swish")}}, fused), "unknown activation 'swish'"));
+                   "attribute 'norm' must be \"none\", \"layer_norm\", \"rms_norm\" or "
+                   "\"prms_norm\", found \"batch_norm\""));
+    CHECK(contains(error({x, w}, {{"activation", std::string("swish")}}, fused),
+                   "unknown activation 'swish'"));
     CHECK(contains(error({x, w}, {{"norm", std::string("layer_norm")}, {"p", 0.5}}, fused),
                    "attribute 'p' applies only to pRMSNorm"));
-    CHECK(contains(error({x, w}, {{"norm", std::string("prms_norm")}, {"p", 0.1}}, fused), "floor(0.1*4) = 0"));
-    CHECK(contains(error({x, w}, {{"norm", std::string("rms_norm")}, {"gain_convention", std::string("one_plus")}}, fused),
-                   "needs a gain"));
+    CHECK(contains(error({x, w}, {{"norm", std::string("prms_norm")}, {"p", 0.1}}, fused),
+                   "floor(0.1*4) = 0"));
+    CHECK(contains(
+        error({x, w},
+              {{"norm", std::string("rms_norm")}, {"gain_convention", std::string("one_plus")}},
+              fused),
+        "needs a gain"));
     CHECK(contains(error({x, w}, {{"eps", 1e-6}, {"actvation", std::string("relu")}}, fused),
-                   "unknown attribute 'actvation' (FusedLinear takes eps, eps_placement, gain_convention, norm, p, activation)"));
+                   "unknown attribute 'actvation' (FusedLinear takes eps, eps_placement, "
+                   "gain_convention, norm, p, activation)"));
   }
 }
 

@@ -33,9 +33,9 @@ NormKind kind_of(OpType op) {
 // Builds the node with x [S, n] (rank 3 [2, S, n] if `rank3`), runs it on
 // `isa` and checks y (and sum) element by element.
 void check_norm_case(const NormCase& c, Isa isa, bool rank3 = false) {
-  INFO("op " << std::string(op_type_name(c.op)) << " n " << c.n << " S " << c.sequence << " gain " << c.gain
-            << " bias " << c.bias << " residual " << c.residual << " sum " << c.sum << " isa "
-            << std::string(isa_name(isa)) << " rank3 " << rank3);
+  INFO("op " << std::string(op_type_name(c.op)) << " n " << c.n << " S " << c.sequence << " gain "
+             << c.gain << " bias " << c.bias << " residual " << c.residual << " sum " << c.sum
+             << " isa " << std::string(isa_name(isa)) << " rank3 " << rank3);
   OpHarness h;
   const int64_t n = static_cast<int64_t>(c.n);
   const Shape shape = rank3 ? Shape{2, kSequenceDim, n} : Shape{kSequenceDim, n};
@@ -49,8 +49,10 @@ void check_norm_case(const NormCase& c, Isa isa, bool rank3 = false) {
   TensorId y = h.intermediate("y", shape);
   TensorId sum = c.sum ? h.intermediate("sum", shape) : kNoTensor;
   std::vector<Attribute> attributes = {{"eps", c.eps}};
-  if (c.placement == EpsPlacement::kAddedToRms) attributes.push_back({"eps_placement", std::string("added_to_rms")});
-  if (c.convention == GainConvention::kOnePlus) attributes.push_back({"gain_convention", std::string("one_plus")});
+  if (c.placement == EpsPlacement::kAddedToRms)
+    attributes.push_back({"eps_placement", std::string("added_to_rms")});
+  if (c.convention == GainConvention::kOnePlus)
+    attributes.push_back({"gain_convention", std::string("one_plus")});
   if (c.op == OpType::kPRmsNorm) attributes.push_back({"p", c.p});
   std::vector<TensorId> inputs = {x, g, b, r};
   while (!inputs.empty() && inputs.back() == kNoTensor) inputs.pop_back();
@@ -195,7 +197,9 @@ TEST_SUITE("norm_ops") {
           "node 'ln1' (LayerNorm): unknown attribute 'epsilon' (LayerNorm takes eps, "
           "eps_placement, gain_convention)");
     s = infer_error(OpType::kPRmsNorm, {{"p", 0.5}, {"fraction", 0.5}});
-    CHECK(contains(s.message(), "unknown attribute 'fraction' (PRmsNorm takes eps, eps_placement, gain_convention, p)"));
+    CHECK(contains(
+        s.message(),
+        "unknown attribute 'fraction' (PRmsNorm takes eps, eps_placement, gain_convention, p)"));
     s = infer_error(OpType::kRmsNorm, {{"p", 0.5}});
     CHECK(contains(s.message(), "unknown attribute 'p'"));
   }
@@ -210,7 +214,8 @@ TEST_SUITE("norm_ops") {
     };
     check(OpType::kLayerNorm, {{"eps", -1e-5}}, "'eps' must be finite and >= 0, found -1e-05");
     check(OpType::kLayerNorm, {{"eps", 1e300}}, "'eps' must be finite");
-    check(OpType::kLayerNorm, {{"eps", std::string("small")}}, "'eps' must be a float, found string");
+    check(OpType::kLayerNorm, {{"eps", std::string("small")}},
+          "'eps' must be a float, found string");
     check(OpType::kRmsNorm, {{"eps_placement", std::string("outside")}}, "found \"outside\"");
     check(OpType::kRmsNorm, {{"gain_convention", std::string("1+g")}}, "found \"1+g\"");
     check(OpType::kPRmsNorm, {}, "attribute 'p'");
@@ -236,7 +241,8 @@ TEST_SUITE("norm_ops") {
     h.node(OpType::kLayerNorm, "ln", {x, g5}, {y});
     CHECK(contains(h.infer().message(), "operand 1 (gain) 'g5' must have shape [8], found [5]"));
     h.graph.nodes.back().inputs = {x, kNoTensor, kNoTensor, r};
-    CHECK(contains(h.infer().message(), "operand 3 (residual) 'r' must have shape [S, 8], found [S, 7]"));
+    CHECK(contains(h.infer().message(),
+                   "operand 3 (residual) 'r' must have shape [S, 8], found [S, 7]"));
     h.graph.nodes.back().inputs = {ids};
     CHECK(contains(h.infer().message(), "operand 0 (x) 'ids' must be f32, found i32"));
     h.graph.nodes.back().inputs = {x};
