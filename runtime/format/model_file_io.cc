@@ -63,7 +63,9 @@ Status write_model_file(const Graph& graph, const std::string& path) {
 }
 
 Expected<MappedFile> map_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
+  // (a hang); it has no effect on regular files.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Status::error(system_error(path, "open"));
   struct stat info {};
   if (::fstat(fd, &info) != 0) {

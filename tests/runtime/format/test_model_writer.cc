@@ -1,6 +1,7 @@
 // The writer refuses what the reader would reject (naming the tensor or node);
 // write_model_file never leaves a partial file; load_model_file names the file.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include "runtime/format/model_file.h"
 #include "tests/runtime/format/model_test_support.h"
@@ -100,6 +101,9 @@ TEST_CASE("load_model_file names the file in every error") {
   check_error(load_model_file(dir.file("absent.nrmt")),
               {dir.file("absent.nrmt") + ": cannot open", "No such file or directory"});
   check_error(load_model_file(dir.path()), {dir.path() + ": not a regular file"});
+  const std::string fifo = dir.file("fifo.nrmt");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  check_error(load_model_file(fifo), {fifo + ": not a regular file"});  // and no wait for a writer
   const std::string empty = dir.file("empty.nrmt");
   write_bytes(empty, {});
   check_error(load_model_file(empty), {empty + ": magic", "found a file of 0 bytes"});
