@@ -1,7 +1,8 @@
 #pragma once
 // Scaled dot-product attention of a few query rows against a run of key and
-// value rows, one (query row, head) pair at a time: the arithmetic of the
-// Attention op, free of the graph.
+// value rows: the arithmetic of the Attention op, free of the graph. A task
+// is one query row and up to kMaxHeadBatch heads that share a kv head, so
+// grouped-query attention loads each K and V row once per batch of heads.
 //
 // For query row i and head h (kv head kh = h / (heads / kv_heads)):
 //   visible = causal ? min(key_rows, first_query_position + i + 1) : key_rows
@@ -9,12 +10,13 @@
 //   out[i, h] = Σ_j softmax(s)_j · v[j, kh]
 // where x[i, h] is the d floats of head h in row i.
 //
-// Softmax is taken online over blocks of keys (Milakov & Gimelshein's
+// Softmax is taken online over blocks of 64 keys (Milakov & Gimelshein's
 // running maximum, as flash attention does): each block's scores live in a
 // small stack buffer, the running sum and the output row are rescaled when
 // the maximum grows, so no scratch proportional to the key count is needed
-// and every (row, head) task is independent. Every exponent is ≤ 0: no
-// overflow for any finite scores.
+// and every task is independent. Every exponent is ≤ 0: no overflow for any
+// finite scores. A head's result depends only on its own q row and keys (not
+// on the batch it shares, nor on the thread that runs it).
 //
 // Accuracy (float, no FMA required): scores carry the dot product's rounding
 // (≤ ~(d/16 + 4)·2^-24 · scale·Σ|q·k|), the exponentials ≤ 2 ulp, the
@@ -23,6 +25,9 @@
 #include <cstddef>
 
 namespace normrt::seq_op {
+
+/// Heads of one kv head computed together (their scores: 8 × 64 floats of stack).
+constexpr size_t kMaxHeadBatch = 8;
 
 struct AttentionProblem {
   const float* q = nullptr;  ///< (query_rows, q_stride), head h at columns [h·d, (h+1)·d)
@@ -44,12 +49,16 @@ struct AttentionProblem {
   /// KV cache, 0 without).
   size_t first_query_position = 0;
 
-  size_t task_count() const { return query_rows * heads; }
+  /// Batches of at most kMaxHeadBatch heads per kv head: ⌈(heads/kv_heads) / 8⌉.
+  size_t batches_per_kv_head() const;
+  /// Tasks: query rows × kv heads × batches per kv head.
+  size_t task_count() const { return query_rows * kv_heads * batches_per_kv_head(); }
 };
 
 /// Computes the tasks first, first + stride, first + 2·stride, ... below
-/// task_count(); task t is query row t / heads, head t % heads. Threads that
-/// take disjoint residues write disjoint output rows-heads.
+/// task_count(); task t covers query row t / (kv_heads·batches), kv head
+/// (t / batches) % kv_heads and that kv head's batch t % batches of heads.
+/// Threads that take disjoint residues write disjoint parts of out.
 void attend_tasks(const AttentionProblem& problem, size_t first, size_t stride);
 
 }  // namespace normrt::seq_op

@@ -32,6 +32,18 @@ inline void axpy_f32(float alpha, const float* __restrict x, float* __restrict y
   for (size_t i = 0; i < n; ++i) y[i] += alpha * x[i];
 }
 
+/// y[i] += (a[0]·x[i] + a[1]·x[s + i]) + (a[2]·x[2s + i] + a[3]·x[3s + i])
+/// for i < n, s = stride: four rows of x folded into y in one pass. y must
+/// not overlap x.
+inline void axpy4_f32(const float* a, const float* __restrict x, size_t stride, float* __restrict y,
+                      size_t n) {
+  const float a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+  const float* __restrict x1 = x + stride;
+  const float* __restrict x2 = x + 2 * stride;
+  const float* __restrict x3 = x + 3 * stride;
+  for (size_t i = 0; i < n; ++i) y[i] += (a0 * x[i] + a1 * x1[i]) + (a2 * x2[i] + a3 * x3[i]);
+}
+
 /// y[i] *= alpha for i < n.
 inline void scale_f32(float alpha, float* y, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] *= alpha;

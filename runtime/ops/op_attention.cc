@@ -162,7 +162,7 @@ class AttentionKernel final : public OpKernel {
     }
 
     ThreadPool* pool = context.pool;
-    const size_t work = p.task_count() * p.key_rows * p.head_dim;
+    const size_t work = p.query_rows * p.heads * p.key_rows * p.head_dim;
     if (pool == nullptr || pool->size() < 2 || p.task_count() < 2 || work < kMinParallelWork) {
       seq_op::attend_tasks(p, 0, 1);
       return Status::ok();

@@ -76,9 +76,12 @@ TEST_SUITE("seq_ops") {
     }
   }
 
-  TEST_CASE("attention: grouped-query heads share their kv head (GQA and MQA)") {
-    for (auto [heads, kv_heads, d] :
-         {std::tuple<size_t, size_t, size_t>{6, 2, 8}, {4, 1, 16}, {6, 3, 1}}) {
+  TEST_CASE("attention: grouped-query heads share their kv head (GQA, MQA, groups > 8)") {
+    for (auto [heads, kv_heads, d] : {std::tuple<size_t, size_t, size_t>{6, 2, 8},
+                                      {4, 1, 16},
+                                      {6, 3, 1},
+                                      {10, 1, 4},
+                                      {18, 2, 3}}) {
       for (bool causal : {false, true}) {
         AttentionCase c;
         c.sizes = {heads, kv_heads, d, 0.0, causal};
