@@ -6,7 +6,7 @@
 //            bias_x? [2H], gain_w? [H], bias_w? [H], gain_u? [H], bias_u? [H]
 //            (weights f32 or bf16; gate blocks z, r)
 //   outputs  h_seq [S, H], h_last? [1, H]
-//   attrs    the norm attributes (rnn_op_norm_attributes.h; "none": the plain
+//   attrs    the norm attributes (op_norm_attributes.h; "none": the plain
 //            GRU, β's as biases, no gains), reverse 0/1
 //
 // reverse = 1 consumes x[S−1], ..., x[0]: h_seq[t] is the state after x[t..S−1]
@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "kernels/rnn/ln_gru.h"
+#include "runtime/ops/op_norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
-#include "runtime/ops/rnn_op_norm_attributes.h"
 #include "runtime/ops/rnn_op_operands.h"
 #include "runtime/ops/rnn_op_sequence.h"
 #include "runtime/ops/rnn_op_weights.h"
@@ -54,7 +54,7 @@ struct GruConfig {
   size_t hidden = 0;
   size_t chunk_steps = 1;
   bool reverse = false;
-  seq_op::NormAttributes norm;
+  NormSelection norm;
   WeightType type = WeightType::kF32;
   Shape h_seq_shape;
 };
@@ -108,7 +108,7 @@ Status check_gru(const Graph& graph, const Node& node, GruConfig& config) {
   Expected<WeightType> type =
       seq_op::matrices_weight_type(c, {kWx, kWh, kW, kU}, {"w_x", "w_h", "w", "u"});
   if (!type) return type.status();
-  Expected<seq_op::NormAttributes> norm = seq_op::parse_norm_attributes(c);
+  Expected<NormSelection> norm = norm_selection_from_attributes(node);
   if (!norm) return norm.status();
   Expected<bool> reverse = c.flag("reverse", false);
   if (!reverse) return reverse.status();

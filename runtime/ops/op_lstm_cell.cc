@@ -6,7 +6,7 @@
 //            bias_x? [4H], gain_c? [H], bias_c? [H]   (weights f32 or bf16;
 //            gate blocks f, i, o, g)
 //   outputs  h_seq [S, H], h_last? [1, H], c_last? [1, H]
-//   attrs    the norm attributes (rnn_op_norm_attributes.h; norm "none", the
+//   attrs    the norm attributes (op_norm_attributes.h; norm "none", the
 //            default, is the plain LSTM), placement "projections_and_cell"
 //            (default) | "cell_only" | "none" (where the norm applies; with
 //            norm "none" only "none" may be given), reverse 0/1
@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "kernels/rnn/ln_lstm.h"
+#include "runtime/ops/op_norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
-#include "runtime/ops/rnn_op_norm_attributes.h"
 #include "runtime/ops/rnn_op_operands.h"
 #include "runtime/ops/rnn_op_sequence.h"
 #include "runtime/ops/rnn_op_weights.h"
@@ -109,7 +109,7 @@ Status check_lstm(const Graph& graph, const Node& node, LstmConfig& config) {
   Expected<WeightType> type = seq_op::matrices_weight_type(c, {kWx, kWh}, {"w_x", "w_h"});
   if (!type) return type.status();
 
-  Expected<seq_op::NormAttributes> norm = seq_op::parse_norm_attributes(c);
+  Expected<NormSelection> norm = norm_selection_from_attributes(node);
   if (!norm) return norm.status();
   Expected<LstmNormPlacement> placement = parse_placement(c, norm->enabled);
   if (!placement) return placement.status();
