@@ -13,6 +13,7 @@
 // causal masks by absolute position (query i sits at position + i).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>

@@ -13,6 +13,7 @@
 // and h_last = h_seq[0]. Aliasing: h_last may be h0 (the very same buffer);
 // nothing else may overlap.
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,7 +74,11 @@ Status check_gru(const Graph& graph, const Node& node, GruConfig& config) {
   if (!u) return u.status();
   if (Status s = c.check_type(**u, "u", {DataType::kF32, DataType::kBF16}, 2); !s) return s;
   const int64_t hidden = (*u)->shape[1], rows = (*x)->shape[0], input = (*x)->shape[1];
-  if (hidden <= 0) return c.error(NodeChecker::describe(**u, "u") + " has no columns (H)");
+  // H < 2^31 keeps every gate count (4H, 4H·H) far from overflow.
+  if (hidden <= 0 || hidden > INT32_MAX) {
+    return c.error(NodeChecker::describe(**u, "u") + " has " + shape_string((*u)->shape) +
+                   ": H (its columns) must be in [1, 2^31)");
+  }
   if (rows == 0 || input <= 0) {
     return c.error(NodeChecker::describe(**x, "x") + " must be [S, D] with S, D ≥ 1, found " +
                    shape_string((*x)->shape));

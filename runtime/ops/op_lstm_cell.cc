@@ -16,6 +16,7 @@
 // h_last = h_seq[0]. Aliasing: h_last may be h0 and c_last may be c0 (the very
 // same buffers); nothing else may overlap.
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,7 +79,11 @@ Status check_lstm(const Graph& graph, const Node& node, LstmConfig& config) {
   if (!w_h) return w_h.status();
   if (Status s = c.check_type(**w_h, "w_h", {DataType::kF32, DataType::kBF16}, 2); !s) return s;
   const int64_t hidden = (*w_h)->shape[1], rows = (*x)->shape[0], input = (*x)->shape[1];
-  if (hidden <= 0) return c.error(NodeChecker::describe(**w_h, "w_h") + " has no columns (H)");
+  // H < 2^31 keeps every gate count (4H, 4H·H) far from overflow.
+  if (hidden <= 0 || hidden > INT32_MAX) {
+    return c.error(NodeChecker::describe(**w_h, "w_h") + " has " + shape_string((*w_h)->shape) +
+                   ": H (its columns) must be in [1, 2^31)");
+  }
   if (rows == 0 || input <= 0) {
     return c.error(NodeChecker::describe(**x, "x") + " must be [S, D] with S, D ≥ 1, found " +
                    shape_string((*x)->shape));
@@ -158,7 +163,7 @@ class LstmKernel final : public OpKernel {
     LnLstmWorkspace& ws = session->workspace;
     const TensorView* in = context.inputs;
     const size_t hidden = config_.hidden, input = cell_.input_size();
-    const auto optional = [&](const TensorView* views, size_t count, size_t index) -> float* {
+    const auto optional = [](const TensorView* views, size_t count, size_t index) -> float* {
       return index < count && views[index].present() ? views[index].f32() : nullptr;
     };
     const float* x = in[kX].f32();

@@ -16,6 +16,7 @@
 // float angle are float functions (glibc's and PyTorch's: ≤ 1 ulp), once per
 // row and pair, shared by the heads.
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>

@@ -174,6 +174,11 @@ TEST_SUITE("seq_ops") {
     }
     {
       OneNodeHarness h = lstm_node();
+      operand(h, 4).shape = {8, int64_t{1} << 40};  // 4H would be near overflow
+      expect_error(h, {"w_h 'w_h'", "[8, 1099511627776]", "must be in [1, 2^31)"});
+    }
+    {
+      OneNodeHarness h = lstm_node();
       operand(h, 10).shape = {3};
       expect_error(h, {"gain_c 'gain_c'", "[2]", "found [3]"});
     }
