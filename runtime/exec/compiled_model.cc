@@ -33,7 +33,9 @@ bool has_sequence_dim(const Shape& shape) {
 
 // Ops whose result depends on the session position.
 bool reads_position(const Node& node) {
-  if (node.op == OpType::kAttention) return node.inputs.size() > 3;
+  if (node.op == OpType::kAttention) {  // with its KV cache (operands 3 and 4)
+    return node.inputs.size() > 3 && node.inputs[3] != kNoTensor;
+  }
   if (node.op == OpType::kRope) return true;
   if (node.op == OpType::kEmbedding) {
     Expected<int64_t> positions = node.int_attribute("positions", 0);
