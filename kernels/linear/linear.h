@@ -68,7 +68,9 @@ const std::vector<LinearVariant>& linear_variants();
 /// True if this CPU can run `variant`.
 bool linear_variant_runnable(const LinearVariant& variant);
 
-/// Weights packed for one variant. Owns a 64-byte aligned buffer. Move-only.
+/// Weights packed for one variant, in a 64-byte aligned buffer that it owns or
+/// borrows (borrow_packed_weights(): e.g. straight from a mapped model file).
+/// Copies share the buffer.
 class PackedWeights {
  public:
   PackedWeights() = default;
@@ -89,15 +91,12 @@ class PackedWeights {
   const void* data() const { return data_.get(); }
 
  private:
-  struct Free {
-    void operator()(void* p) const;
-  };
   friend class PackedWeightsBuilder;
 
   const LinearVariant* variant_ = nullptr;
   size_t n_ = 0, k_ = 0;
   size_t panel_bytes_ = 0;
-  std::unique_ptr<std::byte, Free> data_;
+  std::shared_ptr<const std::byte> data_;
 };
 
 /// Packs float weights W (n, k), row-major, for the preferred variant of
@@ -111,6 +110,24 @@ Expected<PackedWeights> pack_weights(const float* w, size_t n, size_t k,
 Expected<PackedWeights> pack_weights_bf16(const uint16_t* w, size_t n, size_t k, Isa isa);
 Expected<PackedWeights> pack_weights_bf16(const uint16_t* w, size_t n, size_t k,
                                           const LinearVariant& variant);
+
+/// Bytes of W (n, k) of `type` packed in panels of `panel_width` columns (what
+/// PackedWeights::size_bytes() is for such weights); an error if n or k is 0
+/// or the size overflows.
+Expected<size_t> packed_weights_bytes(size_t n, size_t k, WeightType type, size_t panel_width);
+
+/// Uses `data`, already in `variant`'s packed layout (as pack_weights() writes
+/// it), without copying; `owner` keeps it alive. Requires 64-byte alignment
+/// and bytes == packed_weights_bytes(n, k, variant.type, variant.panel_width).
+Expected<PackedWeights> borrow_packed_weights(const void* data, size_t bytes, size_t n, size_t k,
+                                              const LinearVariant& variant,
+                                              std::shared_ptr<const void> owner);
+
+/// The inverse of packing: writes W (n, k) row-major from data packed in
+/// panels of `panel_width` — floats for kF32, bfloat16 bits (uint16_t) for
+/// kBF16 — into `row_major` (n·k elements). `bytes` is checked as above.
+Status unpack_weights(const void* data, size_t bytes, size_t n, size_t k, WeightType type,
+                      size_t panel_width, void* row_major);
 
 /// Rounds a column index up to where a linear_columns() range may begin or
 /// end: the next multiple of the panel width, or n. For pRMSNorm's first

@@ -37,7 +37,38 @@ float float_from_bf16(uint16_t value) {
   return f;
 }
 
-void PackedWeights::Free::operator()(void* p) const { std::free(p); }
+namespace {
+
+constexpr size_t kPanelAlign = 64;
+
+// The packed layout's geometry: rows of k per panel and padded panel bytes.
+struct PanelGeometry {
+  size_t k_rows, panel_bytes, panels;
+};
+
+Expected<PanelGeometry> panel_geometry(size_t n, size_t k, WeightType type, size_t p) {
+  const size_t element = type == WeightType::kF32 ? 4 : 2;
+  const size_t k_rows = type == WeightType::kF32 ? k : k + (k & 1);  // bf16: whole pairs
+  const size_t max = std::numeric_limits<size_t>::max();
+  if (n == 0 || k == 0 || p == 0 || k_rows > max / p / element - kPanelAlign) {
+    return Status::error("packed weights: invalid shape " + std::to_string(n) + " x " +
+                         std::to_string(k) + " with panels of " + std::to_string(p));
+  }
+  const size_t panel_bytes = (k_rows * p * element + kPanelAlign - 1) / kPanelAlign * kPanelAlign;
+  const size_t panels = (n + p - 1) / p;
+  if (panels > max / panel_bytes) {
+    return Status::error("packed weights: " + std::to_string(n) + " x " + std::to_string(k) +
+                         " weights do not fit in memory");
+  }
+  return PanelGeometry{k_rows, panel_bytes, panels};
+}
+
+// Index of W[c][i] (c within its panel) in a panel, in elements.
+size_t panel_index(WeightType type, size_t p, size_t c, size_t i) {
+  return type == WeightType::kF32 ? i * p + c : (i / 2) * 2 * p + 2 * c + (i & 1);
+}
+
+}  // namespace
 
 // Fills a PackedWeights; the one place that touches its internals.
 class PackedWeightsBuilder {
@@ -45,38 +76,55 @@ class PackedWeightsBuilder {
   // `at(c, i)` returns W[c][i] as the packed element type (float or bf16 bits).
   template <class Element, class At>
   static Expected<PackedWeights> pack(const LinearVariant& variant, size_t n, size_t k, At&& at) {
-    constexpr size_t kAlign = 64;
     const size_t p = variant.panel_width;
-    const size_t k_rows = std::is_same_v<Element, float> ? k : k + (k & 1);  // bf16: whole pairs
-    const size_t panel_bytes = (k_rows * p * sizeof(Element) + kAlign - 1) / kAlign * kAlign;
-    const size_t panels = (n + p - 1) / p;
-    if (panel_bytes / p / sizeof(Element) < k_rows ||
-        panels > std::numeric_limits<size_t>::max() / panel_bytes) {
-      return Status::error("pack_weights: " + std::to_string(n) + " x " + std::to_string(k) +
-                           " weights do not fit in memory");
+    Expected<PanelGeometry> geometry = panel_geometry(n, k, variant.type, p);
+    if (!geometry) return geometry.status();
+    const size_t panel_bytes = geometry->panel_bytes, panels = geometry->panels;
+    auto* memory = static_cast<std::byte*>(std::aligned_alloc(kPanelAlign, panels * panel_bytes));
+    if (memory == nullptr) {
+      return Status::error("pack_weights: cannot allocate " + std::to_string(panels * panel_bytes) +
+                           " bytes");
+    }
+    std::memset(memory, 0, panels * panel_bytes);
+    for (size_t panel = 0; panel < panels; ++panel) {
+      auto* dst = reinterpret_cast<Element*>(memory + panel * panel_bytes);
+      for (size_t c = 0; c < p && panel * p + c < n; ++c) {
+        const size_t col = panel * p + c;
+        for (size_t i = 0; i < k; ++i) dst[panel_index(variant.type, p, c, i)] = at(col, i);
+      }
     }
     PackedWeights packed;
     packed.variant_ = &variant;
     packed.n_ = n;
     packed.k_ = k;
     packed.panel_bytes_ = panel_bytes;
-    packed.data_.reset(static_cast<std::byte*>(std::aligned_alloc(kAlign, panels * panel_bytes)));
-    if (!packed.data_) {
-      return Status::error("pack_weights: cannot allocate " + std::to_string(panels * panel_bytes) +
-                           " bytes");
+    packed.data_ = std::shared_ptr<const std::byte>(memory, [](const std::byte* m) {
+      std::free(const_cast<std::byte*>(m));
+    });
+    return packed;
+  }
+
+  static Expected<PackedWeights> borrow(const void* data, size_t bytes, size_t n, size_t k,
+                                        const LinearVariant& variant,
+                                        std::shared_ptr<const void> owner) {
+    Expected<size_t> expected = packed_weights_bytes(n, k, variant.type, variant.panel_width);
+    if (!expected) return expected.status();
+    if (bytes != *expected) {
+      return Status::error("borrow_packed_weights: " + std::to_string(bytes) + " bytes, expected " +
+                           std::to_string(*expected) + " for " + std::to_string(n) + " x " +
+                           std::to_string(k) + " " + weight_type_name(variant.type) +
+                           " in panels of " + std::to_string(variant.panel_width));
     }
-    std::memset(packed.data_.get(), 0, panels * panel_bytes);
-    for (size_t panel = 0; panel < panels; ++panel) {
-      auto* dst = reinterpret_cast<Element*>(packed.data_.get() + panel * panel_bytes);
-      for (size_t c = 0; c < p && panel * p + c < n; ++c) {
-        const size_t col = panel * p + c;
-        for (size_t i = 0; i < k; ++i) {
-          const size_t at_index =
-              std::is_same_v<Element, float> ? i * p + c : (i / 2) * 2 * p + 2 * c + (i & 1);
-          dst[at_index] = at(col, i);
-        }
-      }
+    if (data == nullptr || reinterpret_cast<uintptr_t>(data) % kPanelAlign != 0) {
+      return Status::error("borrow_packed_weights: data must be 64-byte aligned and not null");
     }
+    PackedWeights packed;
+    packed.variant_ = &variant;
+    packed.n_ = n;
+    packed.k_ = k;
+    packed.panel_bytes_ = *expected / ((n + variant.panel_width - 1) / variant.panel_width);
+    packed.data_ = std::shared_ptr<const std::byte>(std::move(owner),
+                                                    static_cast<const std::byte*>(data));
     return packed;
   }
 };
@@ -124,6 +172,40 @@ Expected<PackedWeights> pack_weights(const float* w, size_t n, size_t k,
   }
   return PackedWeightsBuilder::pack<uint16_t>(
       variant, n, k, [&](size_t c, size_t i) { return bf16_from_float(w[c * k + i]); });
+}
+
+Expected<size_t> packed_weights_bytes(size_t n, size_t k, WeightType type, size_t panel_width) {
+  Expected<PanelGeometry> geometry = panel_geometry(n, k, type, panel_width);
+  if (!geometry) return geometry.status();
+  return geometry->panels * geometry->panel_bytes;
+}
+
+Expected<PackedWeights> borrow_packed_weights(const void* data, size_t bytes, size_t n, size_t k,
+                                              const LinearVariant& variant,
+                                              std::shared_ptr<const void> owner) {
+  if (Status s = check_pack_args(data, n, k, variant, variant.type); !s) return s;
+  return PackedWeightsBuilder::borrow(data, bytes, n, k, variant, std::move(owner));
+}
+
+Status unpack_weights(const void* data, size_t bytes, size_t n, size_t k, WeightType type,
+                      size_t panel_width, void* row_major) {
+  Expected<PanelGeometry> geometry = panel_geometry(n, k, type, panel_width);
+  if (!geometry) return geometry.status();
+  if (bytes != geometry->panels * geometry->panel_bytes) {
+    return Status::error("unpack_weights: " + std::to_string(bytes) + " bytes, expected " +
+                         std::to_string(geometry->panels * geometry->panel_bytes));
+  }
+  const size_t element = type == WeightType::kF32 ? 4 : 2;
+  const auto* packed = static_cast<const std::byte*>(data);
+  auto* out = static_cast<std::byte*>(row_major);
+  for (size_t c = 0; c < n; ++c) {
+    const std::byte* panel = packed + (c / panel_width) * geometry->panel_bytes;
+    for (size_t i = 0; i < k; ++i) {
+      std::memcpy(out + (c * k + i) * element,
+                  panel + panel_index(type, panel_width, c % panel_width, i) * element, element);
+    }
+  }
+  return Status::ok();
 }
 
 Expected<PackedWeights> pack_weights(const float* w, size_t n, size_t k, WeightType type, Isa isa) {
