@@ -1,0 +1,157 @@
+#include "models/builder_support.h"
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "kernels/linear/linear.h"
+
+namespace normrt {
+namespace {
+
+std::string dims_string(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+/// Bytes per element of the float dtypes a builder accepts; 0 for the others.
+size_t float_dtype_size(const std::string& dtype) {
+  if (dtype == "F32") return 4;
+  if (dtype == "F64") return 8;
+  if (dtype == "F16" || dtype == "BF16") return 2;
+  return 0;
+}
+
+float float_from_f16(uint16_t h) {
+  const int exponent = (h >> 10) & 0x1f;
+  const int mantissa = h & 0x3ff;
+  const float sign = (h & 0x8000) ? -1.0f : 1.0f;
+  if (exponent == 0) return sign * std::ldexp(static_cast<float>(mantissa), -24);  // subnormal
+  if (exponent == 31) return mantissa ? std::nanf("") : sign * INFINITY;
+  return sign * std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
+}
+
+}  // namespace
+
+Status check_norm_config(const NormConfig& norm) {
+  const std::string& k = norm.kind;
+  if (k != "layer_norm" && k != "rms_norm" && k != "prms_norm" && k != "none")
+    return Status::error("config: norm '" + k +
+                         "' is not one of layer_norm, rms_norm, prms_norm, none");
+  if (!std::isfinite(norm.eps) || norm.eps < 0)
+    return Status::error("config: eps = " + std::to_string(norm.eps) + " must be finite and >= 0");
+  if (norm.eps_placement != "inside_sqrt" && norm.eps_placement != "added_to_rms")
+    return Status::error("config: eps_placement '" + norm.eps_placement +
+                         "' is not inside_sqrt or added_to_rms");
+  if (norm.gain_convention != "as_stored" && norm.gain_convention != "one_plus")
+    return Status::error("config: gain_convention '" + norm.gain_convention +
+                         "' is not as_stored or one_plus");
+  if (k == "prms_norm" && !(norm.p > 0 && norm.p <= 1))
+    return Status::error("config: p = " + std::to_string(norm.p) +
+                         " must be in (0, 1] for prms_norm");
+  return Status::ok();
+}
+
+std::vector<Attribute> norm_attributes(const NormConfig& norm) {
+  std::vector<Attribute> attributes = {{"eps", norm.eps},
+                                       {"eps_placement", norm.eps_placement},
+                                       {"gain_convention", norm.gain_convention}};
+  if (norm.kind == "prms_norm") attributes.push_back({"p", norm.p});
+  return attributes;
+}
+
+OpType norm_op(const NormConfig& norm) {
+  if (norm.kind == "rms_norm") return OpType::kRmsNorm;
+  if (norm.kind == "prms_norm") return OpType::kPRmsNorm;
+  return OpType::kLayerNorm;
+}
+
+const SourceTensor* WeightChecker::expect(const std::string& name,
+                                          const std::vector<int64_t>& shape) {
+  expected_.push_back(name);
+  const SourceTensor* tensor = source_.find(name);
+  if (tensor == nullptr) {
+    problems_.push_back("missing tensor '" + name + "' (expected " + dims_string(shape) + ")");
+    return nullptr;
+  }
+  bool ok = true;
+  if (tensor->shape != shape) {
+    problems_.push_back("tensor '" + name + "' has shape " + dims_string(tensor->shape) +
+                        ", expected " + dims_string(shape));
+    ok = false;
+  }
+  const size_t element_size = float_dtype_size(tensor->dtype);
+  if (element_size == 0) {
+    problems_.push_back("tensor '" + name + "' has dtype " + tensor->dtype +
+                        ", expected one of F32, F16, BF16, F64");
+    ok = false;
+  }
+  if (!ok) return nullptr;
+  // The shape equals the config's, so this product cannot overflow for any
+  // config whose tensors fit in memory; the byte count guards the reader.
+  size_t elements = 1;
+  for (int64_t d : shape) elements *= static_cast<size_t>(d);
+  if (tensor->size != elements * element_size || (tensor->data == nullptr && tensor->size != 0)) {
+    problems_.push_back("tensor '" + name + "' holds " + std::to_string(tensor->size) +
+                        " bytes, expected " + std::to_string(elements * element_size) + " (" +
+                        dims_string(shape) + " " + tensor->dtype + ")");
+    return nullptr;
+  }
+  return tensor;
+}
+
+std::vector<float> WeightChecker::read(const std::string& name,
+                                       const std::vector<int64_t>& shape) {
+  const SourceTensor* tensor = expect(name, shape);
+  return tensor ? to_float(*tensor) : std::vector<float>();
+}
+
+Status WeightChecker::finish() {
+  const std::set<std::string> expected(expected_.begin(), expected_.end());
+  std::vector<std::string> problems = problems_;
+  for (const std::string& name : source_.names())
+    if (expected.count(name) == 0) problems.push_back("unknown tensor '" + name + "'");
+  if (problems.empty()) return Status::ok();
+  std::string message = source_.description() + ": " + std::to_string(problems.size()) +
+                        (problems.size() == 1 ? " problem" : " problems") +
+                        " with the weights:";
+  for (const std::string& problem : problems) message += "\n  " + problem;
+  return Status::error(message);
+}
+
+std::vector<float> to_float(const SourceTensor& tensor) {
+  const size_t element_size = float_dtype_size(tensor.dtype);
+  const size_t count = element_size ? tensor.size / element_size : 0;
+  std::vector<float> out(count);
+  for (size_t i = 0; i < count; ++i) {
+    const std::byte* at = tensor.data + i * element_size;
+    if (tensor.dtype == "F32") {
+      std::memcpy(&out[i], at, 4);
+    } else if (tensor.dtype == "F64") {
+      double value;
+      std::memcpy(&value, at, 8);
+      out[i] = static_cast<float>(value);
+    } else {
+      uint16_t bits;
+      std::memcpy(&bits, at, 2);
+      out[i] = tensor.dtype == "BF16" ? float_from_bf16(bits) : float_from_f16(bits);
+    }
+  }
+  return out;
+}
+
+TensorId add_weight(GraphBuilder& builder, const std::string& name, const Shape& shape,
+                    const std::vector<float>& values, DataType matrix_dtype) {
+  if (shape.size() >= 2 && matrix_dtype == DataType::kBF16)
+    return builder.weight_bf16(name, shape, values);
+  return builder.weight(name, shape, values);
+}
+
+Status check_matrix_dtype(DataType dtype) {
+  if (dtype == DataType::kF32 || dtype == DataType::kBF16) return Status::ok();
+  return Status::error(std::string("matrix dtype ") + data_type_name(dtype) +
+                       " is not f32 or bf16");
+}
+
+}  // namespace normrt

@@ -1,0 +1,79 @@
+#pragma once
+// What every builder in models/ shares: the normalization part of a config,
+// a checker that compares a WeightSource with the tensors an architecture
+// expects and reports every problem in one message, the conversion of the
+// exported float types to float, and adding weights to a graph in the
+// requested storage type.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/common/status.h"
+#include "models/weight_source.h"
+#include "runtime/graph/graph.h"
+#include "runtime/graph/graph_builder.h"
+
+namespace normrt {
+
+/// The normalization convention of a model, as the ops' shared attributes
+/// spell it (docs/ops.md, "Normalization attributes").
+struct NormConfig {
+  std::string kind = "layer_norm";  ///< "layer_norm" | "rms_norm" | "prms_norm" | "none"
+  double eps = 1e-5;
+  std::string eps_placement = "inside_sqrt";  ///< | "added_to_rms"
+  std::string gain_convention = "as_stored";  ///< | "one_plus"
+  double p = 0.0;                             ///< pRMSNorm only, in (0, 1]
+};
+
+/// An error naming the field if `norm` is not one of the spellings above
+/// (kind, placements, conventions; eps finite ≥ 0; p in (0, 1] for prms_norm).
+Status check_norm_config(const NormConfig& norm);
+/// The attributes eps, eps_placement, gain_convention (and p for prms_norm)
+/// of a norm node or an RNN cell. Does not include "norm".
+std::vector<Attribute> norm_attributes(const NormConfig& norm);
+/// The op of a standalone norm node: kLayerNorm, kRmsNorm or kPRmsNorm.
+OpType norm_op(const NormConfig& norm);
+
+/// Collects, for one WeightSource, every tensor an architecture expects that
+/// is missing, has another shape, an unsupported dtype or a wrong byte size,
+/// and (in finish()) every tensor of the source nobody asked for. Usage:
+///   WeightChecker check(source);
+///   const SourceTensor* w = check.expect("fc.weight", {N, K});   // null if bad
+///   ...
+///   if (Status s = check.finish(); !s) return s;   // one message, all problems
+class WeightChecker {
+ public:
+  explicit WeightChecker(const WeightSource& source) : source_(source) {}
+
+  /// The tensor `name` if it exists with exactly `shape`, a float dtype
+  /// (F32, F16, BF16, F64) and the matching byte size; null otherwise (the
+  /// problem is recorded).
+  const SourceTensor* expect(const std::string& name, const std::vector<int64_t>& shape);
+  /// expect() and to_float(): the values, or empty if there is a problem
+  /// (recorded), so a builder can run to the end and list every problem.
+  std::vector<float> read(const std::string& name, const std::vector<int64_t>& shape);
+  /// Records a problem that is not about one tensor (a bad config value).
+  void fail(std::string problem) { problems_.push_back(std::move(problem)); }
+  /// ok, or one error: "<source>: N problems with the weights:" followed by
+  /// one line per problem (missing, mis-shaped, wrong dtype, unknown).
+  Status finish();
+
+ private:
+  const WeightSource& source_;
+  std::vector<std::string> expected_;
+  std::vector<std::string> problems_;
+};
+
+/// The elements of a tensor whose dtype and size expect() accepted, as float
+/// (F64 rounded to nearest, F16 and BF16 widened exactly).
+std::vector<float> to_float(const SourceTensor& tensor);
+
+/// Adds a weight: a matrix (rank ≥ 2) in `matrix_dtype` (kF32, or kBF16
+/// rounded to nearest even), a vector (rank ≤ 1) always as f32.
+TensorId add_weight(GraphBuilder& builder, const std::string& name, const Shape& shape,
+                    const std::vector<float>& values, DataType matrix_dtype);
+
+/// An error unless `dtype` is kF32 or kBF16 (the storage types of weights).
+Status check_matrix_dtype(DataType dtype);
+
+}  // namespace normrt

@@ -1,0 +1,179 @@
+#include "tests/models/rnn/fixture_support.h"
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "tests/models/rnn/tiny_json.h"
+
+namespace normrt::testing {
+namespace {
+
+Expected<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::error(path + ": cannot open");
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+Expected<JsonValue> read_config(const std::string& name) {
+  const std::string path = fixture_path(name, ".json");
+  Expected<std::string> text = read_file(path);
+  if (!text) return text.status();
+  Expected<JsonValue> json = parse_json(text.value());
+  if (!json) return Status::error(path + ": " + json.status().message());
+  return json;
+}
+
+double number(const JsonValue& config, const char* key, double fallback) {
+  const JsonValue* v = config.find(key);
+  return v && v->kind == JsonValue::Kind::kNumber ? v->number : fallback;
+}
+std::string text(const JsonValue& config, const char* key, const std::string& fallback) {
+  const JsonValue* v = config.find(key);
+  return v && v->kind == JsonValue::Kind::kString ? v->string : fallback;
+}
+
+NormConfig norm_config(const JsonValue& config) {
+  NormConfig norm;
+  norm.kind = text(config, "norm", norm.kind);
+  norm.eps = number(config, "eps", norm.eps);
+  norm.eps_placement = text(config, "eps_placement", norm.eps_placement);
+  norm.gain_convention = text(config, "gain_convention", norm.gain_convention);
+  norm.p = number(config, "p", norm.p);
+  return norm;
+}
+
+}  // namespace
+
+Expected<MemorySource> MemorySource::read_safetensors(const std::string& path) {
+  Expected<std::string> file = read_file(path);
+  if (!file) return file.status();
+  const std::string& bytes = file.value();
+  uint64_t header_size = 0;
+  if (bytes.size() < 8) return Status::error(path + ": shorter than the 8-byte header length");
+  std::memcpy(&header_size, bytes.data(), 8);
+  if (header_size > bytes.size() - 8)
+    return Status::error(path + ": header of " + std::to_string(header_size) +
+                         " bytes at offset 8 runs past the end");
+  Expected<JsonValue> header = parse_json(bytes.substr(8, header_size));
+  if (!header) return Status::error(path + ": " + header.status().message());
+  const size_t data_start = 8 + header_size, data_size = bytes.size() - data_start;
+  MemorySource source;
+  source.description_ = path;
+  for (const auto& [name, entry] : header.value().object) {
+    if (name == "__metadata__") continue;
+    const JsonValue* offsets = entry.find("data_offsets");
+    const JsonValue* shape = entry.find("shape");
+    if (!offsets || offsets->array.size() != 2 || !shape)
+      return Status::error(path + ": tensor '" + name + "' lacks shape or data_offsets");
+    const double begin = offsets->array[0].number, end = offsets->array[1].number;
+    if (!(begin >= 0 && begin <= end && end <= static_cast<double>(data_size)))
+      return Status::error(path + ": tensor '" + name + "' data_offsets outside the " +
+                           std::to_string(data_size) + " data bytes");
+    std::vector<int64_t> dims;
+    for (const JsonValue& d : shape->array) dims.push_back(static_cast<int64_t>(d.number));
+    const auto* first = reinterpret_cast<const std::byte*>(bytes.data() + data_start);
+    source.add(name, text(entry, "dtype", "?"), dims,
+               std::vector<std::byte>(first + static_cast<size_t>(begin),
+                                      first + static_cast<size_t>(end)));
+  }
+  return source;
+}
+
+const SourceTensor* MemorySource::find(std::string_view name) const {
+  for (const Owned& t : tensors_)
+    if (t.view.name == name) return &t.view;
+  return nullptr;
+}
+
+std::vector<std::string> MemorySource::names() const {
+  std::vector<std::string> out;
+  for (const Owned& t : tensors_) out.push_back(t.view.name);
+  return out;
+}
+
+void MemorySource::add(std::string name, std::string dtype, std::vector<int64_t> shape,
+                       std::vector<std::byte> bytes) {
+  tensors_.push_back({{std::move(name), std::move(dtype), std::move(shape), nullptr, 0},
+                      std::move(bytes)});
+  for (Owned& t : tensors_) {  // the vector may have moved: refresh every view
+    t.view.data = t.bytes.data();
+    t.view.size = t.bytes.size();
+  }
+}
+
+void MemorySource::add_f32(std::string name, std::vector<int64_t> shape,
+                           const std::vector<float>& values) {
+  std::vector<std::byte> bytes(values.size() * 4);
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  add(std::move(name), "F32", std::move(shape), std::move(bytes));
+}
+
+void MemorySource::remove(const std::string& name) {
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    if (tensors_[i].view.name == name) {
+      tensors_.erase(tensors_.begin() + static_cast<std::ptrdiff_t>(i));
+      break;
+    }
+  }
+  for (Owned& t : tensors_) t.view.data = t.bytes.data();
+}
+
+void MemorySource::reshape(const std::string& name, std::vector<int64_t> shape) {
+  for (Owned& t : tensors_)
+    if (t.view.name == name) t.view.shape = shape;
+}
+
+std::vector<float> f32_values(const SourceTensor& tensor) {
+  std::vector<float> out(tensor.dtype == "F32" ? tensor.size / 4 : 0);
+  if (!out.empty()) std::memcpy(out.data(), tensor.data, out.size() * 4);
+  return out;
+}
+
+std::vector<int32_t> i32_values(const SourceTensor& tensor) {
+  std::vector<int32_t> out(tensor.dtype == "I32" ? tensor.size / 4 : 0);
+  if (!out.empty()) std::memcpy(out.data(), tensor.data, out.size() * 4);
+  return out;
+}
+
+std::string fixture_path(const std::string& name, const std::string& suffix) {
+  return std::string(NORMRT_RNN_FIXTURE_DIR) + "/" + name + suffix;
+}
+
+Expected<std::string> fixture_architecture(const std::string& name) {
+  Expected<JsonValue> config = read_config(name);
+  if (!config) return config.status();
+  return text(config.value(), "architecture", "");
+}
+
+Expected<RnnConfig> fixture_rnn_config(const std::string& name) {
+  Expected<JsonValue> json = read_config(name);
+  if (!json) return json.status();
+  const JsonValue& c = json.value();
+  RnnConfig config;
+  config.input_size = static_cast<int64_t>(number(c, "input_size", 0));
+  config.hidden_size = static_cast<int64_t>(number(c, "hidden_size", 0));
+  config.num_layers = static_cast<int64_t>(number(c, "num_layers", 1));
+  config.norm = norm_config(c);
+  config.placement = text(c, "placement", config.placement);
+  config.vocab_size = static_cast<int64_t>(number(c, "vocab_size", 0));
+  config.output_size = static_cast<int64_t>(number(c, "output_size", 0));
+  config.max_sequence_length = static_cast<int64_t>(number(c, "max_sequence_length", 256));
+  return config;
+}
+
+Expected<MlpConfig> fixture_mlp_config(const std::string& name) {
+  Expected<JsonValue> json = read_config(name);
+  if (!json) return json.status();
+  const JsonValue& c = json.value();
+  MlpConfig config;
+  config.input_size = static_cast<int64_t>(number(c, "input_size", 0));
+  config.output_size = static_cast<int64_t>(number(c, "output_size", 0));
+  if (const JsonValue* sizes = c.find("hidden_sizes"))
+    for (const JsonValue& s : sizes->array) config.hidden_sizes.push_back(static_cast<int64_t>(s.number));
+  config.norm = norm_config(c);
+  config.max_sequence_length = static_cast<int64_t>(number(c, "max_sequence_length", 256));
+  return config;
+}
+
+}  // namespace normrt::testing
