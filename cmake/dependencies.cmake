@@ -1,6 +1,7 @@
 # Third-party packages, all from Debian: xsimd (kernels), oneDNN (runtime
-# backends and benchmark competitor), xxHash (model file checksum), doctest
-# (tests), Google Benchmark (bench).
+# backends and benchmark competitor), xxHash (model file checksum), nlohmann
+# JSON and libzip (the converter's readers), doctest (tests), Google
+# Benchmark (bench).
 
 if(CMAKE_CROSSCOMPILING)
   # Header-only packages are shared with the host, but adding the host's
@@ -48,7 +49,43 @@ if(NOT NORMRT_KERNELS_ONLY)
   set_target_properties(xxhash::xxhash PROPERTIES
     IMPORTED_LOCATION "${NORMRT_XXHASH_LIBRARY}"
     INTERFACE_INCLUDE_DIRECTORIES "${NORMRT_XXHASH_INCLUDE_DIR}")
+
+  # The converter's readers (tools/convert/readers): JSON headers and configs.
+  find_package(nlohmann_json 3.2 CONFIG QUIET)
+  if(NOT nlohmann_json_FOUND)
+    message(FATAL_ERROR "nlohmann JSON (>= 3.2) not found: install the Debian package "
+      "nlohmann-json3-dev (scripts/install_deps.sh)")
+  endif()
+  # libzip (.npz archives). Not through its CMake package: Debian's
+  # libzip-config.cmake also imports zipcmp/zipmerge/ziptool and fails unless
+  # the separate tools package is installed.
+  find_path(NORMRT_LIBZIP_INCLUDE_DIR zip.h)
+  find_library(NORMRT_LIBZIP_LIBRARY zip)
+  if(NOT NORMRT_LIBZIP_INCLUDE_DIR OR NOT NORMRT_LIBZIP_LIBRARY)
+    message(FATAL_ERROR "libzip not found (zip.h: ${NORMRT_LIBZIP_INCLUDE_DIR}, "
+      "libzip: ${NORMRT_LIBZIP_LIBRARY}): install the Debian package libzip-dev "
+      "(scripts/install_deps.sh)")
+  endif()
+  add_library(normrt_libzip UNKNOWN IMPORTED)
+  set_target_properties(normrt_libzip PROPERTIES
+    IMPORTED_LOCATION "${NORMRT_LIBZIP_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${NORMRT_LIBZIP_INCLUDE_DIR}")
 endif()
 if(NORMRT_BUILD_BENCH AND NOT NORMRT_KERNELS_ONLY)
   find_package(benchmark REQUIRED)
+endif()
+if(NOT NORMRT_KERNELS_ONLY)
+  # utf8proc (tools/text: Unicode categories, NFD and case for BERT's
+  # tokenizer): Debian ships a header and a library, no CMake package.
+  find_path(NORMRT_UTF8PROC_INCLUDE_DIR utf8proc.h)
+  find_library(NORMRT_UTF8PROC_LIBRARY utf8proc)
+  if(NOT NORMRT_UTF8PROC_INCLUDE_DIR OR NOT NORMRT_UTF8PROC_LIBRARY)
+    message(FATAL_ERROR "utf8proc not found (utf8proc.h: ${NORMRT_UTF8PROC_INCLUDE_DIR}, "
+      "libutf8proc: ${NORMRT_UTF8PROC_LIBRARY}): install the Debian package libutf8proc-dev "
+      "(scripts/install_deps.sh)")
+  endif()
+  add_library(utf8proc::utf8proc UNKNOWN IMPORTED)
+  set_target_properties(utf8proc::utf8proc PROPERTIES
+    IMPORTED_LOCATION "${NORMRT_UTF8PROC_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${NORMRT_UTF8PROC_INCLUDE_DIR}")
 endif()
