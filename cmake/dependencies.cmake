@@ -74,3 +74,18 @@ endif()
 if(NORMRT_BUILD_BENCH AND NOT NORMRT_KERNELS_ONLY)
   find_package(benchmark REQUIRED)
 endif()
+if(NOT NORMRT_KERNELS_ONLY)
+  # utf8proc (tools/text: Unicode categories, NFD and case for BERT's
+  # tokenizer): Debian ships a header and a library, no CMake package.
+  find_path(NORMRT_UTF8PROC_INCLUDE_DIR utf8proc.h)
+  find_library(NORMRT_UTF8PROC_LIBRARY utf8proc)
+  if(NOT NORMRT_UTF8PROC_INCLUDE_DIR OR NOT NORMRT_UTF8PROC_LIBRARY)
+    message(FATAL_ERROR "utf8proc not found (utf8proc.h: ${NORMRT_UTF8PROC_INCLUDE_DIR}, "
+      "libutf8proc: ${NORMRT_UTF8PROC_LIBRARY}): install the Debian package libutf8proc-dev "
+      "(scripts/install_deps.sh)")
+  endif()
+  add_library(utf8proc::utf8proc UNKNOWN IMPORTED)
+  set_target_properties(utf8proc::utf8proc PROPERTIES
+    IMPORTED_LOCATION "${NORMRT_UTF8PROC_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${NORMRT_UTF8PROC_INCLUDE_DIR}")
+endif()

@@ -18,6 +18,7 @@ packages=(
   libdnnl-dev            # oneDNN: runtime backends, benchmark competitor
   ocl-icd-opencl-dev     # OpenCL, which Debian's oneDNN CMake package requires
   libxxhash-dev          # xxHash: XXH3-64, the model file checksum
+  libutf8proc-dev        # utf8proc: Unicode data of the BERT tokenizer (tools/text)
   nlohmann-json3-dev     # JSON: safetensors headers and model configs (converter)
   libzip-dev             # zip archives: numpy .npz weights (converter)
   doctest-dev            # unit tests
