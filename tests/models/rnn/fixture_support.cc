@@ -96,7 +96,11 @@ void MemorySource::add(std::string name, std::string dtype, std::vector<int64_t>
                        std::vector<std::byte> bytes) {
   tensors_.push_back({{std::move(name), std::move(dtype), std::move(shape), nullptr, 0},
                       std::move(bytes)});
-  for (Owned& t : tensors_) {  // the vector may have moved: refresh every view
+  refresh_views();
+}
+
+void MemorySource::refresh_views() {
+  for (Owned& t : tensors_) {
     t.view.data = t.bytes.data();
     t.view.size = t.bytes.size();
   }
@@ -116,7 +120,7 @@ void MemorySource::remove(const std::string& name) {
       break;
     }
   }
-  for (Owned& t : tensors_) t.view.data = t.bytes.data();
+  refresh_views();
 }
 
 void MemorySource::reshape(const std::string& name, std::vector<int64_t> shape) {

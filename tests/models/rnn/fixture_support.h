@@ -21,6 +21,20 @@ class MemorySource : public WeightSource {
   /// Reads a safetensors file; errors name the path and the byte offset.
   static Expected<MemorySource> read_safetensors(const std::string& path);
 
+  MemorySource() = default;
+  // Copies point their views at their own bytes.
+  MemorySource(const MemorySource& other) : tensors_(other.tensors_), description_(other.description_) {
+    refresh_views();
+  }
+  MemorySource& operator=(const MemorySource& other) {
+    tensors_ = other.tensors_;
+    description_ = other.description_;
+    refresh_views();
+    return *this;
+  }
+  MemorySource(MemorySource&&) = default;  // moved vectors keep their buffers
+  MemorySource& operator=(MemorySource&&) = default;
+
   const SourceTensor* find(std::string_view name) const override;
   std::vector<std::string> names() const override;
   std::string description() const override { return description_; }
@@ -33,6 +47,7 @@ class MemorySource : public WeightSource {
   void reshape(const std::string& name, std::vector<int64_t> shape);
 
  private:
+  void refresh_views();
   struct Owned {
     SourceTensor view;
     std::vector<std::byte> bytes;

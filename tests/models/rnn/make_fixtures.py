@@ -26,9 +26,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools"))
 import export_torch  # noqa: E402
 
-STEPS, D, H, V, O = 7, 5, 6, 11, 3
+STEPS, D, H, V, O = 7, 5, 7, 11, 3
 EPS = {"layer_norm": 1e-5, "rms_norm": 1e-8, "prms_norm": 1e-8}
-P = 0.4  # ⌊0.4·4H⌋ = 9, ⌊0.4·2H⌋ = 4, ⌊0.4·H⌋ = 2: statistics end inside a gate block
+P = 0.4  # ⌊0.4·4H⌋ = 11, ⌊0.4·2H⌋ = 5, ⌊0.4·H⌋ = 2: statistics end inside a gate block
 
 
 class RMSNorm(nn.Module):

@@ -51,14 +51,14 @@ TEST_CASE("one missing, one unknown and one mis-shaped tensor are listed in one 
     MemorySource source = fixture_weights("lstm_layer_norm");
     source.remove("layers.0.norm_c.bias");
     source.add_f32("layers.0.extra", {2}, {1, 2});
-    source.reshape("layers.1.w_h.weight", {6, 24});
+    source.reshape("layers.1.w_h.weight", {7, 28});
     Expected<Graph> graph = build_ln_lstm(rnn_config("lstm_layer_norm"), source, DataType::kF32);
     REQUIRE_FALSE(graph.is_ok());
     check_contains(graph.status().message(),
                    {"lstm_layer_norm.safetensors: 3 problems with the weights:",
-                    "missing tensor 'layers.0.norm_c.bias' (expected [6])",
+                    "missing tensor 'layers.0.norm_c.bias' (expected [7])",
                     "unknown tensor 'layers.0.extra'",
-                    "tensor 'layers.1.w_h.weight' has shape [6, 24], expected [24, 6]"});
+                    "tensor 'layers.1.w_h.weight' has shape [7, 28], expected [28, 7]"});
   }
   SUBCASE("plain GRU (nn.GRUCell names)") {
     MemorySource source = fixture_weights("gru_plain");
@@ -88,9 +88,9 @@ TEST_CASE("one missing, one unknown and one mis-shaped tensor are listed in one 
 
 TEST_CASE("a tensor of a non-float dtype or the wrong byte size is listed with its values") {
   MemorySource source = fixture_weights("lstm_draw_layer_norm");
-  const int64_t ints[6] = {1, 2, 3, 4, 5, 6};
+  const int64_t ints[7] = {1, 2, 3, 4, 5, 6, 7};
   source.remove("layers.0.norm_c.weight");
-  source.add("layers.0.norm_c.weight", "I64", {6}, bytes_of(ints, sizeof ints));
+  source.add("layers.0.norm_c.weight", "I64", {7}, bytes_of(ints, sizeof ints));
   source.remove("head.bias");
   source.add("head.bias", "F32", {3}, bytes_of(ints, 8));  // 8 bytes, not 12
   Expected<Graph> graph = build_ln_lstm(rnn_config("lstm_draw_layer_norm"), source, DataType::kF32);
@@ -107,8 +107,8 @@ TEST_CASE("norm none expects PyTorch's cell names, a normalized cell the documen
   Expected<Graph> graph = build_ln_lstm(config, fixture_weights("lstm_layer_norm"), DataType::kF32);
   REQUIRE_FALSE(graph.is_ok());
   check_contains(graph.status().message(),
-                 {"missing tensor 'layers.0.weight_ih' (expected [24, 5])",
-                  "missing tensor 'layers.1.bias_hh' (expected [24])",
+                 {"missing tensor 'layers.0.weight_ih' (expected [28, 5])",
+                  "missing tensor 'layers.1.bias_hh' (expected [28])",
                   "unknown tensor 'layers.0.norm_h.weight'", "unknown tensor 'layers.1.w_x.weight'"});
 }
 
