@@ -13,20 +13,20 @@
 #include "models/transformer/bert_encoder.h"
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
-#include "safetensors_test_reader.h"
+#include "tools/convert/readers/safetensors_file.h"
 
 namespace normrt {
 namespace {
 
 struct Loaded {
   test::BertFixture fixture;
-  std::unique_ptr<test::SafetensorsTestFile> weights;
+  std::unique_ptr<SafetensorsFile> weights;
 };
 
 Loaded load(const std::string& name) {
   auto fixture = test::read_bert_fixture(test::fixture_dir() + "/" + name + ".expected.txt");
   REQUIRE_MESSAGE(fixture.is_ok(), fixture.status().message());
-  auto weights = test::SafetensorsTestFile::open(test::fixture_dir() + "/" + name + ".safetensors");
+  auto weights = SafetensorsFile::open(test::fixture_dir() + "/" + name + ".safetensors");
   REQUIRE_MESSAGE(weights.is_ok(), weights.status().message());
   return {fixture.value(), std::move(weights).value()};
 }

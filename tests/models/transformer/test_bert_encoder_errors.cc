@@ -7,7 +7,7 @@
 
 #include "bert_fixture.h"
 #include "models/transformer/bert_encoder.h"
-#include "safetensors_test_reader.h"
+#include "tools/convert/readers/safetensors_file.h"
 
 namespace normrt {
 namespace {
@@ -64,7 +64,7 @@ Tiny tiny() {
   const std::string base = test::fixture_dir() + "/tiny_bert_gelu";
   auto fixture = test::read_bert_fixture(base + ".expected.txt");
   REQUIRE(fixture.is_ok());
-  auto file = test::SafetensorsTestFile::open(base + ".safetensors");
+  auto file = SafetensorsFile::open(base + ".safetensors");
   REQUIRE_MESSAGE(file.is_ok(), file.status().message());
   return {fixture.value(), std::make_unique<EditableSource>(*file.value())};
 }
