@@ -101,8 +101,7 @@ const SourceTensor* WeightChecker::expect(const std::string& name,
   return tensor;
 }
 
-std::vector<float> WeightChecker::read(const std::string& name,
-                                       const std::vector<int64_t>& shape) {
+std::vector<float> WeightChecker::read(const std::string& name, const std::vector<int64_t>& shape) {
   const SourceTensor* tensor = expect(name, shape);
   return tensor ? to_float(*tensor) : std::vector<float>();
 }
@@ -114,8 +113,7 @@ Status WeightChecker::finish() {
     if (expected.count(name) == 0) problems.push_back("unknown tensor '" + name + "'");
   if (problems.empty()) return Status::ok();
   std::string message = source_.description() + ": " + std::to_string(problems.size()) +
-                        (problems.size() == 1 ? " problem" : " problems") +
-                        " with the weights:";
+                        (problems.size() == 1 ? " problem" : " problems") + " with the weights:";
   for (const std::string& problem : problems) message += "\n  " + problem;
   return Status::error(message);
 }

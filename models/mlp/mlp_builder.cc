@@ -17,8 +17,8 @@ Status check_size(const std::string& field, int64_t value) {
 
 // A Linear node reading `x` (K features) with `<prefix>.weight` [N, K] and
 // `<prefix>.bias` [N].
-TensorId add_linear(GraphBuilder& b, WeightChecker& weights, const std::string& prefix,
-                    TensorId x, int64_t k, int64_t n, DataType dtype) {
+TensorId add_linear(GraphBuilder& b, WeightChecker& weights, const std::string& prefix, TensorId x,
+                    int64_t k, int64_t n, DataType dtype) {
   const std::string w = prefix + ".weight", bias = prefix + ".bias";
   const TensorId w_id = add_weight(b, w, {n, k}, weights.read(w, {n, k}), dtype);
   const TensorId b_id = add_weight(b, bias, {n}, weights.read(bias, {n}), dtype);

@@ -54,8 +54,8 @@ std::vector<TensorId> add_layer_weights(GraphBuilder& b, WeightChecker& weights,
     ids[1] = add_weight(b, p + "w_h", {2 * h, h}, negated_z_then_r(w_hh, hs, hs), dtype);
     ids[2] = add_weight(b, p + "w", {h, in}, rows_of(w_ih, ins, 2 * hs, hs), dtype);
     ids[3] = add_weight(b, p + "u", {h, h}, rows_of(w_hh, hs, 2 * hs, hs), dtype);
-    const auto gates = negated_z_then_r(add_vectors(rows_of(b_ih, 1, 0, 2 * hs),
-                                                    rows_of(b_hh, 1, 0, 2 * hs)), hs, 1);
+    const auto gates = negated_z_then_r(
+        add_vectors(rows_of(b_ih, 1, 0, 2 * hs), rows_of(b_hh, 1, 0, 2 * hs)), hs, 1);
     ids[7] = add_weight(b, p + "bias_x", {2 * h}, gates, dtype);
     ids[9] = add_weight(b, p + "bias_w", {h}, rows_of(b_ih, 1, 2 * hs, hs), dtype);
     ids[11] = add_weight(b, p + "bias_u", {h}, rows_of(b_hh, 1, 2 * hs, hs), dtype);

@@ -8,9 +8,8 @@ TensorId add_rnn_input(GraphBuilder& builder, WeightChecker& weights, const RnnC
   if (config.vocab_size == 0) return builder.input("x", DataType::kF32, {kSequenceDim, d});
   const TensorId ids = builder.input("ids", DataType::kI32, {kSequenceDim});
   const Shape table_shape = {config.vocab_size, d};
-  const TensorId table =
-      add_weight(builder, "embedding.weight", table_shape,
-                 weights.read("embedding.weight", table_shape), matrix_dtype);
+  const TensorId table = add_weight(builder, "embedding.weight", table_shape,
+                                    weights.read("embedding.weight", table_shape), matrix_dtype);
   return builder.node(OpType::kEmbedding, "embedding", {ids, table}, {{kSequenceDim, d}});
 }
 
@@ -20,8 +19,8 @@ void add_rnn_outputs(GraphBuilder& builder, WeightChecker& weights, const RnnCon
   builder.output(h_seq);
   if (config.output_size == 0) return;
   const int64_t o = config.output_size, h = config.hidden_size;
-  const TensorId w = add_weight(builder, "head.weight", {o, h},
-                                weights.read("head.weight", {o, h}), matrix_dtype);
+  const TensorId w =
+      add_weight(builder, "head.weight", {o, h}, weights.read("head.weight", {o, h}), matrix_dtype);
   const TensorId b =
       add_weight(builder, "head.bias", {o}, weights.read("head.bias", {o}), matrix_dtype);
   const TensorId logits = builder.node(OpType::kLinear, "head", {h_seq, w, b}, {{kSequenceDim, o}});

@@ -94,8 +94,8 @@ std::vector<std::string> MemorySource::names() const {
 
 void MemorySource::add(std::string name, std::string dtype, std::vector<int64_t> shape,
                        std::vector<std::byte> bytes) {
-  tensors_.push_back({{std::move(name), std::move(dtype), std::move(shape), nullptr, 0},
-                      std::move(bytes)});
+  tensors_.push_back(
+      {{std::move(name), std::move(dtype), std::move(shape), nullptr, 0}, std::move(bytes)});
   refresh_views();
 }
 
@@ -174,7 +174,8 @@ Expected<MlpConfig> fixture_mlp_config(const std::string& name) {
   config.input_size = static_cast<int64_t>(number(c, "input_size", 0));
   config.output_size = static_cast<int64_t>(number(c, "output_size", 0));
   if (const JsonValue* sizes = c.find("hidden_sizes"))
-    for (const JsonValue& s : sizes->array) config.hidden_sizes.push_back(static_cast<int64_t>(s.number));
+    for (const JsonValue& s : sizes->array)
+      config.hidden_sizes.push_back(static_cast<int64_t>(s.number));
   config.norm = norm_config(c);
   config.max_sequence_length = static_cast<int64_t>(number(c, "max_sequence_length", 256));
   return config;

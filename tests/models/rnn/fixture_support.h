@@ -23,7 +23,8 @@ class MemorySource : public WeightSource {
 
   MemorySource() = default;
   // Copies point their views at their own bytes.
-  MemorySource(const MemorySource& other) : tensors_(other.tensors_), description_(other.description_) {
+  MemorySource(const MemorySource& other)
+      : tensors_(other.tensors_), description_(other.description_) {
     refresh_views();
   }
   MemorySource& operator=(const MemorySource& other) {

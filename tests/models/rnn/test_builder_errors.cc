@@ -17,7 +17,8 @@ namespace normrt::testing {
 namespace {
 
 MemorySource fixture_weights(const std::string& name) {
-  Expected<MemorySource> source = MemorySource::read_safetensors(fixture_path(name, ".safetensors"));
+  Expected<MemorySource> source =
+      MemorySource::read_safetensors(fixture_path(name, ".safetensors"));
   REQUIRE_MESSAGE(source.is_ok(), source.status().message());
   return std::move(source).value();
 }
@@ -36,8 +37,8 @@ MlpConfig mlp_config(const std::string& name) {
 
 void check_contains(const std::string& message, const std::vector<std::string>& parts) {
   for (const std::string& part : parts)
-    CHECK_MESSAGE(message.find(part) != std::string::npos,
-                  "expected '" << part << "' in:\n" << message);
+    CHECK_MESSAGE(message.find(part) != std::string::npos, "expected '" << part << "' in:\n"
+                                                                        << message);
 }
 
 std::vector<std::byte> bytes_of(const void* data, size_t size) {
@@ -54,11 +55,11 @@ TEST_CASE("one missing, one unknown and one mis-shaped tensor are listed in one 
     source.reshape("layers.1.w_h.weight", {7, 28});
     Expected<Graph> graph = build_ln_lstm(rnn_config("lstm_layer_norm"), source, DataType::kF32);
     REQUIRE_FALSE(graph.is_ok());
-    check_contains(graph.status().message(),
-                   {"lstm_layer_norm.safetensors: 3 problems with the weights:",
-                    "missing tensor 'layers.0.norm_c.bias' (expected [7])",
-                    "unknown tensor 'layers.0.extra'",
-                    "tensor 'layers.1.w_h.weight' has shape [7, 28], expected [28, 7]"});
+    check_contains(
+        graph.status().message(),
+        {"lstm_layer_norm.safetensors: 3 problems with the weights:",
+         "missing tensor 'layers.0.norm_c.bias' (expected [7])", "unknown tensor 'layers.0.extra'",
+         "tensor 'layers.1.w_h.weight' has shape [7, 28], expected [28, 7]"});
   }
   SUBCASE("plain GRU (nn.GRUCell names)") {
     MemorySource source = fixture_weights("gru_plain");
@@ -95,10 +96,11 @@ TEST_CASE("a tensor of a non-float dtype or the wrong byte size is listed with i
   source.add("head.bias", "F32", {3}, bytes_of(ints, 8));  // 8 bytes, not 12
   Expected<Graph> graph = build_ln_lstm(rnn_config("lstm_draw_layer_norm"), source, DataType::kF32);
   REQUIRE_FALSE(graph.is_ok());
-  check_contains(graph.status().message(),
-                 {"2 problems",
-                  "tensor 'layers.0.norm_c.weight' has dtype I64, expected one of F32, F16, BF16, F64",
-                  "tensor 'head.bias' holds 8 bytes, expected 12 ([3] F32)"});
+  check_contains(
+      graph.status().message(),
+      {"2 problems",
+       "tensor 'layers.0.norm_c.weight' has dtype I64, expected one of F32, F16, BF16, F64",
+       "tensor 'head.bias' holds 8 bytes, expected 12 ([3] F32)"});
 }
 
 TEST_CASE("norm none expects PyTorch's cell names, a normalized cell the documented ones") {
@@ -106,10 +108,11 @@ TEST_CASE("norm none expects PyTorch's cell names, a normalized cell the documen
   config.norm.kind = "none";
   Expected<Graph> graph = build_ln_lstm(config, fixture_weights("lstm_layer_norm"), DataType::kF32);
   REQUIRE_FALSE(graph.is_ok());
-  check_contains(graph.status().message(),
-                 {"missing tensor 'layers.0.weight_ih' (expected [28, 5])",
-                  "missing tensor 'layers.1.bias_hh' (expected [28])",
-                  "unknown tensor 'layers.0.norm_h.weight'", "unknown tensor 'layers.1.w_x.weight'"});
+  check_contains(
+      graph.status().message(),
+      {"missing tensor 'layers.0.weight_ih' (expected [28, 5])",
+       "missing tensor 'layers.1.bias_hh' (expected [28])",
+       "unknown tensor 'layers.0.norm_h.weight'", "unknown tensor 'layers.1.w_x.weight'"});
 }
 
 TEST_CASE("bad config values name the field, before any weight is read") {
@@ -127,9 +130,12 @@ TEST_CASE("bad config values name the field, before any weight is read") {
       {"norm", [](RnnConfig& c) { c.norm.kind = "batch_norm"; }, "norm 'batch_norm' is not one of"},
       {"eps", [](RnnConfig& c) { c.norm.eps = -1; }, "eps = -1.000000 must be finite and >= 0"},
       {"eps nan", [](RnnConfig& c) { c.norm.eps = NAN; }, "eps = nan must be finite"},
-      {"placement", [](RnnConfig& c) { c.norm.eps_placement = "outside"; }, "eps_placement 'outside'"},
-      {"gain", [](RnnConfig& c) { c.norm.gain_convention = "two_plus"; }, "gain_convention 'two_plus'"},
-      {"p", [](RnnConfig& c) { c.norm.kind = "prms_norm", c.norm.p = 0; }, "p = 0.000000 must be in (0, 1]"},
+      {"placement", [](RnnConfig& c) { c.norm.eps_placement = "outside"; },
+       "eps_placement 'outside'"},
+      {"gain", [](RnnConfig& c) { c.norm.gain_convention = "two_plus"; },
+       "gain_convention 'two_plus'"},
+      {"p", [](RnnConfig& c) { c.norm.kind = "prms_norm", c.norm.p = 0; },
+       "p = 0.000000 must be in (0, 1]"},
       {"max S", [](RnnConfig& c) { c.max_sequence_length = 0; }, "max_sequence_length = 0"},
   };
   for (const Case& c : cases) {
@@ -159,8 +165,8 @@ TEST_CASE("bad config values name the field, before any weight is read") {
 
 TEST_CASE("to_float widens F16 and BF16 exactly and rounds F64 to nearest") {
   const uint16_t f16[] = {0x3C00, 0xC000, 0x0001, 0x7BFF, 0x7C00, 0x3555};
-  const float f16_expected[] = {1.0f, -2.0f, std::ldexp(1.0f, -24), 65504.0f, INFINITY,
-                                0.333251953125f};
+  const float f16_expected[] = {1.0f,     -2.0f,    std::ldexp(1.0f, -24),
+                                65504.0f, INFINITY, 0.333251953125f};
   const uint16_t bf16[] = {0x3F80, 0xC0A0, 0x0001, 0xFF80};
   const float bf16_expected[] = {1.0f, -5.0f, std::ldexp(1.0f, -133), -INFINITY};
   const double f64[] = {0.1, -3.5, 1e-50};
@@ -180,8 +186,8 @@ TEST_CASE("to_float widens F16 and BF16 exactly and rounds F64 to nearest") {
 }
 
 TEST_CASE("the graph has the documented inputs, states, outputs and storage types") {
-  Expected<Graph> graph = build_ln_lstm(rnn_config("lstm_rms_norm"), fixture_weights("lstm_rms_norm"),
-                                        DataType::kBF16);
+  Expected<Graph> graph =
+      build_ln_lstm(rnn_config("lstm_rms_norm"), fixture_weights("lstm_rms_norm"), DataType::kBF16);
   REQUIRE_MESSAGE(graph.is_ok(), graph.status().message());
   const Graph& g = graph.value();
   REQUIRE(g.inputs.size() == 1);

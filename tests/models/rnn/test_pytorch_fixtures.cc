@@ -12,7 +12,7 @@
 // The last is loose because bf16 keeps 8 significant bits: each weight moves
 // by up to 2^-9 relative, which shifts every pre-activation by ~2^-9·Σ|w·x|;
 // a normalization divides that by the row's spread (large after a small-
-// variance projection: LN-GRU reaches 6.8e-2 here), and it compounds over
+// variance projection: an LN-GRU with H = 6 reached 6.8e-2), and it compounds over
 // the 7 steps and the layers. It only catches gross errors (a matrix stored
 // in the wrong order or as zeros); the bf16-rounded reference isolates the
 // runtime's own error from the storage error and is held to 1e-4.
@@ -33,11 +33,11 @@
 namespace normrt::testing {
 namespace {
 
-const char* const kCases[] = {
-    "lstm_layer_norm",      "lstm_rms_norm",      "lstm_prms_norm",      "lstm_draw_layer_norm",
-    "lstm_draw_rms_norm",   "lstm_draw_prms_norm", "lstm_plain",         "gru_layer_norm",
-    "gru_rms_norm",         "gru_prms_norm",      "gru_plain",           "mlp_layer_norm",
-    "mlp_rms_norm",         "mlp_prms_norm",      "mlp_none"};
+const char* const kCases[] = {"lstm_layer_norm",      "lstm_rms_norm",      "lstm_prms_norm",
+                              "lstm_draw_layer_norm", "lstm_draw_rms_norm", "lstm_draw_prms_norm",
+                              "lstm_plain",           "gru_layer_norm",     "gru_rms_norm",
+                              "gru_prms_norm",        "gru_plain",          "mlp_layer_norm",
+                              "mlp_rms_norm",         "mlp_prms_norm",      "mlp_none"};
 
 Expected<Graph> build_fixture(const std::string& name, const WeightSource& weights,
                               DataType dtype) {
@@ -70,7 +70,8 @@ struct Io {
 };
 
 Io read_io(const std::string& name, const std::string& reference_suffix) {
-  Expected<MemorySource> file = MemorySource::read_safetensors(fixture_path(name, ".io.safetensors"));
+  Expected<MemorySource> file =
+      MemorySource::read_safetensors(fixture_path(name, ".io.safetensors"));
   REQUIRE_MESSAGE(file.is_ok(), file.status().message());
   Io io;
   if (const SourceTensor* ids = file.value().find("ids")) {
@@ -95,8 +96,8 @@ Io read_io(const std::string& name, const std::string& reference_suffix) {
 
 // Runs rows [first, first + count) of the input; compares the outputs with
 // the same rows of the reference. Returns the worst |y − ref| / M.
-double run_and_compare(Session& session, const Io& io, size_t first, size_t count,
-                       double tolerance, const std::string& what) {
+double run_and_compare(Session& session, const Io& io, size_t first, size_t count, double tolerance,
+                       const std::string& what) {
   Status bound = io.input_name == "ids"
                      ? session.set_input("ids", io.ids.data() + first, count * sizeof(int32_t))
                      : session.set_input("x", io.x.data() + first * io.input_cols,
@@ -132,7 +133,8 @@ double check_case(const std::string& name, DataType dtype, bool fuse,
                   const std::string& reference_suffix, double tolerance) {
   const std::string what = name + " (" + data_type_name(dtype) + (fuse ? ", fused" : ", unfused") +
                            " vs PyTorch" + reference_suffix + ")";
-  Expected<MemorySource> weights = MemorySource::read_safetensors(fixture_path(name, ".safetensors"));
+  Expected<MemorySource> weights =
+      MemorySource::read_safetensors(fixture_path(name, ".safetensors"));
   REQUIRE_MESSAGE(weights.is_ok(), weights.status().message());
   Expected<Graph> graph = build_fixture(name, weights.value(), dtype);
   REQUIRE_MESSAGE(graph.is_ok(), what << ": " << graph.status().message());
@@ -151,7 +153,8 @@ double check_case(const std::string& name, DataType dtype, bool fuse,
   double worst = run_and_compare(s, io, 0, io.steps, tolerance, what + " whole sequence");
   s.reset();
   for (size_t t = 0; t < io.steps; ++t)
-    worst = std::max(worst, run_and_compare(s, io, t, 1, tolerance, what + " step " + std::to_string(t)));
+    worst = std::max(worst,
+                     run_and_compare(s, io, t, 1, tolerance, what + " step " + std::to_string(t)));
   s.reset();
   worst = std::max(worst, run_and_compare(s, io, 0, 3, tolerance, what + " rows 0-2"));
   worst = std::max(worst, run_and_compare(s, io, 3, io.steps - 3, tolerance, what + " rows 3-6"));

@@ -52,7 +52,10 @@ class Parser {
       if (Status s = value(member, depth + 1); !s) return s;
       out.object.emplace_back(std::move(key), std::move(member));
       skip_space();
-      if (peek(',')) { ++pos_; continue; }
+      if (peek(',')) {
+        ++pos_;
+        continue;
+      }
       if (peek('}')) return ++pos_, Status::ok();
       return fail("expected ',' or '}'");
     }
@@ -66,7 +69,10 @@ class Parser {
       out.array.emplace_back();
       if (Status s = value(out.array.back(), depth + 1); !s) return s;
       skip_space();
-      if (peek(',')) { ++pos_; continue; }
+      if (peek(',')) {
+        ++pos_;
+        continue;
+      }
       if (peek(']')) return ++pos_, Status::ok();
       return fail("expected ',' or ']'");
     }
