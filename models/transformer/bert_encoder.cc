@@ -118,8 +118,8 @@ class BertEmitter {
         weight("embeddings.position_embeddings.weight", {config_.max_position_embeddings, h});
     TensorId type = type_row();
     // HF's order: (words + token type) + positions.
-    TensorId x = b_.node(OpType::kEmbedding, prefix_ + "embeddings.word_embeddings",
-                         {ids, words}, {{kSequenceDim, h}});
+    TensorId x = b_.node(OpType::kEmbedding, prefix_ + "embeddings.word_embeddings", {ids, words},
+                         {{kSequenceDim, h}});
     x = b_.node(OpType::kAdd, prefix_ + "embeddings.add_token_type", {x, type},
                 {{kSequenceDim, h}});
     TensorId pos = b_.node(OpType::kEmbedding, prefix_ + "embeddings.position_embeddings",
@@ -134,9 +134,9 @@ class BertEmitter {
     TensorId q = linear(at + "attention.self.query", h, width, width);
     TensorId k = linear(at + "attention.self.key", h, width, width);
     TensorId v = linear(at + "attention.self.value", h, width, width);
-    TensorId context = b_.node(OpType::kAttention, prefix_ + at + "attention.self", {q, k, v},
-                               {{kSequenceDim, width}},
-                               {{"num_heads", config_.num_attention_heads}});
+    TensorId context =
+        b_.node(OpType::kAttention, prefix_ + at + "attention.self", {q, k, v},
+                {{kSequenceDim, width}}, {{"num_heads", config_.num_attention_heads}});
     TensorId projected = linear(at + "attention.output.dense", context, width, width);
     TensorId a = norm(at + "attention.output.LayerNorm", projected, h);
     TensorId up = linear(at + "intermediate.dense", a, width, inner);
@@ -177,9 +177,9 @@ Status check_bert_config(const BertConfig& c) {
     if (!s) return s;
   }
   if (c.hidden_size % c.num_attention_heads != 0)
-    return Status::error("BERT config: hidden_size = " + std::to_string(c.hidden_size) +
-                         " is not divisible by num_attention_heads = " +
-                         std::to_string(c.num_attention_heads));
+    return Status::error(
+        "BERT config: hidden_size = " + std::to_string(c.hidden_size) +
+        " is not divisible by num_attention_heads = " + std::to_string(c.num_attention_heads));
   if (activation_name(c.hidden_act) == nullptr)
     return Status::error("BERT config: hidden_act '" + c.hidden_act +
                          "' is not one of gelu, gelu_new, gelu_pytorch_tanh, relu");
@@ -203,8 +203,8 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
     return Status::error("BERT options: p = " + std::to_string(options.p) +
                          " is only for prms_norm, not " + norm.kind);
   if (Status s = check_norm_config(norm); !s) return s;
-  const int64_t max_s =
-      options.max_sequence_length == 0 ? config.max_position_embeddings : options.max_sequence_length;
+  const int64_t max_s = options.max_sequence_length == 0 ? config.max_position_embeddings
+                                                         : options.max_sequence_length;
   if (max_s < 1 || max_s > config.max_position_embeddings)
     return Status::error("BERT options: max_sequence_length = " + std::to_string(max_s) +
                          " is outside [1, max_position_embeddings = " +

@@ -15,8 +15,8 @@ utf8proc_category_t category(char32_t cp) {
 // HF normalizer and pre-tokenizer use.
 bool is_whitespace(char32_t c) {
   return (c >= 0x9 && c <= 0xD) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
-         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-         c == 0x205F || c == 0x3000;
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+         c == 0x3000;
 }
 
 bool is_control(char32_t c) {
@@ -100,7 +100,8 @@ Expected<std::vector<std::string>> basic_tokenize(std::string_view text,
     word.clear();
   };
   for (char32_t c : normalized) {
-    if (options.lowercase) c = static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c)));
+    if (options.lowercase)
+      c = static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c)));
     if (is_whitespace(c)) {
       flush();
     } else if (is_punctuation(c)) {

@@ -74,7 +74,8 @@ Expected<std::vector<int32_t>> BertTokenizer::encode(std::string_view text) cons
     for (const std::string& special : options_.special_tokens) {
       size_t at = text.find(special, offset);
       if (at == std::string_view::npos || vocab_.find(special) < 0) continue;
-      if (at < found || (at == found && special.size() > length)) found = at, length = special.size();
+      if (at < found || (at == found && special.size() > length))
+        found = at, length = special.size();
     }
     const size_t end = std::min(found, text.size());
     if (Status s = append_pieces(text.substr(offset, end - offset), limit, ids); !s) return s;

@@ -42,7 +42,8 @@ Expected<BertFixture> read_bert_fixture(const std::string& path) {
       }
       fixture.outputs[key + "@" + std::to_string(s)] = std::move(out);
     }
-    if (!ok) return Status::error(path + ":" + std::to_string(number) + ": malformed '" + key + "' line");
+    if (!ok)
+      return Status::error(path + ":" + std::to_string(number) + ": malformed '" + key + "' line");
   }
   return fixture;
 }

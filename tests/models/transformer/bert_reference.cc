@@ -135,7 +135,8 @@ std::vector<double> bert_reference(const WeightSource& weights, const std::strin
                              add(ref.linear(at + "attention.output.dense", context, h, h), x));
     Matrix up = ref.linear(at + "intermediate.dense", a, h, inner);
     for (double& v : up) v = ref.act(v);
-    x = ref.normalize(at + "output.LayerNorm", add(ref.linear(at + "output.dense", up, inner, h), a));
+    x = ref.normalize(at + "output.LayerNorm",
+                      add(ref.linear(at + "output.dense", up, inner, h), a));
   }
   return x;
 }

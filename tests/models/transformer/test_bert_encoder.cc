@@ -55,8 +55,8 @@ std::vector<float> run(Session& session, const std::vector<int32_t>& ids, const 
 // |got − want| ≤ atol + rtol·|want| everywhere; returns the largest error.
 double check_close(const std::vector<float>& got, const std::vector<double>& want, double atol,
                    double rtol, const std::string& what) {
-  REQUIRE_MESSAGE(got.size() == want.size(), what << ": " << got.size() << " values, expected "
-                                                  << want.size());
+  REQUIRE_MESSAGE(got.size() == want.size(),
+                  what << ": " << got.size() << " values, expected " << want.size());
   double worst = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     const double error = std::fabs(got[i] - want[i]);
@@ -88,16 +88,18 @@ TEST_SUITE("bert_encoder") {
       for (bool fuse : {true, false}) {
         CAPTURE(name);
         CAPTURE(fuse);
-        auto model = compile(build_bert_encoder(m.fixture.config, *m.weights, DataType::kF32), fuse);
+        auto model =
+            compile(build_bert_encoder(m.fixture.config, *m.weights, DataType::kF32), fuse);
         // Per layer: attention output Linear+residual+LN, FFN Linear+GELU, Linear+residual+LN.
         CHECK(model->passes().fused_linear_nodes == (fuse ? 3u * 2u : 0u));
         auto session = Session::create(model);
         REQUIRE(session.is_ok());
         for (size_t s : {7, 1, 7}) {
           const auto& want = m.fixture.outputs.at("last_hidden_state@" + std::to_string(s));
-          check_close(run(*session.value(), first(m.fixture.ids, s), "last_hidden_state"),
-                      want.values, kAtol, kRtol,
-                      std::string(name) + (fuse ? " fused" : " unfused") + " S=" + std::to_string(s));
+          check_close(
+              run(*session.value(), first(m.fixture.ids, s), "last_hidden_state"), want.values,
+              kAtol, kRtol,
+              std::string(name) + (fuse ? " fused" : " unfused") + " S=" + std::to_string(s));
         }
       }
     }
@@ -109,8 +111,8 @@ TEST_SUITE("bert_encoder") {
       BertBuildOptions options;
       options.pooling = BertPooling::kMeanNormalized;
       for (bool fuse : {true, false}) {
-        auto model = compile(build_bert_encoder(m.fixture.config, *m.weights, DataType::kF32,
-                                                options), fuse);
+        auto model = compile(
+            build_bert_encoder(m.fixture.config, *m.weights, DataType::kF32, options), fuse);
         auto session = Session::create(model);
         REQUIRE(session.is_ok());
         std::vector<float> got = run(*session.value(), m.fixture.ids, "embedding");
@@ -127,7 +129,8 @@ TEST_SUITE("bert_encoder") {
     for (const char* name : {"tiny_bert_gelu", "tiny_bert_tanh"}) {
       Loaded m = load(name);
       for (bool fuse : {true, false}) {
-        auto model = compile(build_bert_encoder(m.fixture.config, *m.weights, DataType::kBF16), fuse);
+        auto model =
+            compile(build_bert_encoder(m.fixture.config, *m.weights, DataType::kBF16), fuse);
         auto session = Session::create(model);
         REQUIRE(session.is_ok());
         check_close(run(*session.value(), m.fixture.ids, "last_hidden_state"),
@@ -151,16 +154,17 @@ TEST_SUITE("bert_encoder") {
 
   TEST_CASE("rms_norm and prms_norm overrides use only the gains, as the reference") {
     Loaded m = load("tiny_bert_gelu");
-    for (auto [kind, p] : {std::pair<const char*, double>{"rms_norm", 0.0}, {"prms_norm", 0.25},
+    for (auto [kind, p] : {std::pair<const char*, double>{"rms_norm", 0.0},
+                           {"prms_norm", 0.25},
                            {"prms_norm", 0.7}}) {
       BertBuildOptions options;
       options.norm = kind;
       options.p = p;
-      std::vector<double> want = test::bert_reference(*m.weights, m.fixture.prefix, m.fixture.config,
-                                                      m.fixture.ids, {kind, p});
+      std::vector<double> want = test::bert_reference(*m.weights, m.fixture.prefix,
+                                                      m.fixture.config, m.fixture.ids, {kind, p});
       for (bool fuse : {true, false}) {
-        auto model = compile(build_bert_encoder(m.fixture.config, *m.weights, DataType::kF32,
-                                                options), fuse);
+        auto model = compile(
+            build_bert_encoder(m.fixture.config, *m.weights, DataType::kF32, options), fuse);
         CHECK(model->metadata("norm") == kind);
         auto session = Session::create(model);
         REQUIRE(session.is_ok());
@@ -174,8 +178,8 @@ TEST_SUITE("bert_encoder") {
     Loaded m = load("tiny_bert_gelu");
     BertBuildOptions options;
     options.max_sequence_length = 5;
-    auto model = compile(build_bert_encoder(m.fixture.config, *m.weights, DataType::kF32, options),
-                         true);
+    auto model =
+        compile(build_bert_encoder(m.fixture.config, *m.weights, DataType::kF32, options), true);
     CHECK(model->max_sequence_length() == 5);
     auto session = Session::create(model);
     REQUIRE(session.is_ok());

@@ -98,10 +98,12 @@ TEST_SUITE("bert_encoder") {
 
     std::string message = build_error(m.fixture.config, *m.weights);
     CHECK_MESSAGE(contains(message, "edited.safetensors: 4 problems"), message);
-    CHECK_MESSAGE(contains(message, "missing tensor 'encoder.layer.1.output.dense.bias' (expected [32])"),
-                  message);
-    CHECK_MESSAGE(contains(message, "'encoder.layer.0.attention.self.key.weight' has shape [16, 64], "
-                                    "expected [32, 32]"),
+    CHECK_MESSAGE(
+        contains(message, "missing tensor 'encoder.layer.1.output.dense.bias' (expected [32])"),
+        message);
+    CHECK_MESSAGE(contains(message,
+                           "'encoder.layer.0.attention.self.key.weight' has shape [16, 64], "
+                           "expected [32, 32]"),
                   message);
     CHECK_MESSAGE(contains(message, "'embeddings.LayerNorm.bias' has dtype I32"), message);
     CHECK_MESSAGE(contains(message, "unknown tensor 'cls.predictions.bias'"), message);
@@ -115,8 +117,9 @@ TEST_SUITE("bert_encoder") {
     std::string message = build_error(config, *m.weights);
     CHECK_MESSAGE(contains(message, "missing tensor 'encoder.layer.2.attention.self.query.weight'"),
                   message);
-    CHECK_MESSAGE(contains(message, "'encoder.layer.0.intermediate.dense.weight' has shape [37, 32], "
-                                    "expected [36, 32]"),
+    CHECK_MESSAGE(contains(message,
+                           "'encoder.layer.0.intermediate.dense.weight' has shape [37, 32], "
+                           "expected [36, 32]"),
                   message);
   }
 
@@ -125,8 +128,9 @@ TEST_SUITE("bert_encoder") {
     SourceTensor short_table = m.weights->copy("embeddings.word_embeddings.weight");
     m.weights->put(short_table, std::vector<std::byte>(100));
     std::string message = build_error(m.fixture.config, *m.weights);
-    CHECK_MESSAGE(contains(message, "'embeddings.word_embeddings.weight' holds 100 bytes, expected 8192"),
-                  message);
+    CHECK_MESSAGE(
+        contains(message, "'embeddings.word_embeddings.weight' holds 100 bytes, expected 8192"),
+        message);
   }
 
   TEST_CASE("position_ids and pooler tensors are accepted; the bert. prefix is found") {
@@ -152,7 +156,8 @@ TEST_SUITE("bert_encoder") {
     };
     CHECK(contains(config_error([](BertConfig& c) { c.num_attention_heads = 5; }),
                    "hidden_size = 32 is not divisible by num_attention_heads = 5"));
-    CHECK(contains(config_error([](BertConfig& c) { c.hidden_act = "swish"; }), "hidden_act 'swish'"));
+    CHECK(contains(config_error([](BertConfig& c) { c.hidden_act = "swish"; }),
+                   "hidden_act 'swish'"));
     CHECK(contains(config_error([](BertConfig& c) { c.vocab_size = 0; }), "vocab_size = 0"));
     CHECK(contains(config_error([](BertConfig& c) { c.hidden_size = int64_t{1} << 40; }),
                    "hidden_size = "));

@@ -82,7 +82,8 @@ Expected<BertConfig> read_config(const std::string& path) {
 }  // namespace
 
 TEST_SUITE("minilm") {
-  TEST_CASE("all-MiniLM-L6-v2 sentence embeddings match PyTorch (f32 and bf16, fused and unfused)") {
+  TEST_CASE(
+      "all-MiniLM-L6-v2 sentence embeddings match PyTorch (f32 and bf16, fused and unfused)") {
     const char* dir_env = std::getenv("NORMRT_MINILM_DIR");
     if (dir_env == nullptr || *dir_env == '\0') {
       MESSAGE("NORMRT_MINILM_DIR is not set: skipped");
@@ -125,7 +126,8 @@ TEST_SUITE("minilm") {
         for (const Sentence& s : sentences) {
           auto ids = tokenizer.value().encode(s.text);
           REQUIRE(ids.is_ok());
-          CHECK_MESSAGE(ids.value() == s.ids, "our tokenizer disagrees with HF on '" << s.text << "'");
+          CHECK_MESSAGE(ids.value() == s.ids,
+                        "our tokenizer disagrees with HF on '" << s.text << "'");
           session.value()->reset();  // one sequence per run (positions from 0)
           REQUIRE(session.value()->set_input("input_ids", s.ids.data(), s.ids.size() * 4).is_ok());
           Status ran = session.value()->run();
@@ -147,10 +149,10 @@ TEST_SUITE("minilm") {
           worst_cosine = std::min(worst_cosine, cosine);
           worst_diff = std::max(worst_diff, diff);
         }
-        const std::string what = std::string(bf16 ? "bf16" : "f32") + (fuse ? " fused" : " unfused");
-        MESSAGE(what << ": min cosine "
-                                        << worst_cosine << " (1 - " << 1 - worst_cosine
-                                        << "), max |diff| " << worst_diff);
+        const std::string what =
+            std::string(bf16 ? "bf16" : "f32") + (fuse ? " fused" : " unfused");
+        MESSAGE(what << ": min cosine " << worst_cosine << " (1 - " << 1 - worst_cosine
+                     << "), max |diff| " << worst_diff);
       }
     }
   }

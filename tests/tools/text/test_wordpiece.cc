@@ -90,12 +90,12 @@ TEST_SUITE("wordpiece") {
     // "unable": "un" then "##able"; "ab" alone is a first piece only.
     CHECK(t.word_pieces("unable") == std::vector<int32_t>{4, 6});
     CHECK(t.word_pieces("able") == std::vector<int32_t>{10, 11});  // "ab" + "##le"
-    CHECK(t.word_pieces("unaffx") == std::vector<int32_t>{1}); // unmatched rest: whole word [UNK]
+    CHECK(t.word_pieces("unaffx") == std::vector<int32_t>{1});  // unmatched rest: whole word [UNK]
     // "unaff" + "##a", then nothing matches "bl": the whole word is [UNK].
     CHECK(t.word_pieces("unaffabl") == std::vector<int32_t>{1});
-    CHECK(t.word_pieces("ablablabl") == std::vector<int32_t>{1});  // unmatched "##abl"
+    CHECK(t.word_pieces("ablablabl") == std::vector<int32_t>{1});   // unmatched "##abl"
     CHECK(t.word_pieces("unaffablea") == std::vector<int32_t>{1});  // 10 chars > 9: [UNK]
-    CHECK(t.word_pieces("ünaff") == std::vector<int32_t>{1});      // pieces end on characters
+    CHECK(t.word_pieces("ünaff") == std::vector<int32_t>{1});       // pieces end on characters
     auto ids = t.encode("UnAffable, un");
     REQUIRE(ids.is_ok());
     CHECK(ids.value() == std::vector<int32_t>{2, 9, 6, 12, 4, 3});
@@ -118,9 +118,13 @@ TEST_SUITE("wordpiece") {
   }
 
   TEST_CASE("the basic tokenizer splits punctuation and CJK, strips accents, lowercases") {
-    auto words = basic_tokenize("Héllo,wörld! 北京x\tA\xC2\xA0" "b", {});
+    auto words = basic_tokenize(
+        "Héllo,wörld! 北京x\tA\xC2\xA0"
+        "b",
+        {});
     REQUIRE(words.is_ok());
-    CHECK(words.value() == std::vector<std::string>{"hello", ",", "world", "!", "北", "京", "x", "a", "b"});
+    CHECK(words.value() ==
+          std::vector<std::string>{"hello", ",", "world", "!", "北", "京", "x", "a", "b"});
     BasicTokenizerOptions cased;
     cased.lowercase = false;
     cased.strip_accents = false;
@@ -130,12 +134,16 @@ TEST_SUITE("wordpiece") {
   }
 
   TEST_CASE("invalid UTF-8 text is an error naming the byte offset") {
-    for (auto [text, offset] : {std::pair<std::string, size_t>{"ab\xFF", 2}, {"\xC0\x80", 0},
-                                {"ok \xED\xA0\x80", 3}, {"[SEP]\xFF", 5}, {"x\xE2\x82", 1}}) {
+    for (auto [text, offset] : {std::pair<std::string, size_t>{"ab\xFF", 2},
+                                {"\xC0\x80", 0},
+                                {"ok \xED\xA0\x80", 3},
+                                {"[SEP]\xFF", 5},
+                                {"x\xE2\x82", 1}}) {
       auto ids = toy_tokenizer().encode(text);
       REQUIRE_FALSE(ids.is_ok());
-      CHECK_MESSAGE(ids.status().message() == "text: invalid UTF-8 at byte " + std::to_string(offset),
-                    ids.status().message());
+      CHECK_MESSAGE(
+          ids.status().message() == "text: invalid UTF-8 at byte " + std::to_string(offset),
+          ids.status().message());
     }
   }
 
