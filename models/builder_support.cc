@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <utility>
 
 #include "kernels/linear/linear.h"
 
@@ -141,6 +142,13 @@ std::vector<float> to_float(const SourceTensor& tensor) {
 
 TensorId add_weight(GraphBuilder& builder, const std::string& name, const Shape& shape,
                     const std::vector<float>& values, DataType matrix_dtype) {
+  if (values.empty()) {  // a problem WeightChecker reported: a placeholder the error discards
+    Tensor placeholder;
+    placeholder.name = name;
+    placeholder.shape = shape;
+    placeholder.kind = TensorKind::kWeight;
+    return builder.graph().add_tensor(std::move(placeholder));
+  }
   if (shape.size() >= 2 && matrix_dtype == DataType::kBF16)
     return builder.weight_bf16(name, shape, values);
   return builder.weight(name, shape, values);

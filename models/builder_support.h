@@ -69,7 +69,10 @@ class WeightChecker {
 std::vector<float> to_float(const SourceTensor& tensor);
 
 /// Adds a weight: a matrix (rank ≥ 2) in `matrix_dtype` (kF32, or kBF16
-/// rounded to nearest even), a vector (rank ≤ 1) always as f32.
+/// rounded to nearest even), a vector (rank ≤ 1) always as f32. Empty
+/// `values` (a problem WeightChecker::read() recorded) give a weight without
+/// data, which graph_validate() rejects: only for a graph that finish()'s
+/// error discards.
 TensorId add_weight(GraphBuilder& builder, const std::string& name, const Shape& shape,
                     const std::vector<float>& values, DataType matrix_dtype);
 
