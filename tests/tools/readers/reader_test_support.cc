@@ -35,8 +35,8 @@ Bytes safetensors_file(const std::vector<StTensor>& tensors, const std::string& 
     if (header.size() > 1) header += ",";
     const size_t begin = data.size();
     data.insert(data.end(), tensor.data.begin(), tensor.data.end());
-    header += "\"" + tensor.name + "\":{\"dtype\":\"" + tensor.dtype + "\",\"shape\":" +
-              tensor.shape + ",\"data_offsets\":[" + std::to_string(begin) + "," +
+    header += "\"" + tensor.name + "\":{\"dtype\":\"" + tensor.dtype +
+              "\",\"shape\":" + tensor.shape + ",\"data_offsets\":[" + std::to_string(begin) + "," +
               std::to_string(data.size()) + "]}";
   }
   header += "}";
@@ -72,7 +72,8 @@ std::string write_temp_file(const Bytes& bytes, const std::string& suffix) {
   const std::string path = std::string(dir ? dir : "/tmp") + "/normrt_readers_" +
                            std::to_string(::getpid()) + "_" + std::to_string(counter++) + suffix;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   REQUIRE(out.good());
   return path;
 }

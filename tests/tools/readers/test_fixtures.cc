@@ -50,7 +50,8 @@ void check_tensor(const WeightSource& source, const std::string& name, const std
     REQUIRE(dtype == "BOOL");
     REQUIRE(t->size == count);
     for (size_t i = 0; i < count; ++i) {
-      CHECK_MESSAGE(static_cast<uint8_t>(t->data[i]) == (i % 2 == 0 ? 1 : 0), name << "[" << i << "]");
+      CHECK_MESSAGE(static_cast<uint8_t>(t->data[i]) == (i % 2 == 0 ? 1 : 0),
+                    name << "[" << i << "]");
     }
   }
 }

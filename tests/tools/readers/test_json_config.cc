@@ -42,8 +42,9 @@ TEST_SUITE("json_config") {
     const JsonConfig config =
         parse_ok(R"({"hidden_size": "768", "eps": "small", "n": 1.5, "flag": 1,
                      "huge": 18446744073709551615, "name": 3})");
-    check_error(config.require_int("hidden_size").status(),
-                {"config.json", "key 'hidden_size'", "expected an integer", "found string \"768\""});
+    check_error(
+        config.require_int("hidden_size").status(),
+        {"config.json", "key 'hidden_size'", "expected an integer", "found string \"768\""});
     check_error(config.require_int("n").status(), {"key 'n'", "found number 1.5"});
     check_error(config.require_int("huge").status(), {"key 'huge'", "expected an integer"});
     check_error(config.optional_double("eps", 1.0).status(),

@@ -32,7 +32,8 @@ TEST_SUITE("npy") {
       CAPTURE(c.descr);
       Bytes data(3 * c.size);
       for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::byte>(i * 7 + 1);
-      const SourceTensor t = parse_ok(npy_image(npy_dict(c.descr, "(3,)"), data), "w");
+      const Bytes image = npy_image(npy_dict(c.descr, "(3,)"), data);  // t points into it
+      const SourceTensor t = parse_ok(image, "w");
       CHECK(t.name == "w");
       CHECK(t.dtype == c.dtype);
       CHECK(t.shape == std::vector<int64_t>{3});
@@ -45,8 +46,8 @@ TEST_SUITE("npy") {
     const std::vector<float> values = {1.0f, -2.5f, 3.0f, 0.5f, 8.0f, -1.0f};
     for (const int major : {1, 2, 3}) {
       CAPTURE(major);
-      const SourceTensor t =
-          parse_ok(npy_image(npy_dict("<f4", "(2, 3)"), bytes_of(values), major));
+      const Bytes image = npy_image(npy_dict("<f4", "(2, 3)"), bytes_of(values), major);
+      const SourceTensor t = parse_ok(image);
       CHECK(t.shape == std::vector<int64_t>{2, 3});
       REQUIRE(t.size == 24);
       for (size_t i = 0; i < values.size(); ++i) {

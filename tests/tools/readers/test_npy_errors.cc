@@ -40,8 +40,7 @@ TEST_SUITE("npy") {
                 {"'fortran_order'", "expected False", "found True"});
     check_error(parse_status(npy_image(npy_dict(">f4", "(2,)"), kEight)),
                 {"'>f4' is big-endian", "little-endian"});
-    check_error(parse_status(npy_image(npy_dict("<c8", "(1,)"), kEight)),
-                {"'<c8' is unsupported"});
+    check_error(parse_status(npy_image(npy_dict("<c8", "(1,)"), kEight)), {"'<c8' is unsupported"});
     check_error(parse_status(npy_image(npy_dict("|O", "(1,)"), kEight)), {"'|O' is unsupported"});
     check_error(parse_status(npy_image(npy_dict("=f4", "(2,)"), kEight)),
                 {"'=f4' is unsupported byte order"});
@@ -58,18 +57,18 @@ TEST_SUITE("npy") {
     check_error(parse_status(npy_image(
                     "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", kEight)),
                 {"header key 'x'", "each of 'descr', 'fortran_order', 'shape' once"});
-    check_error(parse_status(npy_image(
-                    "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}",
-                    kEight)),
-                {"header key 'descr'"});
+    check_error(
+        parse_status(npy_image(
+            "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", kEight)),
+        {"header key 'descr'"});
     check_error(parse_status(npy_image(npy_dict("<f4", "(2, -1)"), kEight)),
                 {"'shape'[1]", "non-negative integer", "found \"-1)"});
     check_error(parse_status(npy_image(npy_dict("<f4", "[2]"), kEight)), {"'shape'", "a tuple"});
     check_error(parse_status(npy_image(npy_dict("<f4", "(99999999999999999999,)"), kEight)),
                 {"below 2^63"});
-    check_error(parse_status(npy_image(
-                    "{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}", kEight)),
-                {"'fortran_order'", "True or False", "found \"0"});
+    check_error(
+        parse_status(npy_image("{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}", kEight)),
+        {"'fortran_order'", "True or False", "found \"0"});
     check_error(parse_status(npy_image(npy_dict("<f4", "(2,)") + " junk", kEight)),
                 {"after the header dict", "found \"junk"});
     check_error(parse_status(npy_image("{'descr': '<f4", kEight)), {"closing quote"});
@@ -80,9 +79,9 @@ TEST_SUITE("npy") {
                 {"data", "expected 12 bytes (F32 [3])", "found 8", "data at byte offset 128"});
     check_error(parse_status(npy_image(npy_dict("<f4", "(1,)"), kEight)),
                 {"expected 4 bytes", "found 8"});
-    check_error(parse_status(npy_image(
-                    npy_dict("<f8", "(4294967296, 4294967296, 4294967296)"), kEight)),
-                {"overflowing"});
+    check_error(
+        parse_status(npy_image(npy_dict("<f8", "(4294967296, 4294967296, 4294967296)"), kEight)),
+        {"overflowing"});
   }
 
   TEST_CASE("every truncation of a valid image is an error, never a crash") {

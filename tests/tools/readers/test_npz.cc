@@ -1,8 +1,8 @@
 // .npz: zip archives of .npy members, stored and deflated, written by libzip.
 #include <doctest/doctest.h>
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "reader_test_support.h"
@@ -56,9 +56,8 @@ TEST_SUITE("npz") {
 
   TEST_CASE("open() reads a file and keeps no mapping") {
     const std::vector<float> a = ramp(5, 1.0f);
-    const std::string path =
-        write_temp_file(zip_image({{"a.npy", npy_image(npy_dict("<f4", "(5,)"), bytes_of(a))}}),
-                        ".npz");
+    const std::string path = write_temp_file(
+        zip_image({{"a.npy", npy_image(npy_dict("<f4", "(5,)"), bytes_of(a))}}), ".npz");
     auto file = NpzFile::open(path);
     std::remove(path.c_str());  // the members were copied out
     REQUIRE_MESSAGE(file.is_ok(), file.status().message());
@@ -79,15 +78,16 @@ TEST_SUITE("npz") {
 
   TEST_CASE("a corrupted deflated member fails its CRC or inflation") {
     const std::vector<float> b = ramp(4000, 0.125f);
-    const Bytes good = zip_image({{"b.npy", npy_image(npy_dict("<f4", "(4000,)"), bytes_of(b)), true}});
+    const Bytes good =
+        zip_image({{"b.npy", npy_image(npy_dict("<f4", "(4000,)"), bytes_of(b)), true}});
     Bytes bad = good;
     bad[good.size() / 3] ^= std::byte{0x5a};  // inside the compressed data
     check_error(parse_status(bad), {"bad.npz", "member 'b.npy'"});
   }
 
   TEST_CASE("a declared size beyond deflate's ratio is refused before allocating") {
-    const Bytes good = zip_image({{"b.npy", npy_image(npy_dict("<f4", "(4000,)"),
-                                                      bytes_of(ramp(4000, 1.0f))), true}});
+    const Bytes good = zip_image(
+        {{"b.npy", npy_image(npy_dict("<f4", "(4000,)"), bytes_of(ramp(4000, 1.0f))), true}});
     // Patch the uncompressed size in the local header (offset 22) and in the
     // central directory entry (offset 24), consistently.
     Bytes bad = good;

@@ -31,8 +31,7 @@ TEST_SUITE("safetensors") {
                                           {"s", "F64", "[]", bytes_of(scalar)}});
     const auto file = parse_ok(image);
     // File order: by data offset (the empty tensor [59, 59] sorts before s [59, 67]).
-    CHECK(file->names() ==
-          std::vector<std::string>{"w", "h", "ids", "mask", "empty", "s"});
+    CHECK(file->names() == std::vector<std::string>{"w", "h", "ids", "mask", "empty", "s"});
     CHECK(file->description() == "mem.safetensors");
     CHECK(file->find("nope") == nullptr);
 
@@ -72,7 +71,8 @@ TEST_SUITE("safetensors") {
     const std::vector<float> w = {4.0f, 5.0f};
     const std::string header =
         R"({"a\u002eb":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"extra":1}}      )";
-    const auto file = parse_ok(safetensors_image(header, bytes_of(w)));
+    const Bytes image = safetensors_image(header, bytes_of(w));  // the tensors point into it
+    const auto file = parse_ok(image);
     REQUIRE(file->find("a.b") != nullptr);
     CHECK(file->find("a.b")->size == 8);
   }

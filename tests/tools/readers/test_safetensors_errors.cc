@@ -66,40 +66,44 @@ TEST_SUITE("safetensors") {
                 {"tensor 'w'", "begin <= end"});
     check_error(parse_entry(R"({"dtype":"F32","shape":[4],"data_offsets":[0,16]})"),
                 {"tensor 'w'", "end <= 8", "found 16"});
-    check_error(parse_entry(R"({"dtype":"F32","shape":[2],"data_offsets":[0,18446744073709551615]})"),
-                {"end <= 8", "found 18446744073709551615"});
+    check_error(
+        parse_entry(R"({"dtype":"F32","shape":[2],"data_offsets":[0,18446744073709551615]})"),
+        {"end <= 8", "found 18446744073709551615"});
   }
 
   TEST_CASE("the byte range must be exactly elements x dtype size") {
     check_error(parse_entry(R"({"dtype":"F32","shape":[3],"data_offsets":[0,8]})"),
                 {"tensor 'w'", "expected 12 bytes (F32 [3])", "found 8"});
-    check_error(parse_entry(R"({"dtype":"F64","shape":[4294967296,4294967296],"data_offsets":[0,8]})"),
-                {"tensor 'w'", "overflowing"});
-    check_error(parse_entry(R"({"dtype":"F64","shape":[1024,1024,1024,1024,1024,1024,1024],"data_offsets":[0,8]})"),
-                {"overflowing"});
+    check_error(
+        parse_entry(R"({"dtype":"F64","shape":[4294967296,4294967296],"data_offsets":[0,8]})"),
+        {"tensor 'w'", "overflowing"});
+    check_error(
+        parse_entry(
+            R"({"dtype":"F64","shape":[1024,1024,1024,1024,1024,1024,1024],"data_offsets":[0,8]})"),
+        {"overflowing"});
   }
 
   TEST_CASE("tensors may neither overlap, nor leave gaps, nor repeat") {
     const Bytes data(12);
-    check_error(parse_status(safetensors_image(
-                    R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
-                    R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
-                    Bytes(8))),
-                {"tensor 'b'", "overlaps tensor 'a'", "expected begin 8", "found 4",
-                 "data at file byte offset"});
-    check_error(parse_status(safetensors_image(
-                    R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
-                    R"("b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})",
-                    data)),
-                {"tensor 'b'", "gap", "expected begin 4", "found 8"});
+    check_error(
+        parse_status(safetensors_image(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                                       R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+                                       Bytes(8))),
+        {"tensor 'b'", "overlaps tensor 'a'", "expected begin 8", "found 4",
+         "data at file byte offset"});
+    check_error(
+        parse_status(safetensors_image(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                                       R"("b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})",
+                                       data)),
+        {"tensor 'b'", "gap", "expected begin 4", "found 8"});
     check_error(parse_status(safetensors_image(
                     R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", data)),
                 {"data section", "expected 12 bytes covered", "found 4"});
-    check_error(parse_status(safetensors_image(
-                    R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
-                    R"("a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
-                    Bytes(8))),
-                {"tensor 'a' appears twice", "file byte offsets 9 and"});
+    check_error(
+        parse_status(safetensors_image(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                                       R"("a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+                                       Bytes(8))),
+        {"tensor 'a' appears twice", "file byte offsets 9 and"});
   }
 
   TEST_CASE("__metadata__ must be an object of strings") {
@@ -111,9 +115,9 @@ TEST_SUITE("safetensors") {
 
   TEST_CASE("every truncation of a valid file is an error, never a crash") {
     const std::vector<uint16_t> h = {1, 2, 3};
-    const Bytes image = safetensors_file(
-        {{"w", "F32", "[2]", bytes_of(kTwo)}, {"h", "BF16", "[3]", bytes_of(h)}},
-        R"({"format":"pt"})");
+    const Bytes image =
+        safetensors_file({{"w", "F32", "[2]", bytes_of(kTwo)}, {"h", "BF16", "[3]", bytes_of(h)}},
+                         R"({"format":"pt"})");
     for (size_t size = 0; size < image.size(); ++size) {
       const Bytes cut(image.begin(), image.begin() + static_cast<ptrdiff_t>(size));
       auto file = parse_safetensors(cut.data(), cut.size(), "cut");

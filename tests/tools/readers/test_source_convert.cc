@@ -15,11 +15,11 @@ namespace {
 // IEEE binary16 by its definition, in double.
 double f16_reference(uint16_t bits) {
   const int sign = bits >> 15, exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
-  const double magnitude =
-      exponent == 0    ? std::ldexp(mantissa, -24)
-      : exponent == 31 ? (mantissa == 0 ? std::numeric_limits<double>::infinity()
-                                        : std::numeric_limits<double>::quiet_NaN())
-                       : std::ldexp(1024 + mantissa, exponent - 25);
+  const double magnitude = exponent == 0 ? std::ldexp(mantissa, -24)
+                           : exponent == 31
+                               ? (mantissa == 0 ? std::numeric_limits<double>::infinity()
+                                                : std::numeric_limits<double>::quiet_NaN())
+                               : std::ldexp(1024 + mantissa, exponent - 25);
   return sign ? -magnitude : magnitude;
 }
 
@@ -43,10 +43,9 @@ TEST_SUITE("source_convert") {
     for (size_t i = 0; i < all.size(); ++i) {
       const double expected = f16_reference(all[i]);
       const float found = (*values)[i];
-      const bool same = std::isnan(expected)
-                            ? std::isnan(found)
-                            : static_cast<double>(found) == expected &&
-                                  std::signbit(found) == std::signbit(expected);
+      const bool same = std::isnan(expected) ? std::isnan(found)
+                                             : static_cast<double>(found) == expected &&
+                                                   std::signbit(found) == std::signbit(expected);
       if (!same) {
         FAIL_CHECK("bits 0x" << std::hex << i << std::dec << ": found " << found << ", expected "
                              << expected);
@@ -56,8 +55,8 @@ TEST_SUITE("source_convert") {
   }
 
   TEST_CASE("BF16 is the top half of an fp32") {
-    const std::vector<float> originals = {1.0f, -2.5f, 3.140625f, 1e-40f, -0.0f,
-                                          std::numeric_limits<float>::infinity(), 65280.0f};
+    const std::vector<float> originals = {
+        1.0f, -2.5f, 3.140625f, 1e-40f, -0.0f, std::numeric_limits<float>::infinity(), 65280.0f};
     std::vector<uint16_t> halves;
     for (const float value : originals) {
       uint32_t bits;

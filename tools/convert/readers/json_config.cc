@@ -1,8 +1,7 @@
 #include "tools/convert/readers/json_config.h"
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "tools/convert/readers/json_scan.h"

@@ -6,10 +6,9 @@
 // absent (Hugging Face writes nulls for unset options).
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "kernels/common/status.h"
 

@@ -3,10 +3,9 @@
 // Status that names the source and the place, and describing values in
 // error messages.
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "kernels/common/status.h"
 

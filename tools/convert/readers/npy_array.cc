@@ -54,17 +54,16 @@ Expected<SourceTensor> parse_npy(const std::byte* data, size_t size, const std::
                                  const std::string& description) {
   const std::string what = description + ": .npy";
   if (size < kMagicSize + 2 || std::memcmp(data, kMagic, kMagicSize) != 0) {
-    return Status::error(what + ": magic, expected \"\\x93NUMPY\" and a version, found " +
-                         (size < kMagicSize + 2 ? std::to_string(size) + " bytes"
-                                                : std::string("other bytes")) +
-                         " (byte offset 0)");
+    return Status::error(
+        what + ": magic, expected \"\\x93NUMPY\" and a version, found " +
+        (size < kMagicSize + 2 ? std::to_string(size) + " bytes" : std::string("other bytes")) +
+        " (byte offset 0)");
   }
   const int major = static_cast<uint8_t>(data[6]);
   const int minor = static_cast<uint8_t>(data[7]);
   if (major < 1 || major > 3 || minor != 0) {
     return Status::error(what + ": format version, expected 1.0, 2.0 or 3.0, found " +
-                         std::to_string(major) + "." + std::to_string(minor) +
-                         " (byte offset 6)");
+                         std::to_string(major) + "." + std::to_string(minor) + " (byte offset 6)");
   }
   const int length_bytes = major == 1 ? 2 : 4;
   const size_t header_start = kMagicSize + 2 + length_bytes;
@@ -85,8 +84,8 @@ Expected<SourceTensor> parse_npy(const std::byte* data, size_t size, const std::
   if (Status s = parse_npy_header(text, header_start, what + " header", &header); !s) return s;
   const std::string where = " (header at byte offset " + std::to_string(header_start) + ")";
   if (header.fortran_order) {
-    return Status::error(what + ": 'fortran_order', expected False (C order), found True" +
-                         where + "; save np.ascontiguousarray(x) instead");
+    return Status::error(what + ": 'fortran_order', expected False (C order), found True" + where +
+                         "; save np.ascontiguousarray(x) instead");
   }
   std::string problem;
   SourceTensor tensor;
@@ -102,7 +101,8 @@ Expected<SourceTensor> parse_npy(const std::byte* data, size_t size, const std::
   if (!checked_byte_size(tensor.shape, source_dtype_size(tensor.dtype), &bytes)) {
     return Status::error(what + ": 'shape' " + source_shape_string(tensor.shape) +
                          ", expected a size that fits in memory, found an overflowing element "
-                         "count" + where);
+                         "count" +
+                         where);
   }
   const size_t data_start = header_start + header_size;
   if (size - data_start != bytes) {

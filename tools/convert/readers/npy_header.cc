@@ -36,8 +36,8 @@ class DictReader {
   }
 
   Status error(const std::string& problem, const std::string& expected) const {
-    return Status::error(what_ + ": " + problem + ", expected " + expected + ", found " +
-                         found() + " (byte offset " + std::to_string(base_ + pos_) + ")");
+    return Status::error(what_ + ": " + problem + ", expected " + expected + ", found " + found() +
+                         " (byte offset " + std::to_string(base_ + pos_) + ")");
   }
 
   // A '...' or "..." literal without escapes (numpy writes none).

@@ -61,7 +61,8 @@ Status check_member(const zip_stat_t& stat, uint64_t declared_so_far, const std:
   }
   if (stat.size > kMaxNpzTotalBytes - declared_so_far) {
     return Status::error(what + ": archive size, expected at most " +
-                         std::to_string(kMaxNpzTotalBytes) + " uncompressed bytes in total, found " +
+                         std::to_string(kMaxNpzTotalBytes) +
+                         " uncompressed bytes in total, found " +
                          std::to_string(declared_so_far + stat.size) + " so far");
   }
   return Status::ok();

@@ -18,8 +18,8 @@ uint64_t read_u64_le(const std::byte* p) {
 
 // The reference reader's rule: sorted by offset, the tensors cover the data
 // section exactly once.
-Status check_tiling(std::vector<SafetensorsEntry>* entries, uint64_t data_size,
-                    size_t data_start, const std::string& description) {
+Status check_tiling(std::vector<SafetensorsEntry>* entries, uint64_t data_size, size_t data_start,
+                    const std::string& description) {
   std::sort(entries->begin(), entries->end(), [](const auto& a, const auto& b) {
     if (a.begin != b.begin) return a.begin < b.begin;
     if (a.end != b.end) return a.end < b.end;
@@ -33,11 +33,10 @@ Status check_tiling(std::vector<SafetensorsEntry>* entries, uint64_t data_size,
                                    ? "overlaps tensor '" + (previous ? previous->name : "") + "'"
                                    : "leaves a gap after the previous tensor";
       return Status::error(description + ": tensor '" + entry.name + "': data_offsets [" +
-                           std::to_string(entry.begin) + ", " + std::to_string(entry.end) +
-                           "] " + what + ", expected begin " + std::to_string(cursor) +
-                           ", found " + std::to_string(entry.begin) +
-                           " (entry at file byte offset " + std::to_string(entry.header_offset) +
-                           ", data at file byte offset " +
+                           std::to_string(entry.begin) + ", " + std::to_string(entry.end) + "] " +
+                           what + ", expected begin " + std::to_string(cursor) + ", found " +
+                           std::to_string(entry.begin) + " (entry at file byte offset " +
+                           std::to_string(entry.header_offset) + ", data at file byte offset " +
                            std::to_string(data_start + entry.begin) + ")");
     }
     cursor = entry.end;

@@ -48,8 +48,9 @@ class SafetensorsFile final : public TensorTable {
   static constexpr uint64_t kMaxHeaderBytes = 100'000'000;
 
  private:
-  friend Expected<std::unique_ptr<SafetensorsFile>> parse_safetensors(
-      const std::byte*, size_t, std::string, std::shared_ptr<const void>);
+  friend Expected<std::unique_ptr<SafetensorsFile>> parse_safetensors(const std::byte*, size_t,
+                                                                      std::string,
+                                                                      std::shared_ptr<const void>);
   SafetensorsFile(std::string description, std::shared_ptr<const void> owner)
       : TensorTable(std::move(description), std::move(owner)) {}
 

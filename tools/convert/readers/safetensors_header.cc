@@ -1,7 +1,6 @@
 #include "tools/convert/readers/safetensors_header.h"
 
 #include <nlohmann/json.hpp>
-
 #include <unordered_map>
 
 #include "tools/convert/readers/json_scan.h"
@@ -25,7 +24,9 @@ class EntryErrors {
       : prefix_(description + ": tensor '" + name + "': "),
         suffix_(" (entry at file byte offset " + std::to_string(offset) + ")") {}
 
-  Status operator()(const std::string& what) const { return Status::error(prefix_ + what + suffix_); }
+  Status operator()(const std::string& what) const {
+    return Status::error(prefix_ + what + suffix_);
+  }
   Status expected(const std::string& field, const std::string& expected,
                   const std::string& found) const {
     return (*this)(field + ", expected " + expected + ", found " + found);
@@ -96,8 +97,8 @@ Status parse_entry(const json& value, uint64_t data_size, const EntryErrors& err
   }
   size_t bytes = 0;
   if (!checked_byte_size(entry->shape, element_size, &bytes)) {
-    return error.expected("shape " + source_shape_string(entry->shape), "a size that fits in memory",
-                          "an overflowing element count");
+    return error.expected("shape " + source_shape_string(entry->shape),
+                          "a size that fits in memory", "an overflowing element count");
   }
   if (entry->end - entry->begin != bytes) {
     return error.expected("data_offsets " + range + " length",

@@ -16,9 +16,9 @@ struct SafetensorsEntry {
   std::string name;
   std::string dtype;  ///< a known dtype (source_dtype.h)
   std::vector<int64_t> shape;
-  uint64_t begin = 0;          ///< data_offsets[0], relative to the data section
-  uint64_t end = 0;            ///< data_offsets[1]; end - begin == elements × dtype size
-  size_t header_offset = 0;    ///< file byte offset of the entry's key
+  uint64_t begin = 0;        ///< data_offsets[0], relative to the data section
+  uint64_t end = 0;          ///< data_offsets[1]; end - begin == elements × dtype size
+  size_t header_offset = 0;  ///< file byte offset of the entry's key
 };
 
 struct SafetensorsHeader {

@@ -44,18 +44,19 @@ float bf16_bits_to_f32(uint16_t bits) { return f32_from_bits(static_cast<uint32_
 
 Expected<std::vector<float>> to_f32(const SourceTensor& tensor) {
   const size_t element_size = source_dtype_size(tensor.dtype);
-  const bool floating = tensor.dtype == "F32" || tensor.dtype == "F16" ||
-                        tensor.dtype == "BF16" || tensor.dtype == "F64";
+  const bool floating = tensor.dtype == "F32" || tensor.dtype == "F16" || tensor.dtype == "BF16" ||
+                        tensor.dtype == "F64";
   if (!floating) {
-    return Status::error("tensor '" + tensor.name + "': dtype, expected F32, F16, BF16 or F64, found " +
-                         tensor.dtype);
+    return Status::error("tensor '" + tensor.name +
+                         "': dtype, expected F32, F16, BF16 or F64, found " + tensor.dtype);
   }
   size_t bytes = 0;
   if (!checked_byte_size(tensor.shape, element_size, &bytes) || bytes != tensor.size ||
       (bytes != 0 && tensor.data == nullptr)) {
     return Status::error("tensor '" + tensor.name + "': data size, expected elements x " +
                          std::to_string(element_size) + " bytes for shape " +
-                         source_shape_string(tensor.shape) + ", found " + std::to_string(tensor.size));
+                         source_shape_string(tensor.shape) + ", found " +
+                         std::to_string(tensor.size));
   }
   const size_t count = bytes / element_size;
   std::vector<float> values(count);

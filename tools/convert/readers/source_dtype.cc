@@ -25,7 +25,9 @@ size_t source_dtype_size(std::string_view dtype) {
   return 0;
 }
 
-const char* source_dtype_list() { return "F64, F32, F16, BF16, I64, I32, I16, I8, U64, U32, U16, U8, BOOL"; }
+const char* source_dtype_list() {
+  return "F64, F32, F16, BF16, I64, I32, I16, I8, U64, U32, U16, U8, BOOL";
+}
 
 bool checked_element_count(const std::vector<int64_t>& shape, uint64_t* count) {
   constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
