@@ -132,6 +132,7 @@ Expected<Header> read_header(const FileImage& image) {
     return s;
   }
   Header header;
+  header.version = image.load<uint32_t>(kVersionField);
   if (Status status = read_sections(image, header); !status) return status;
   header.tensor_count = image.load<uint32_t>(kTensorCountField);
   header.node_count = image.load<uint32_t>(kNodeCountField);

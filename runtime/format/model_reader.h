@@ -46,6 +46,7 @@ std::string span_string(const Span& span);  ///< "[128, 384)"
 /// The header's values, checked: sections inside the file and disjoint, the
 /// checksum right, the counts consistent with the table sizes.
 struct Header {
+  uint32_t version = 0;
   Span sections[kSectionCount];
   uint32_t tensor_count = 0;
   uint32_t node_count = 0;

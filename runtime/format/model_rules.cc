@@ -62,8 +62,8 @@ Check check_kind_code(uint64_t code) {
 }
 
 Check check_layout_code(uint64_t code) {
-  if (code == kLayoutRowMajor) return std::nullopt;
-  return Violation{"layout 0 (row-major; other codes are reserved)",
+  if (code <= static_cast<uint64_t>(TensorLayout::kPanels64)) return std::nullopt;
+  return Violation{"layout 0 (row-major), 1, 2 or 3 (linear panels of 16, 32, 64 columns)",
                    std::to_string(code) + " (unknown layout)"};
 }
 

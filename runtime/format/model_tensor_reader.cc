@@ -49,11 +49,19 @@ Status read_weight_place(const FileImage& image, const Header& header, uint64_t 
                          const std::string& subject, const Tensor& tensor, Span& place) {
   place = {image.load<uint64_t>(record + kTensorDataOffset),
            image.load<uint64_t>(record + kTensorDataSize)};
-  const uint64_t expected_size = *tensor_bytes(tensor.dtype, tensor.shape, 1);
+  Expected<size_t> layout_size = weight_data_bytes(tensor);
+  if (!layout_size) {
+    return image.fail(record + kTensorLayout, subject + " layout",
+                      "a layout its dtype and shape can have", layout_size.status().message());
+  }
+  const uint64_t expected_size = *layout_size;
   if (place.size != expected_size) {
+    std::string layout = tensor.layout == TensorLayout::kRowMajor
+                             ? ""
+                             : std::string(", ") + tensor_layout_name(tensor.layout);
     return image.fail(record + kTensorDataSize, subject + " data size",
                       std::to_string(expected_size) + " bytes (" + shape_string(tensor.shape) +
-                          " of " + data_type_name(tensor.dtype) + ")",
+                          " of " + data_type_name(tensor.dtype) + layout + ")",
                       std::to_string(place.size) + " bytes");
   }
   if (place.offset % kDataAlignment != 0) {
@@ -128,6 +136,19 @@ Status read_tensors(const FileImage& image, const Header& header,
     const uint8_t layout = image.load<uint8_t>(record + kTensorLayout);
     if (Check v = check_layout_code(layout)) {
       return image.fail(record + kTensorLayout, subject + " layout", *v);
+    }
+    tensor.layout = static_cast<TensorLayout>(layout);
+    if (layout != kLayoutRowMajor && header.version < kFirstVersionWithPanels) {
+      return image.fail(record + kTensorLayout, subject + " layout",
+                        "0 (row-major) in a version-" + std::to_string(header.version) + " file",
+                        std::to_string(layout) + " (a panel layout, version " +
+                            std::to_string(kFirstVersionWithPanels) + " and later)");
+    }
+    if (layout != kLayoutRowMajor && tensor.kind != TensorKind::kWeight) {
+      return image.fail(record + kTensorLayout, subject + " layout",
+                        "0 (row-major): only weights have a panel layout",
+                        std::to_string(layout) + " on a tensor of kind " +
+                            tensor_kind_name(tensor.kind));
     }
     const uint32_t reserved = image.load<uint32_t>(record + kTensorReserved);
     if (reserved != 0) {

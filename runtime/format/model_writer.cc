@@ -94,7 +94,7 @@ ByteBuffer encode_tensors(const Graph& graph, StringTable& strings,
     strings.put_ref(table, tensor.name);
     table.put<uint8_t>(static_cast<uint8_t>(tensor.dtype));
     table.put<uint8_t>(static_cast<uint8_t>(tensor.kind));
-    table.put<uint8_t>(kLayoutRowMajor);
+    table.put<uint8_t>(static_cast<uint8_t>(tensor.layout));
     table.put<uint8_t>(static_cast<uint8_t>(tensor.shape.size()));
     table.put<uint32_t>(0);
     for (size_t axis = 0; axis < kMaxRank; ++axis) {
@@ -179,7 +179,9 @@ Expected<std::vector<std::byte>> serialize_model(const Graph& graph) {
 
   ByteBuffer header;
   header.put_bytes(kMagic, sizeof(kMagic));
-  header.put<uint32_t>(kVersion);
+  bool panels = false;
+  for (const Tensor& tensor : graph.tensors) panels |= tensor.layout != TensorLayout::kRowMajor;
+  header.put<uint32_t>(panels ? kFirstVersionWithPanels : 1);  // the lowest that expresses it
   header.put<uint32_t>(kHeaderSize);
   header.put<uint32_t>(0);  // flags
   header.put<uint64_t>(file_size);

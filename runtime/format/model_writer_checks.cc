@@ -40,14 +40,24 @@ Status check_tensor(const Graph& graph, size_t id) {
   NORMRT_REFUSE_IF(check_tensor_bytes(tensor.dtype, tensor.shape, graph.max_sequence_length),
                    subject + " size");
   const TensorData& data = tensor.data;
+  NORMRT_REFUSE_IF(check_layout_code(static_cast<uint64_t>(tensor.layout)), subject + " layout");
   if (!is_weight) {
+    if (tensor.layout != TensorLayout::kRowMajor) {
+      return refuse(subject + " layout", {"row_major (only weights have a panel layout)",
+                                          tensor_layout_name(tensor.layout)});
+    }
     if (data.bytes != nullptr || data.size != 0) {
       return refuse(subject, {"no data (only weights carry data)",
                               std::to_string(data.size) + " bytes of data"});
     }
     return Status::ok();
   }
-  const uint64_t expected = *tensor_bytes(tensor.dtype, tensor.shape, 1);
+  Expected<size_t> layout_bytes = weight_data_bytes(tensor);
+  if (!layout_bytes) {
+    return refuse(subject + " layout", {"a layout its dtype and shape can have",
+                                        layout_bytes.status().message()});
+  }
+  const uint64_t expected = *layout_bytes;
   if (data.size != expected || (data.bytes == nullptr && expected != 0)) {
     return refuse(
         subject + " data",

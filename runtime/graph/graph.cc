@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "kernels/linear/linear.h"
+
 namespace normrt {
 
 const char* data_type_name(DataType type) {
@@ -56,6 +58,62 @@ const char* tensor_kind_name(TensorKind kind) {
       return "state";
   }
   return "invalid";
+}
+
+const char* tensor_layout_name(TensorLayout layout) {
+  switch (layout) {
+    case TensorLayout::kRowMajor:
+      return "row_major";
+    case TensorLayout::kPanels16:
+      return "panels16";
+    case TensorLayout::kPanels32:
+      return "panels32";
+    case TensorLayout::kPanels64:
+      return "panels64";
+  }
+  return "invalid";
+}
+
+size_t tensor_layout_panel_width(TensorLayout layout) {
+  switch (layout) {
+    case TensorLayout::kPanels16:
+      return 16;
+    case TensorLayout::kPanels32:
+      return 32;
+    case TensorLayout::kPanels64:
+      return 64;
+    default:
+      return 0;
+  }
+}
+
+Expected<size_t> weight_data_bytes(const Tensor& tensor) {
+  size_t elements = 1;
+  for (int64_t dim : tensor.shape) {
+    if (dim < 0) return Status::error("weight '" + tensor.name + "' has the symbolic dimension S");
+    if (dim != 0 && elements > SIZE_MAX / static_cast<size_t>(dim)) {
+      return Status::error("weight '" + tensor.name + "' is too large");
+    }
+    elements *= static_cast<size_t>(dim);
+  }
+  if (tensor.layout == TensorLayout::kRowMajor) {
+    if (elements > SIZE_MAX / 4) return Status::error("weight '" + tensor.name + "' is too large");
+    return elements * data_type_size(tensor.dtype);
+  }
+  const size_t panel_width = tensor_layout_panel_width(tensor.layout);
+  bool matrix = tensor.shape.size() == 2 && tensor.shape[0] > 0 && tensor.shape[1] > 0;
+  bool float_type = tensor.dtype == DataType::kF32 || tensor.dtype == DataType::kBF16;
+  if (panel_width == 0 || !matrix || !float_type) {
+    return Status::error("weight '" + tensor.name + "': layout " +
+                         tensor_layout_name(tensor.layout) +
+                         " needs a valid panel layout of an f32 or bf16 matrix [N, K], found " +
+                         data_type_name(tensor.dtype) + " " + shape_string(tensor.shape));
+  }
+  Expected<size_t> bytes = packed_weights_bytes(
+      static_cast<size_t>(tensor.shape[0]), static_cast<size_t>(tensor.shape[1]),
+      tensor.dtype == DataType::kF32 ? WeightType::kF32 : WeightType::kBF16, panel_width);
+  if (!bytes) return Status::error("weight '" + tensor.name + "': " + bytes.status().message());
+  return bytes;
 }
 
 const char* op_type_name(OpType type) {

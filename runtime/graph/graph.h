@@ -58,13 +58,32 @@ struct TensorData {
   std::shared_ptr<const void> owner;
 };
 
+/// How a weight's bytes are arranged. The panel layouts hold a Linear weight
+/// W [N, K] already packed for the linear kernels (kernels/linear/linear.h)
+/// in panels of 16, 32 or 64 columns, so that it is used straight from the
+/// mapped file; only the W operand of Linear / FusedLinear may have them.
+enum class TensorLayout : uint8_t {
+  kRowMajor = 0,
+  kPanels16 = 1,
+  kPanels32 = 2,
+  kPanels64 = 3,
+};
+const char* tensor_layout_name(TensorLayout layout);  ///< "row_major", "panels16", ...
+/// Columns per panel of a panel layout; 0 for kRowMajor or an invalid value.
+size_t tensor_layout_panel_width(TensorLayout layout);
+
 struct Tensor {
   std::string name;
   DataType dtype = DataType::kF32;
   Shape shape;
   TensorKind kind = TensorKind::kIntermediate;
   TensorData data;  ///< kWeight only
+  TensorLayout layout = TensorLayout::kRowMajor;  ///< kWeight only
 };
+
+/// The bytes a weight's data must have for its dtype, shape and layout; an
+/// error (naming the tensor) for a layout its dtype or shape cannot have.
+Expected<size_t> weight_data_bytes(const Tensor& tensor);
 
 enum class OpType : uint16_t {
   kLinear = 0,     ///< (x[.., K], W[N, K], bias[N]?) → y[.., N]

@@ -80,10 +80,13 @@ Status check_tensor(const Graph& graph, TensorId id) {
       return Status::error(label + ": a weight cannot have the sequence dimension S (shape " +
                            shape_string(tensor.shape) + ")");
     }
+    Expected<size_t> layout_bytes = weight_data_bytes(tensor);
+    if (!layout_bytes) return Status::error(label + ": " + layout_bytes.status().message());
+    bytes = *layout_bytes;
     if (tensor.data.size != bytes || (bytes > 0 && tensor.data.bytes == nullptr)) {
       return Status::error(label + ": weight " + data_type_name(tensor.dtype) + " " +
-                           shape_string(tensor.shape) + " needs " + std::to_string(bytes) +
-                           " bytes of data, found " +
+                           shape_string(tensor.shape) + " " + tensor_layout_name(tensor.layout) +
+                           " needs " + std::to_string(bytes) + " bytes of data, found " +
                            std::to_string(tensor.data.bytes == nullptr ? 0 : tensor.data.size));
     }
   } else if (tensor.data.bytes != nullptr || tensor.data.size != 0) {
@@ -130,6 +133,18 @@ Status check_node_references(const Graph& graph, const Node& node, const OpSchem
                              " refers to tensor id " + std::to_string(id) + ", but the graph has " +
                              std::to_string(graph.tensors.size()) + " tensors");
       }
+    }
+  }
+  // Packed weights are readable only by the linear kernels, as their W.
+  const bool linear = node.op == OpType::kLinear || node.op == OpType::kFusedLinear;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    TensorId id = node.inputs[i];
+    if (id == kNoTensor || graph.tensors[id].layout == TensorLayout::kRowMajor) continue;
+    if (!linear || i != 1) {
+      return Status::error(node_label(node) + ": input " + std::to_string(i) + " " +
+                           tensor_label(graph, id) + " has layout " +
+                           tensor_layout_name(graph.tensors[id].layout) +
+                           ", which only the weight W of Linear / FusedLinear may have");
     }
   }
   return Status::ok();

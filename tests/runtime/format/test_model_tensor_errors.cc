@@ -32,9 +32,13 @@ TEST_CASE("dtype, kind and layout codes must be known") {
   check_error(
       decode_with<uint8_t>(3, spec::kTKind, 7),
       {"tensor 3 'y' kind", at_offset(field_at(3, spec::kTKind)), "found 7 (unknown kind)"});
+  check_error(decode_with<uint8_t>(0, spec::kTLayout, 9),
+              {"tensor 0 'x' layout", at_offset(field_at(0, spec::kTLayout)),
+               "expected layout 0 (row-major), 1, 2 or 3", "found 9 (unknown layout)"});
+  // Panel layouts came with version 2; the base file is version 1.
   check_error(decode_with<uint8_t>(0, spec::kTLayout, 1),
               {"tensor 0 'x' layout", at_offset(field_at(0, spec::kTLayout)),
-               "expected layout 0 (row-major", "found 1 (unknown layout)"});
+               "expected 0 (row-major) in a version-1 file", "found 1 (a panel layout"});
   check_error(decode_with<uint32_t>(4, spec::kTReserved, 1),
               {"tensor 4 'h' reserved field", at_offset(field_at(4, spec::kTReserved)), "found 1"});
 }
