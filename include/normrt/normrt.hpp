@@ -55,6 +55,7 @@ struct PassSummary {
   size_t nodes_before = 0, nodes_after = 0;
   size_t fused_linear_nodes = 0;
   size_t folded_norms = 0;
+  size_t weight_copy_bytes = 0;  ///< weights repacked into own memory (0: all used from the file)
   size_t arena_bytes = 0;      ///< activation memory of one session
   size_t unshared_bytes = 0;   ///< what it would be without buffer reuse
 };
@@ -112,7 +113,9 @@ class Session {
   /// Binds a graph input to caller memory (borrowed until run() returns).
   /// `bytes` fixes the sequence length S for inputs whose shape has S.
   Status set_input(std::string_view name, const void* data, size_t bytes);
-  /// Runs the graph on the bound inputs; then advances position() by S.
+  /// Runs the graph on the bound inputs; then, if the model keeps state (RNN
+  /// state, a KV cache), advances position() by S. A stateless model (an
+  /// encoder) runs every input from position 0.
   Status run();
   /// A graph output of the last run.
   Expected<TensorRef> output(std::string_view name) const;

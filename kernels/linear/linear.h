@@ -89,6 +89,8 @@ class PackedWeights {
   size_t size_bytes() const { return panel_bytes_ * panel_count(); }
   size_t panel_count() const { return (n_ + panel_width() - 1) / panel_width(); }
   const void* data() const { return data_.get(); }
+  /// True if the buffer is borrowed (borrow_packed_weights()), not owned.
+  bool borrowed() const { return borrowed_; }
 
  private:
   friend class PackedWeightsBuilder;
@@ -96,6 +98,7 @@ class PackedWeights {
   const LinearVariant* variant_ = nullptr;
   size_t n_ = 0, k_ = 0;
   size_t panel_bytes_ = 0;
+  bool borrowed_ = false;
   std::shared_ptr<const std::byte> data_;
 };
 
@@ -128,6 +131,12 @@ Expected<PackedWeights> borrow_packed_weights(const void* data, size_t bytes, si
 /// kBF16 — into `row_major` (n·k elements). `bytes` is checked as above.
 Status unpack_weights(const void* data, size_t bytes, size_t n, size_t k, WeightType type,
                       size_t panel_width, void* row_major);
+
+/// Packing as plain data, for any panel width (a converter writing a model
+/// for another CPU): the exact inverse of unpack_weights(). `packed` must hold
+/// packed_weights_bytes() bytes; padding is zeroed.
+Status pack_weights_into(const void* row_major, size_t n, size_t k, WeightType type,
+                         size_t panel_width, void* packed, size_t bytes);
 
 /// Rounds a column index up to where a linear_columns() range may begin or
 /// end: the next multiple of the panel width, or n. For pRMSNorm's first

@@ -125,6 +125,7 @@ class PackedWeightsBuilder {
     packed.panel_bytes_ = *expected / ((n + variant.panel_width - 1) / variant.panel_width);
     packed.data_ = std::shared_ptr<const std::byte>(std::move(owner),
                                                     static_cast<const std::byte*>(data));
+    packed.borrowed_ = true;
     return packed;
   }
 };
@@ -203,6 +204,28 @@ Status unpack_weights(const void* data, size_t bytes, size_t n, size_t k, Weight
     for (size_t i = 0; i < k; ++i) {
       std::memcpy(out + (c * k + i) * element,
                   panel + panel_index(type, panel_width, c % panel_width, i) * element, element);
+    }
+  }
+  return Status::ok();
+}
+
+Status pack_weights_into(const void* row_major, size_t n, size_t k, WeightType type,
+                         size_t panel_width, void* packed, size_t bytes) {
+  Expected<PanelGeometry> geometry = panel_geometry(n, k, type, panel_width);
+  if (!geometry) return geometry.status();
+  if (bytes != geometry->panels * geometry->panel_bytes) {
+    return Status::error("pack_weights_into: " + std::to_string(bytes) + " bytes, expected " +
+                         std::to_string(geometry->panels * geometry->panel_bytes));
+  }
+  const size_t element = type == WeightType::kF32 ? 4 : 2;
+  const auto* in = static_cast<const std::byte*>(row_major);
+  auto* out = static_cast<std::byte*>(packed);
+  std::memset(out, 0, bytes);
+  for (size_t c = 0; c < n; ++c) {
+    std::byte* panel = out + (c / panel_width) * geometry->panel_bytes;
+    for (size_t i = 0; i < k; ++i) {
+      std::memcpy(panel + panel_index(type, panel_width, c % panel_width, i) * element,
+                  in + (c * k + i) * element, element);
     }
   }
   return Status::ok();

@@ -90,6 +90,7 @@ Expected<std::shared_ptr<const Model>> compile_model(Graph graph, const ModelOpt
     Expected<std::unique_ptr<OpKernel>> kernel = schema->create(OpBuildContext{graph, node, *isa});
     if (!kernel) return kernel.status();
     workspace.push_back(kernel.value()->workspace_bytes());
+    impl->passes.weight_copy_bytes += kernel.value()->weight_copy_bytes();
     impl->kernels.push_back(std::move(kernel).value());
     impl->uses_position |= reads_position(node);
   }

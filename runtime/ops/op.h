@@ -74,6 +74,9 @@ class OpKernel {
   virtual ~OpKernel() = default;
   /// Per-session scratch bytes needed at S = max_sequence_length.
   virtual size_t workspace_bytes() const { return 0; }
+  /// Bytes of weights this kernel holds in its own memory (packed copies);
+  /// weights used in place from the model file are not counted.
+  virtual size_t weight_copy_bytes() const { return 0; }
   /// Per-session state made once per Session (null: none).
   virtual std::unique_ptr<OpSessionState> create_session_state() const { return nullptr; }
   /// Runs the node. Fails only on data the shapes cannot rule out (a token id

@@ -104,6 +104,7 @@ Status infer_fused_linear(const Graph& graph, const Node& node,
 
 class FusedLinearOp final : public OpKernel {
  public:
+  size_t weight_copy_bytes() const override { return w_.borrowed() ? 0 : w_.size_bytes(); }
   FusedLinearOp(PackedWeights w, FusedConfig config, std::string label)
       : w_(std::move(w)), config_(config), label_(std::move(label)) {}
 

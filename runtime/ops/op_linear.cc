@@ -39,6 +39,7 @@ Status infer_linear(const Graph& graph, const Node& node, std::vector<InferredTe
 
 class LinearOp final : public OpKernel {
  public:
+  size_t weight_copy_bytes() const override { return w_.borrowed() ? 0 : w_.size_bytes(); }
   LinearOp(PackedWeights w, std::string label) : w_(std::move(w)), label_(std::move(label)) {}
 
   Status run(const OpRunContext& context) const override {

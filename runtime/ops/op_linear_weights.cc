@@ -36,12 +36,56 @@ const T* aligned_data(const TensorData& data, size_t count, std::vector<T>& copy
   return copy.data();
 }
 
+// The variant pack_weights() would choose for (isa, type): the first runnable one.
+const LinearVariant* preferred_variant(Isa isa, WeightType type) {
+  for (const LinearVariant& variant : linear_variants()) {
+    if (variant.isa == isa && variant.type == type && linear_variant_runnable(variant)) {
+      return &variant;
+    }
+  }
+  return nullptr;
+}
+
+// A weight stored in a panel layout: used in place when the layout is the
+// kernel's own (the zero-copy path from a mapped file), else unpacked and
+// packed again for this CPU's panel width.
+Expected<PackedWeights> use_prepacked_weight(const Node& node, size_t index, const Tensor& tensor,
+                                             Isa isa) {
+  const auto n = static_cast<size_t>(tensor.shape[0]);
+  const auto k = static_cast<size_t>(tensor.shape[1]);
+  const WeightType type = tensor.dtype == DataType::kBF16 ? WeightType::kBF16 : WeightType::kF32;
+  const size_t panel_width = tensor_layout_panel_width(tensor.layout);
+  const LinearVariant* variant = preferred_variant(isa, type);
+  if (variant == nullptr) {
+    return node_error(node, std::string("no ") + weight_type_name(type) + " linear kernel for " +
+                                isa_name(isa));
+  }
+  if (variant->panel_width == panel_width &&
+      reinterpret_cast<uintptr_t>(tensor.data.bytes) % 64 == 0) {
+    Expected<PackedWeights> borrowed = borrow_packed_weights(
+        tensor.data.bytes, tensor.data.size, n, k, *variant, tensor.data.owner);
+    if (!borrowed) return node_error(node, borrowed.status().message());
+    return borrowed;
+  }
+  std::vector<std::byte> row_major(n * k * data_type_size(tensor.dtype));
+  Status unpacked =
+      unpack_weights(tensor.data.bytes, tensor.data.size, n, k, type, panel_width, row_major.data());
+  if (!unpacked) return node_error(node, operand_name(index, "W") + ": " + unpacked.message());
+  Expected<PackedWeights> packed =
+      type == WeightType::kBF16
+          ? pack_weights_bf16(reinterpret_cast<const uint16_t*>(row_major.data()), n, k, *variant)
+          : pack_weights(reinterpret_cast<const float*>(row_major.data()), n, k, *variant);
+  if (!packed) return node_error(node, packed.status().message());
+  return packed;
+}
+
 }  // namespace
 
 Expected<PackedWeights> pack_linear_weight(const Graph& graph, const Node& node, size_t index,
                                            Isa isa) {
   if (Status s = check_linear_weight(graph, node, index); !s) return s;
   const Tensor& tensor = graph.tensors[node.inputs[index]];
+  if (tensor.layout != TensorLayout::kRowMajor) return use_prepacked_weight(node, index, tensor, isa);
   const auto n = static_cast<size_t>(tensor.shape[0]);
   const auto k = static_cast<size_t>(tensor.shape[1]);
   if (tensor.data.bytes == nullptr || tensor.data.size != n * k * data_type_size(tensor.dtype)) {

@@ -48,13 +48,23 @@ const float* f32_data(const Tensor& tensor) {
 // The weight's values widened to float (bf16 or f32 storage).
 std::vector<float> weight_values(const Tensor& tensor) {
   size_t count = shape_elements(tensor.shape, 1);
+  std::vector<std::byte> row_major(tensor.data.bytes, tensor.data.bytes + tensor.data.size);
+  if (tensor.layout != TensorLayout::kRowMajor) {  // validated: a matrix in panels
+    row_major.resize(count * data_type_size(tensor.dtype));
+    Status unpacked = unpack_weights(
+        tensor.data.bytes, tensor.data.size, static_cast<size_t>(tensor.shape[0]),
+        static_cast<size_t>(tensor.shape[1]),
+        tensor.dtype == DataType::kF32 ? WeightType::kF32 : WeightType::kBF16,
+        tensor_layout_panel_width(tensor.layout), row_major.data());
+    (void)unpacked;  // cannot fail: graph_validate() checked the size
+  }
   std::vector<float> values(count);
   if (tensor.dtype == DataType::kF32) {
-    std::memcpy(values.data(), tensor.data.bytes, count * sizeof(float));
+    std::memcpy(values.data(), row_major.data(), count * sizeof(float));
   } else {
     for (size_t i = 0; i < count; ++i) {
       uint16_t bits;
-      std::memcpy(&bits, tensor.data.bytes + 2 * i, 2);
+      std::memcpy(&bits, row_major.data() + 2 * i, 2);
       values[i] = float_from_bf16(bits);
     }
   }

@@ -1,0 +1,62 @@
+#include "runtime/passes/prepack_linear_weights.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/linear/linear.h"
+#include "runtime/passes/graph_uses.h"
+
+namespace normrt {
+
+TensorLayout native_weight_layout(Isa isa) {
+  for (const LinearVariant& variant : linear_variants()) {
+    if (variant.isa != isa || variant.type != WeightType::kF32) continue;
+    for (auto layout : {TensorLayout::kPanels16, TensorLayout::kPanels32, TensorLayout::kPanels64}) {
+      if (tensor_layout_panel_width(layout) == variant.panel_width) return layout;
+    }
+    return TensorLayout::kRowMajor;
+  }
+  return TensorLayout::kRowMajor;
+}
+
+Expected<size_t> prepack_linear_weights(Graph& graph, TensorLayout layout) {
+  const size_t panel_width = tensor_layout_panel_width(layout);
+  if (panel_width == 0) {
+    return Status::error(std::string("prepack_linear_weights: ") + tensor_layout_name(layout) +
+                         " is not a panel layout");
+  }
+  GraphUses uses(graph);
+  size_t rewritten = 0;
+  for (TensorId id = 0; id < graph.tensors.size(); ++id) {
+    Tensor& tensor = graph.tensors[id];
+    if (tensor.kind != TensorKind::kWeight || tensor.layout != TensorLayout::kRowMajor) continue;
+    const std::vector<TensorUse>& readers = uses.readers(id);
+    bool only_linear_w = !readers.empty();
+    for (const TensorUse& use : readers) {
+      OpType op = graph.nodes[use.node].op;
+      only_linear_w &= (op == OpType::kLinear || op == OpType::kFusedLinear) && use.input == 1;
+    }
+    if (!only_linear_w || tensor.shape.size() != 2) continue;
+
+    Tensor packed = tensor;
+    packed.layout = layout;
+    Expected<size_t> bytes = weight_data_bytes(packed);
+    if (!bytes) return bytes.status();
+    auto buffer = std::make_shared<std::vector<std::byte>>(*bytes + 64);
+    // 64-byte aligned inside the buffer: the kernels may borrow it directly.
+    auto base = reinterpret_cast<uintptr_t>(buffer->data());
+    std::byte* aligned = buffer->data() + ((64 - base % 64) % 64);
+    Status status = pack_weights_into(
+        tensor.data.bytes, static_cast<size_t>(tensor.shape[0]), static_cast<size_t>(tensor.shape[1]),
+        tensor.dtype == DataType::kF32 ? WeightType::kF32 : WeightType::kBF16, panel_width, aligned,
+        *bytes);
+    if (!status) return Status::error("weight '" + tensor.name + "': " + status.message());
+    packed.data = {aligned, *bytes, buffer};
+    tensor = std::move(packed);
+    ++rewritten;
+  }
+  return rewritten;
+}
+
+}  // namespace normrt
