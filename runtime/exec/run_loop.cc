@@ -74,7 +74,9 @@ Status Session::run() {
     std::memcpy(session.views[update.state].data, value.data,
                 value.elements() * data_type_size(value.dtype));
   }
-  session.position += *length;
+  // The position counts tokens held in the session's state (KV cache, RNN
+  // state); a stateless graph (an encoder) starts every run at position 0.
+  if (session.compiled->plan.state_bytes > 0) session.position += *length;
   return Status::ok();
 }
 
