@@ -13,25 +13,9 @@
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
 #include "runtime_test_graphs.h"
+#include "tests/support/allocation_counter.h"
 
-// Counts heap allocations made by the thread that enabled counting.
-namespace {
-thread_local bool counting = false;
-thread_local size_t allocations = 0;
-}  // namespace
 
-void* operator new(size_t size) {
-  if (counting) ++allocations;
-  if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
-  throw std::bad_alloc();
-}
-void* operator new(size_t size, const std::nothrow_t&) noexcept {
-  if (counting) ++allocations;
-  return std::malloc(size == 0 ? 1 : size);
-}
-void operator delete(void* memory) noexcept { std::free(memory); }
-void operator delete(void* memory, const std::nothrow_t&) noexcept { std::free(memory); }
-void operator delete(void* memory, size_t) noexcept { std::free(memory); }
 
 namespace normrt {
 namespace {
@@ -126,6 +110,14 @@ TEST_SUITE("session") {
     CHECK(contains(missing.status().message(), "no output 'logits' (outputs: out)"));
   }
 
+  TEST_CASE("the allocation counter sees an allocation") {  // so that 0 below means something
+    testing::start_counting_allocations();
+    auto* probe = new std::vector<float>(100);
+    size_t seen = testing::stop_counting_allocations();
+    delete probe;
+    CHECK(seen >= 2);  // the vector object and its buffer
+  }
+
   TEST_CASE("no heap allocation per run after the first") {
     auto model = mixed_model(64, 5);
     for (size_t threads : {1, 2}) {
@@ -138,16 +130,14 @@ TEST_SUITE("session") {
       std::vector<float> x = test::random_values(3 * 64, 1.0f, 8);
       REQUIRE(session.value()->set_input("x", x.data(), x.size() * 4).is_ok());
       REQUIRE(session.value()->run().is_ok());  // warm-up
-      allocations = 0;
-      counting = true;
+      testing::start_counting_allocations();
       for (int run = 0; run < 20; ++run) {
         Status bound = session.value()->set_input("x", x.data(), x.size() * 4);
         Status ran = session.value()->run();
         CHECK(bound.is_ok());
         CHECK(ran.is_ok());
       }
-      counting = false;
-      CHECK(allocations == 0);
+      CHECK(testing::stop_counting_allocations() == 0);
     }
   }
 

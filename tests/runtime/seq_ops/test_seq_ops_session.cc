@@ -16,27 +16,9 @@
 #include "tests/runtime/seq_ops/attention_reference.h"
 #include "tests/runtime/seq_ops/rnn_reference.h"
 #include "tests/runtime/seq_ops/seq_test_support.h"
+#include "tests/support/allocation_counter.h"
 
-// Counts the heap allocations of the thread that enabled counting.
-namespace {
-thread_local bool counting = false;
-thread_local size_t allocations = 0;
-}  // namespace
 
-void* operator new(size_t size) {
-  if (counting) ++allocations;
-  if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
-  throw std::bad_alloc();
-}
-// The nothrow form too (std::stable_sort's buffer): every scalar delete
-// below frees with std::free, so every scalar new must come from malloc.
-void* operator new(size_t size, const std::nothrow_t&) noexcept {
-  if (counting) ++allocations;
-  return std::malloc(size == 0 ? 1 : size);
-}
-void operator delete(void* memory) noexcept { std::free(memory); }
-void operator delete(void* memory, const std::nothrow_t&) noexcept { std::free(memory); }
-void operator delete(void* memory, size_t) noexcept { std::free(memory); }
 
 namespace normrt::testing {
 namespace {
@@ -124,10 +106,9 @@ TEST_SUITE("seq_ops") {
           REQUIRE(s.set_input("q", q_run.data(), q_run.size() * 4).is_ok());
           REQUIRE(s.set_input("k", k_run.data(), k_run.size() * 4).is_ok());
           REQUIRE(s.set_input("v", v_run.data(), v_run.size() * 4).is_ok());
-          counting = true;
-          allocations = 0;
+          normrt::testing::start_counting_allocations();
           Status ran = s.run();
-          counting = false;
+          const size_t allocations = normrt::testing::stop_counting_allocations();
           REQUIRE_MESSAGE(ran.is_ok(), ran.message());
           CHECK(allocations == 0);
           auto out = s.output("out");
@@ -204,10 +185,9 @@ TEST_SUITE("seq_ops") {
     size_t first = 0;
     for (size_t rows : {4, 1, 1, 5}) {
       REQUIRE(session.value()->set_input("x", xs.data() + first * kD, rows * kD * 4).is_ok());
-      counting = true;
-      allocations = 0;
+      normrt::testing::start_counting_allocations();
       Status ran = session.value()->run();
-      counting = false;
+      const size_t allocations = normrt::testing::stop_counting_allocations();
       REQUIRE_MESSAGE(ran.is_ok(), ran.message());
       CHECK(allocations == 0);
       for (auto [name, all] : {std::pair{"lstm_seq", &lstm_all}, {"gru_seq", &gru_all}}) {
