@@ -1,0 +1,111 @@
+// convert() on the tiny random-weight BERT fixtures (tests/models/transformer:
+// safetensors from a PyTorch BertModel + PyTorch's float64 outputs) with a
+// Hugging Face config.json written from the fixture's config; the file is
+// loaded by normrt::Model::load and compared as test_bert_encoder does:
+// |got − want| ≤ 1e-5 + 1e-4·|want|.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "tests/models/transformer/bert_fixture.h"
+#include "tests/tools/convert/convert_test_support.h"
+#include "tools/convert/convert.h"
+
+namespace normrt::testing {
+namespace {
+
+constexpr double kAtol = 1e-5, kRtol = 1e-4;
+
+// The HF config.json of a fixture (what BertConfig.to_json_string() holds,
+// plus keys the converter must ignore).
+std::string hf_config_json(const BertConfig& c) {
+  std::ostringstream json;
+  json.precision(17);
+  json << "{\"architectures\": [\"BertModel\"], \"model_type\": \"bert\", "
+       << "\"vocab_size\": " << c.vocab_size << ", \"hidden_size\": " << c.hidden_size
+       << ", \"num_hidden_layers\": " << c.num_hidden_layers
+       << ", \"num_attention_heads\": " << c.num_attention_heads
+       << ", \"intermediate_size\": " << c.intermediate_size << ", \"hidden_act\": \""
+       << c.hidden_act << "\", \"max_position_embeddings\": " << c.max_position_embeddings
+       << ", \"type_vocab_size\": " << c.type_vocab_size
+       << ", \"layer_norm_eps\": " << c.layer_norm_eps
+       << ", \"hidden_dropout_prob\": 0.1, \"position_embedding_type\": \"absolute\", "
+       << "\"torch_dtype\": \"float32\", \"pad_token_id\": 0}";
+  return json.str();
+}
+
+struct Case {
+  test::BertFixture fixture;
+  std::string config_path, weights_path;
+};
+
+Case load_case(const std::string& name) {
+  auto fixture = test::read_bert_fixture(bert_fixture(name + ".expected.txt"));
+  REQUIRE_MESSAGE(fixture.is_ok(), fixture.status().message());
+  Case c{fixture.value(), scratch_path(name + ".config.json"), bert_fixture(name + ".safetensors")};
+  write_text(c.config_path, hf_config_json(c.fixture.config));
+  return c;
+}
+
+std::vector<float> convert_and_run(const Case& c, DataType dtype, const std::string& layout,
+                                   const std::string& pooling, const std::string& output) {
+  ConvertOptions options;
+  options.config_path = c.config_path;
+  options.weights_path = c.weights_path;
+  options.output_path = scratch_path("bert." + layout + "." + pooling + ".nrmt");
+  options.dtype = dtype;
+  options.layout = layout;
+  options.pooling = pooling;
+  options.max_sequence_length = 16;
+  auto summary = convert(options);
+  REQUIRE_MESSAGE(summary.is_ok(), summary.status().message());
+  CHECK(summary.value().architecture == "bert_encoder");
+  CHECK(model_metadata(options.output_path, "architecture") == "bert_encoder");
+  CHECK(model_metadata(options.output_path, "layout") != "");
+  const auto& ids = c.fixture.ids;
+  return run_model_file(options.output_path, "input_ids", ids.data(), ids.size() * 4, output);
+}
+
+void check_close(const std::vector<float>& got, const test::ExpectedOutput& want,
+                 const std::string& what) {
+  REQUIRE_MESSAGE(got.size() == want.values.size(), what);
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double error = std::fabs(got[i] - want.values[i]);
+    if (!(error <= kAtol + kRtol * std::fabs(want.values[i]))) {
+      FAIL_CHECK(what << ": index " << i << " got " << got[i] << ", want " << want.values[i]
+                      << ", |diff| " << error << " > " << kAtol << " + " << kRtol << "·|want|");
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("tiny BERTs convert from config.json + safetensors and match PyTorch") {
+  for (const char* name : {"tiny_bert_gelu", "tiny_bert_tanh"}) {
+    CAPTURE(name);
+    const Case c = load_case(name);
+    const auto& want = c.fixture.outputs.at("last_hidden_state@7");
+    const auto native = convert_and_run(c, DataType::kF32, "native", "none", "last_hidden_state");
+    check_close(native, want, std::string(name) + " f32 native");
+    const auto rows = convert_and_run(c, DataType::kF32, "row_major", "none", "last_hidden_state");
+    CHECK_MESSAGE(native == rows, name << ": native and row_major files differ in output");
+    check_close(convert_and_run(c, DataType::kF32, "native", "mean", "embedding"),
+                c.fixture.outputs.at("embedding@7"), std::string(name) + " embedding");
+  }
+}
+
+TEST_CASE("a bf16 BERT file matches PyTorch run with the same bf16-rounded matrices") {
+  for (const char* name : {"tiny_bert_gelu", "tiny_bert_tanh"}) {
+    const Case c = load_case(name);
+    auto want = c.fixture.outputs.find("bf16_last_hidden_state@7");
+    if (want == c.fixture.outputs.end()) continue;  // only some fixtures carry it
+    CAPTURE(name);
+    const auto native = convert_and_run(c, DataType::kBF16, "native", "none", "last_hidden_state");
+    check_close(native, want->second, std::string(name) + " bf16");
+    CHECK(native == convert_and_run(c, DataType::kBF16, "row_major", "none", "last_hidden_state"));
+  }
+}
+
+}  // namespace normrt::testing

@@ -1,0 +1,96 @@
+#include "tools/convert/build_model_graph.h"
+
+#include "models/mlp/mlp_builder.h"
+#include "models/rnn/rnn_builders.h"
+#include "models/transformer/bert_encoder.h"
+#include "tools/convert/readers/npz_file.h"
+#include "tools/convert/readers/safetensors_file.h"
+
+namespace normrt {
+namespace {
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Expected<BertBuildOptions> bert_options(const ConvertOptions& options) {
+  BertBuildOptions b;
+  if (!options.norm.empty()) b.norm = options.norm;
+  if (b.norm != "layer_norm" && b.norm != "rms_norm" && b.norm != "prms_norm")
+    return Status::error("--norm " + options.norm +
+                         ": expected one of layer_norm, rms_norm, prms_norm");
+  if (b.norm == "prms_norm" && !(options.p > 0 && options.p <= 1))
+    return Status::error("--norm prms_norm needs --p in (0, 1], found " +
+                         std::to_string(options.p));
+  b.p = options.p;
+  if (options.pooling == "mean")
+    b.pooling = BertPooling::kMeanNormalized;
+  else if (options.pooling != "none")
+    return Status::error("--pooling " + options.pooling + ": expected none or mean");
+  b.max_sequence_length = options.max_sequence_length;
+  return b;
+}
+
+// RNN/MLP configs carry their own norm; the BERT-only options are refused
+// rather than ignored.
+Status refuse_bert_options(const ConvertOptions& options, ModelFamily family) {
+  const std::string family_name = model_family_name(family);
+  if (!options.norm.empty())
+    return Status::error("--norm applies to BERT encoders only; the " + family_name +
+                         " config sets its norm with the key 'norm'");
+  if (options.pooling != "none")
+    return Status::error("--pooling applies to BERT encoders only, not to " + family_name);
+  return Status::ok();
+}
+
+}  // namespace
+
+Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
+                                  const WeightSource& weights, const ConvertOptions& options) {
+  if (family == ModelFamily::kBertEncoder) {
+    Expected<BertConfig> bert = read_bert_config(config);
+    if (!bert) return bert.status();
+    Expected<BertBuildOptions> build = bert_options(options);
+    if (!build) return build.status();
+    return build_bert_encoder(bert.value(), weights, options.dtype, build.value());
+  }
+  if (Status s = refuse_bert_options(options, family); !s) return s;
+  if (family == ModelFamily::kMlp) {
+    Expected<MlpConfig> mlp = read_mlp_config(config);
+    if (!mlp) return mlp.status();
+    MlpConfig c = mlp.value();
+    if (options.max_sequence_length > 0) c.max_sequence_length = options.max_sequence_length;
+    return build_ln_mlp(c, weights, options.dtype);
+  }
+  const bool lstm = family == ModelFamily::kLstm;
+  Expected<RnnConfig> rnn = read_rnn_config(config, lstm);
+  if (!rnn) return rnn.status();
+  RnnConfig c = rnn.value();
+  if (options.max_sequence_length > 0) c.max_sequence_length = options.max_sequence_length;
+  return lstm ? build_ln_lstm(c, weights, options.dtype) : build_ln_gru(c, weights, options.dtype);
+}
+
+Expected<std::unique_ptr<WeightSource>> open_weights(const std::string& path,
+                                                     const JsonConfig& config) {
+  if (ends_with(path, ".safetensors")) {
+    auto file = SafetensorsFile::open(path);
+    if (!file) return file.status();
+    return std::unique_ptr<WeightSource>(std::move(file).value());
+  }
+  if (ends_with(path, ".npz")) {
+    // Only normrt's own configs name their architecture; an .npz with any
+    // other config is a Nematus-style checkpoint.
+    if (!config.has("architecture"))
+      return Status::error(path +
+                           ": Nematus-style RNNSearch checkpoints (.npz) are not supported yet "
+                           "(the RNNSearch builder does not exist); convert BERT encoders or "
+                           "normrt's RNN/MLP models from safetensors");
+    auto file = NpzFile::open(path);
+    if (!file) return file.status();
+    return std::unique_ptr<WeightSource>(std::move(file).value());
+  }
+  return Status::error(path + ": unknown weights format, expected a .safetensors or .npz file");
+}
+
+}  // namespace normrt

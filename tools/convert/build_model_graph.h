@@ -1,0 +1,26 @@
+#pragma once
+// Config + weights → Graph for the family the config names: the one place the
+// converter dispatches on the architecture.
+#include <memory>
+
+#include "kernels/common/status.h"
+#include "models/weight_source.h"
+#include "runtime/graph/graph.h"
+#include "tools/convert/convert.h"
+#include "tools/convert/model_config.h"
+#include "tools/convert/readers/json_config.h"
+
+namespace normrt {
+
+/// Applies the options that concern the architecture (dtype, --norm, --p,
+/// --pooling, --max-seq); an option that does not apply to the family
+/// (--norm or --pooling on an RNN) is an error naming it.
+Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
+                                  const WeightSource& weights, const ConvertOptions& options);
+
+/// Opens `path` by its extension: .safetensors or .npz. `config` decides the
+/// message for a Nematus-style .npz (not supported yet).
+Expected<std::unique_ptr<WeightSource>> open_weights(const std::string& path,
+                                                     const JsonConfig& config);
+
+}  // namespace normrt

@@ -1,0 +1,56 @@
+#pragma once
+// The converter as a library function (normrt-convert is a thin CLI over it):
+// config + exported weights → a validated graph → (pre-packed) model file.
+//
+// Contract: on any error nothing is written (write_model_file writes a
+// temporary file and renames it), and the message names the file, tensor or
+// key at fault; weight problems come back all at once, listed by the builder.
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "kernels/common/status.h"
+#include "runtime/graph/graph.h"
+
+namespace normrt {
+
+struct ConvertOptions {
+  std::string config_path;          ///< HF config.json or normrt's RNN/MLP JSON
+  std::string weights_path;         ///< .safetensors (or .npz)
+  std::string output_path;          ///< the .nrmt to write
+  DataType dtype = DataType::kF32;  ///< storage of the matrices: kF32 | kBF16
+  /// "native" (this CPU's linear panel width: used from the mapping without
+  /// repacking), "row_major" (portable: every CPU packs at load), "panels16",
+  /// "panels32", "panels64".
+  std::string layout = "native";
+  /// BERT only: "" keeps the checkpoint's LayerNorm; "rms_norm" / "prms_norm"
+  /// run the same weights with another norm (bert_encoder.h).
+  std::string norm;
+  double p = 0.0;                   ///< prms_norm only
+  std::string pooling = "none";     ///< BERT only: "none" | "mean" (L2-normalised mean)
+  int64_t max_sequence_length = 0;  ///< 0: the config's (BERT: max_position_embeddings)
+  /// Progress lines (stages, sizes) go here; null: silent.
+  std::FILE* progress = nullptr;
+};
+
+struct ConvertSummary {
+  std::string architecture;  ///< "bert_encoder", "lstm", "gru", "mlp"
+  size_t tensors = 0;        ///< weights in the file
+  uint64_t parameters = 0;   ///< their elements
+  uint64_t file_bytes = 0;
+  DataType dtype = DataType::kF32;
+  TensorLayout layout = TensorLayout::kRowMajor;
+  size_t packed_weights = 0;  ///< Linear weights stored in panels
+  double seconds = 0;
+};
+
+Expected<ConvertSummary> convert(const ConvertOptions& options);
+
+/// "converted lstm: 23 tensors, 1,234 parameters, 8.1 kB, f32, panels16 (8 packed), 0.01 s".
+std::string summary_line(const ConvertSummary& summary);
+
+/// "native", "row_major", "panels16", ... → the layout to store (native:
+/// this CPU's); an error naming the value otherwise.
+Expected<TensorLayout> resolve_layout(const std::string& name);
+
+}  // namespace normrt

@@ -1,0 +1,195 @@
+#include "tools/convert/model_config.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace normrt {
+namespace {
+
+// docs/models_rnn.md, "Config JSON": every key either family may carry.
+const std::set<std::string>& normrt_config_keys() {
+  static const std::set<std::string> keys = {
+      "architecture", "input_size", "hidden_size",   "num_layers",         "hidden_sizes",
+      "norm",         "eps",        "eps_placement", "gain_convention",    "p",
+      "placement",    "vocab_size", "output_size",   "max_sequence_length"};
+  return keys;
+}
+
+Status check_known_keys(const JsonConfig& config) {
+  std::string unknown;
+  for (const auto& item : config.root().items())
+    if (!normrt_config_keys().count(item.key()))
+      unknown += (unknown.empty() ? "'" : ", '") + item.key() + "'";
+  if (unknown.empty()) return Status::ok();
+  return Status::error(config.description() + ": unknown key(s) " + unknown +
+                       " (docs/models_rnn.md lists the keys of normrt's RNN/MLP config)");
+}
+
+// Reads `key` into `*field` (required, or `*field` as the default).
+Status read_int(const JsonConfig& config, const char* key, int64_t* field, bool required) {
+  Expected<int64_t> value = required ? config.require_int(key) : config.optional_int(key, *field);
+  if (!value) return value.status();
+  *field = value.value();
+  return Status::ok();
+}
+
+Expected<NormConfig> read_norm(const JsonConfig& config) {
+  NormConfig norm;
+  Expected<std::string> kind = config.optional_string("norm", norm.kind);
+  Expected<double> eps = config.optional_double("eps", norm.eps);
+  Expected<std::string> placement = config.optional_string("eps_placement", norm.eps_placement);
+  Expected<std::string> gain = config.optional_string("gain_convention", norm.gain_convention);
+  for (const Status& s : {kind.status(), eps.status(), placement.status(), gain.status()})
+    if (!s) return s;
+  norm.kind = kind.value();
+  norm.eps = eps.value();
+  norm.eps_placement = placement.value();
+  norm.gain_convention = gain.value();
+  if (norm.kind == "prms_norm") {
+    Expected<double> p = config.require_double("p");
+    if (!p) return p.status();
+    norm.p = p.value();
+  }
+  if (Status s = check_norm_config(norm); !s)
+    return Status::error(config.description() + ": " + s.message());
+  return norm;
+}
+
+bool contains_bert_class(const JsonConfig& config) {
+  const nlohmann::json& list = config.root().value("architectures", nlohmann::json());
+  if (!list.is_array()) return false;
+  return std::any_of(list.begin(), list.end(), [](const nlohmann::json& name) {
+    return name.is_string() && name.get<std::string>().rfind("Bert", 0) == 0;
+  });
+}
+
+}  // namespace
+
+const char* model_family_name(ModelFamily family) {
+  switch (family) {
+    case ModelFamily::kBertEncoder:
+      return "bert_encoder";
+    case ModelFamily::kLstm:
+      return "lstm";
+    case ModelFamily::kGru:
+      return "gru";
+    case ModelFamily::kMlp:
+      return "mlp";
+  }
+  return "invalid";
+}
+
+Expected<ModelFamily> detect_model_family(const JsonConfig& config) {
+  const std::string& file = config.description();
+  if (config.has("architecture")) {
+    Expected<std::string> name = config.require_string("architecture");
+    if (!name) return name.status();
+    const std::string& a = name.value();
+    if (a == "lstm" || a == "ln_lstm") return ModelFamily::kLstm;
+    if (a == "gru" || a == "ln_gru") return ModelFamily::kGru;
+    if (a == "mlp" || a == "ln_mlp") return ModelFamily::kMlp;
+    return Status::error(file + ": unknown architecture '" + a +
+                         "', expected one of lstm, gru, mlp (or ln_lstm, ln_gru, ln_mlp)");
+  }
+  if (config.has("model_type")) {
+    Expected<std::string> type = config.require_string("model_type");
+    if (!type) return type.status();
+    const std::string& t = type.value();
+    if (t == "bert") return ModelFamily::kBertEncoder;
+    if (t == "llama" || t == "mistral" || t == "qwen2")
+      return Status::error(file + ": model_type '" + t +
+                           "' (a Llama-family decoder) is not supported yet: only BERT-family "
+                           "encoders (model_type 'bert') and normrt's RNN/MLP configs convert");
+    return Status::error(file + ": unknown model_type '" + t +
+                         "', expected 'bert' (Hugging Face BERT-family encoders)");
+  }
+  if (contains_bert_class(config)) return ModelFamily::kBertEncoder;
+  return Status::error(file +
+                       ": cannot tell the architecture: missing key 'architecture' (normrt's "
+                       "RNN/MLP config) and 'model_type' (Hugging Face config.json)");
+}
+
+Expected<BertConfig> read_bert_config(const JsonConfig& config) {
+  BertConfig c;
+  const std::pair<const char*, int64_t*> required[] = {
+      {"vocab_size", &c.vocab_size},
+      {"hidden_size", &c.hidden_size},
+      {"num_hidden_layers", &c.num_hidden_layers},
+      {"num_attention_heads", &c.num_attention_heads},
+      {"intermediate_size", &c.intermediate_size}};
+  for (auto [key, field] : required)
+    if (Status s = read_int(config, key, field, true); !s) return s;
+  if (Status s = read_int(config, "max_position_embeddings", &c.max_position_embeddings, false); !s)
+    return s;
+  if (Status s = read_int(config, "type_vocab_size", &c.type_vocab_size, false); !s) return s;
+  Expected<std::string> act = config.optional_string("hidden_act", c.hidden_act);
+  Expected<double> eps = config.optional_double("layer_norm_eps", c.layer_norm_eps);
+  Expected<std::string> position = config.optional_string("position_embedding_type", "absolute");
+  for (const Status& s : {act.status(), eps.status(), position.status()})
+    if (!s) return s;
+  if (position.value() != "absolute")
+    return Status::error(config.description() + ": key 'position_embedding_type', expected " +
+                         "\"absolute\", found \"" + position.value() + "\" (not supported)");
+  c.hidden_act = act.value();
+  c.layer_norm_eps = eps.value();
+  if (Status s = check_bert_config(c); !s)
+    return Status::error(config.description() + ": " + s.message());
+  return c;
+}
+
+Expected<RnnConfig> read_rnn_config(const JsonConfig& config, bool is_lstm) {
+  if (Status s = check_known_keys(config); !s) return s;
+  RnnConfig c;
+  for (auto [key, field, required] :
+       {std::tuple<const char*, int64_t*, bool>{"input_size", &c.input_size, true},
+        {"hidden_size", &c.hidden_size, true},
+        {"num_layers", &c.num_layers, false},
+        {"vocab_size", &c.vocab_size, false},
+        {"output_size", &c.output_size, false},
+        {"max_sequence_length", &c.max_sequence_length, false}})
+    if (Status s = read_int(config, key, field, required); !s) return s;
+  Expected<NormConfig> norm = read_norm(config);
+  if (!norm) return norm.status();
+  c.norm = norm.value();
+  Expected<std::string> placement = config.optional_string("placement", c.placement);
+  if (!placement) return placement.status();
+  c.placement = placement.value();
+  if (Status s = check_rnn_config(c, is_lstm); !s)
+    return Status::error(config.description() + ": " + s.message());
+  return c;
+}
+
+Expected<MlpConfig> read_mlp_config(const JsonConfig& config) {
+  if (Status s = check_known_keys(config); !s) return s;
+  MlpConfig c;
+  for (auto [key, field, required] :
+       {std::tuple<const char*, int64_t*, bool>{"input_size", &c.input_size, true},
+        {"output_size", &c.output_size, true},
+        {"max_sequence_length", &c.max_sequence_length, false}})
+    if (Status s = read_int(config, key, field, required); !s) return s;
+  if (config.has("hidden_sizes")) {
+    const nlohmann::json& sizes = config.root()["hidden_sizes"];
+    if (!sizes.is_array())
+      return Status::error(config.description() +
+                           ": key 'hidden_sizes', expected a list of integers, found " +
+                           sizes.type_name());
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (!sizes[i].is_number_integer())
+        return Status::error(config.description() + ": key 'hidden_sizes'[" + std::to_string(i) +
+                             "], expected an integer, found " + sizes[i].dump());
+      if (c.hidden_sizes.size() > 64)
+        return Status::error(config.description() +
+                             ": key 'hidden_sizes' has more than 64 entries");
+      c.hidden_sizes.push_back(sizes[i].get<int64_t>());
+    }
+  }
+  Expected<NormConfig> norm = read_norm(config);
+  if (!norm) return norm.status();
+  c.norm = norm.value();
+  if (Status s = check_mlp_config(c); !s)
+    return Status::error(config.description() + ": " + s.message());
+  return c;
+}
+
+}  // namespace normrt
