@@ -128,6 +128,14 @@ TEST_CASE("the summary counts the weights and names dtype and layout") {
   const std::string line = summary_line(summary.value());
   CHECK_MESSAGE(line.find("converted mlp: 6 tensors, 156 parameters") == 0, line);
   CHECK_MESSAGE(line.find("f32, row_major") != std::string::npos, line);
+
+  // The three Linear weights (two hidden layers and the output) are packed.
+  options.layout = "panels16";
+  auto packed = convert(options);
+  REQUIRE_MESSAGE(packed.is_ok(), packed.status().message());
+  CHECK(packed.value().packed_weights == 3);
+  CHECK(packed.value().layout == TensorLayout::kPanels16);
+  CHECK(model_metadata(options.output_path, "layout") == "panels16");
 }
 
 }  // namespace normrt::testing
