@@ -1,0 +1,148 @@
+// normrt-run: runs a model file at batch 1 on text, token ids or raw tensors,
+// prints its outputs and, with --repeat, the latency. See run_usage().
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "normrt/normrt.hpp"
+#include "tools/run/run_cli.h"
+#include "tools/text/wordpiece_tokenizer.h"
+
+namespace normrt::run {
+namespace {
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "normrt-run: %s\n", message.c_str());
+  return 1;
+}
+
+Expected<std::vector<char>> read_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status::error(path + ": cannot open");
+  return std::vector<char>((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+// The model's token-id input: its only i32 input.
+Expected<std::string> id_input(const Model& model) {
+  std::string name;
+  for (const TensorInfo& input : model.inputs()) {
+    if (input.dtype != "i32") continue;
+    if (!name.empty()) return Status::error("the model has several i32 inputs; use --input");
+    name = input.name;
+  }
+  if (name.empty()) return Status::error("the model has no i32 (token id) input; use --input");
+  return name;
+}
+
+Expected<std::vector<int32_t>> tokenize(const RunOptions& options, const Model& model) {
+  auto vocab = text::WordPieceVocab::load(options.vocab);
+  if (!vocab) return vocab.status();
+  text::BertTokenizerOptions tokenizer_options;
+  tokenizer_options.basic.lowercase = !options.keep_case;
+  tokenizer_options.basic.strip_accents = !options.keep_case;
+  tokenizer_options.max_length = model.max_sequence_length();
+  auto tokenizer = text::BertTokenizer::create(std::move(vocab).value(), tokenizer_options);
+  if (!tokenizer) return tokenizer.status();
+  return tokenizer->encode(options.text);
+}
+
+void print_output(const std::string& name, const TensorRef& out, size_t limit) {
+  std::string shape;
+  for (size_t dim : out.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(dim);
+  std::printf("%s [%s] %s:", name.c_str(), shape.c_str(), std::string(out.dtype).c_str());
+  const size_t count = limit == 0 ? out.elements() : std::min(limit, out.elements());
+  double norm = 0;
+  for (size_t i = 0; i < out.elements(); ++i) {
+    double v = out.dtype == "i32" ? static_cast<const int32_t*>(out.data)[i] : out.f32()[i];
+    norm += v * v;
+    if (i < count) std::printf(" %.6g", v);
+  }
+  if (count < out.elements()) std::printf(" … (%zu more)", out.elements() - count);
+  std::printf("\n  ‖%s‖₂ = %.6g\n", name.c_str(), std::sqrt(norm));
+}
+
+int run(const RunOptions& options) {
+  ModelOptions model_options;
+  model_options.isa = options.isa;
+  model_options.fuse = options.fuse;
+  model_options.fold_norm_affine = options.fuse;
+  auto model = Model::load(options.model, model_options);
+  if (!model) return fail(model.status().message());
+  SessionOptions session_options;
+  session_options.threads = options.threads;
+  auto session = Session::create(model.value(), session_options);
+  if (!session) return fail(session.status().message());
+
+  // Inputs: they must stay alive while the session runs.
+  std::vector<int32_t> ids = options.ids;
+  std::vector<std::vector<char>> files;
+  std::vector<std::pair<std::string, std::pair<const void*, size_t>>> bindings;
+  if (!options.text.empty()) {
+    auto encoded = tokenize(options, *model.value());
+    if (!encoded) return fail(encoded.status().message());
+    ids = std::move(encoded).value();
+    std::printf("tokens: %zu\n", ids.size());
+  }
+  if (!ids.empty()) {
+    auto name = id_input(*model.value());
+    if (!name) return fail(name.status().message());
+    bindings.push_back({*name, {ids.data(), ids.size() * sizeof(int32_t)}});
+  }
+  for (const auto& [name, path] : options.input_files) {
+    auto bytes = read_file(path);
+    if (!bytes) return fail(bytes.status().message());
+    files.push_back(std::move(bytes).value());
+    bindings.push_back({name, {files.back().data(), files.back().size()}});
+  }
+  auto bind_and_run = [&]() -> Status {
+    for (const auto& [name, data] : bindings) {
+      if (Status s = session.value()->set_input(name, data.first, data.second); !s) return s;
+    }
+    return session.value()->run();
+  };
+  if (Status s = bind_and_run(); !s) return fail(s.message());
+  for (const TensorInfo& info : model.value()->outputs()) {
+    print_output(info.name, *session.value()->output(info.name), options.print_values);
+  }
+
+  if (options.repeat > 0) {
+    std::vector<double> micros;
+    micros.reserve(options.repeat);
+    for (size_t i = 0; i < options.repeat; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      if (Status s = bind_and_run(); !s) return fail(s.message());
+      micros.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(micros.begin(), micros.end());
+    auto at = [&](double q) { return micros[std::min(micros.size() - 1, size_t(q * micros.size()))]; };
+    std::printf("latency over %zu runs (isa %s, %zu thread%s, %s): p50 %.1f us, p90 %.1f us, p99 %.1f us\n",
+                micros.size(), std::string(model.value()->isa()).c_str(), options.threads,
+                options.threads == 1 ? "" : "s", options.fuse ? "fused" : "unfused", at(0.5),
+                at(0.9), at(0.99));
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace normrt::run
+
+int main(int argc, char** argv) {
+  bool help = false;
+  auto options = normrt::run::parse_run_options(argc, argv, &help);
+  if (help) {
+    std::fputs(normrt::run::run_usage(), stdout);
+    return 0;
+  }
+  if (!options) {
+    std::fprintf(stderr, "normrt-run: %s\n\n%s", options.status().message().c_str(),
+                 normrt::run::run_usage());
+    return 2;
+  }
+  return normrt::run::run(*options);
+}
