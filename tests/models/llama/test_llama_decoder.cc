@@ -1,0 +1,193 @@
+// build_llama_decoder on tiny random LlamaForCausalLM checkpoints exported
+// from PyTorch/transformers (make_fixtures.py): the prompt's logits in one
+// run, then greedy decoding one token per run through the KV caches, against
+// Hugging Face's float64 forward with use_cache; fused and unfused, f32 and
+// bf16 matrices, untied and tied lm_head.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "llama_fixture.h"
+#include "models/transformer/llama_decoder.h"
+#include "normrt/normrt.hpp"
+#include "runtime/exec/compiled_model.h"
+#include "tools/convert/readers/safetensors_file.h"
+
+namespace normrt {
+namespace {
+
+// make_fixtures.py's config (also in <name>.config.json, read by the converter test).
+LlamaConfig tiny_config(bool tied) {
+  LlamaConfig c;
+  c.vocab_size = 97;
+  c.hidden_size = 32;
+  c.intermediate_size = 64;
+  c.num_hidden_layers = 2;
+  c.num_attention_heads = 4;
+  c.num_key_value_heads = 2;
+  c.rms_norm_eps = 1e-5;
+  c.rope_theta = 10000.0;
+  c.max_position_embeddings = 64;
+  c.tie_word_embeddings = tied;
+  return c;
+}
+
+struct Loaded {
+  std::string name;
+  LlamaConfig config;
+  test::LlamaFixture fixture;
+  std::unique_ptr<SafetensorsFile> weights;
+};
+
+Loaded load(const std::string& name) {
+  const std::string base = test::llama_fixture_dir() + "/" + name;
+  auto fixture = test::read_llama_fixture(base + ".expected.txt");
+  REQUIRE_MESSAGE(fixture.is_ok(), fixture.status().message());
+  auto weights = SafetensorsFile::open(base + ".safetensors");
+  REQUIRE_MESSAGE(weights.is_ok(), weights.status().message());
+  return {name, tiny_config(name == "tiny_llama_tied"), fixture.value(),
+          std::move(weights).value()};
+}
+
+std::shared_ptr<const Model> compile(Expected<Graph> graph, bool fuse) {
+  REQUIRE_MESSAGE(graph.is_ok(), graph.status().message());
+  ModelOptions options;
+  options.fuse = fuse;
+  auto model = compile_model(std::move(graph).value(), options);
+  REQUIRE_MESSAGE(model.is_ok(), model.status().message());
+  return model.value();
+}
+
+// Feeds `ids` as one run (S = ids.size()) and returns the logits [S, vocab].
+std::vector<float> feed(Session& session, const std::vector<int32_t>& ids) {
+  REQUIRE(session.set_input("input_ids", ids.data(), ids.size() * 4).is_ok());
+  Status ran = session.run();
+  REQUIRE_MESSAGE(ran.is_ok(), ran.message());
+  auto out = session.output("logits");
+  REQUIRE_MESSAGE(out.is_ok(), out.status().message());
+  return std::vector<float>(out.value().f32(), out.value().f32() + out.value().elements());
+}
+
+double max_abs(const std::vector<double>& values) {
+  double m = 0;
+  for (double v : values) m = std::max(m, std::fabs(v));
+  return m;
+}
+
+// |got − want| ≤ rtol·max|want| everywhere (logits: the scale is the largest).
+void check_logits(const float* got, const double* want, size_t n, double scale, double rtol,
+                  const std::string& what) {
+  double worst = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double error = std::fabs(got[i] - want[i]);
+    worst = std::max(worst, error);
+    if (!(error <= rtol * scale)) {
+      FAIL_CHECK(what << ": index " << i << " got " << got[i] << ", want " << want[i]
+                      << ", |diff| = " << error << " > " << rtol << " * max|logit| " << scale);
+      return;
+    }
+  }
+  MESSAGE(what << ": max |diff| / max|logit| = " << worst / scale);
+}
+
+int32_t argmax(const float* row, size_t n) {
+  return static_cast<int32_t>(std::max_element(row, row + n) - row);
+}
+
+constexpr double kRtol = 1e-4, kRtolBf16 = 2e-2;
+const char* const kFixtures[] = {"tiny_llama", "tiny_llama_tied"};
+
+}  // namespace
+
+TEST_SUITE("llama_decoder") {
+  TEST_CASE("prompt logits and greedy KV-cache decoding match Hugging Face's LlamaForCausalLM") {
+    // bf16: the fixture's "bf16" variant is HF run with every matrix rounded
+    // to bf16 as normrt stores it. The runtime's bf16 logits differ from it by
+    // up to ~1.1e-2·max|logit| (as much as the rounding itself moves them; the
+    // f32 path matches to 6e-7), an unexplained gap reported to the runtime's
+    // owners, so bf16 is checked loosely (kRtolBf16 = 2e-2) and by its greedy ids
+    // (they agree; the fixtures' smallest top-2 margin is 0.069).
+    for (const char* name : kFixtures) {
+      Loaded m = load(name);
+      const size_t vocab = static_cast<size_t>(m.config.vocab_size);
+      for (const char* variant : {"f32", "bf16"}) {
+        const test::LlamaVariant& want = m.fixture.variants.at(variant);
+        const bool f32 = std::string(variant) == "f32";
+        const DataType dtype = f32 ? DataType::kF32 : DataType::kBF16;
+        const double rtol = f32 ? kRtol : kRtolBf16;
+        for (bool fuse : {true, false}) {
+          const std::string what =
+              std::string(name) + " " + variant + (fuse ? " fused" : " unfused");
+          CAPTURE(what);
+          auto model = compile(build_llama_decoder(m.config, *m.weights, dtype), fuse);
+          auto session = Session::create(model);
+          REQUIRE(session.is_ok());
+          Session& s = *session.value();
+
+          std::vector<float> logits = feed(s, m.fixture.prompt);
+          REQUIRE(logits.size() == want.prompt_logits.values.size());
+          check_logits(logits.data(), want.prompt_logits.values.data(), logits.size(),
+                       max_abs(want.prompt_logits.values), rtol, what + " prompt");
+          CHECK(s.position() == m.fixture.prompt.size());
+
+          std::vector<int32_t> generated = {
+              argmax(logits.data() + logits.size() - vocab, vocab)};
+          const double decode_scale = max_abs(want.decode_logits.values);
+          for (size_t step = 0; step < want.generated.size(); ++step) {
+            std::vector<float> row = feed(s, {generated[step]});
+            REQUIRE(row.size() == vocab);
+            check_logits(row.data(), want.decode_logits.values.data() + step * vocab, vocab,
+                         decode_scale, rtol, what + " step " + std::to_string(step));
+            if (step + 1 < want.generated.size()) generated.push_back(argmax(row.data(), vocab));
+          }
+          CHECK(generated == want.generated);
+          CHECK(s.position() == m.fixture.prompt.size() + want.generated.size());
+        }
+      }
+    }
+  }
+
+  TEST_CASE("the prompt fed token by token gives the one-shot logits; reset() reruns exactly") {
+    for (const char* name : kFixtures) {
+      Loaded m = load(name);
+      const size_t vocab = static_cast<size_t>(m.config.vocab_size);
+      const auto& want = m.fixture.variants.at("f32").prompt_logits;
+      for (bool fuse : {true, false}) {
+        CAPTURE(name);
+        CAPTURE(fuse);
+        auto model = compile(build_llama_decoder(m.config, *m.weights, DataType::kF32), fuse);
+        auto session = Session::create(model);
+        REQUIRE(session.is_ok());
+        Session& s = *session.value();
+        const std::vector<float> one_shot = feed(s, m.fixture.prompt);
+        s.reset();
+        CHECK(s.position() == 0);
+        std::vector<float> stepped;
+        for (int32_t id : m.fixture.prompt) {
+          std::vector<float> row = feed(s, {id});
+          stepped.insert(stepped.end(), row.begin(), row.end());
+        }
+        REQUIRE(stepped.size() == one_shot.size());
+        // One row or seven through the GEMMs: the same sums up to rounding.
+        std::vector<double> reference(one_shot.begin(), one_shot.end());
+        check_logits(stepped.data(), reference.data(), stepped.size(), max_abs(want.values), 1e-5,
+                     std::string(name) + " token by token vs one shot");
+        s.reset();
+        const std::vector<float> again = feed(s, m.fixture.prompt);
+        CHECK(again == one_shot);  // bit for bit: reset() cleared the caches
+        // A split prompt (4 + 3 tokens) continues the same cache.
+        s.reset();
+        std::vector<int32_t> head(m.fixture.prompt.begin(), m.fixture.prompt.begin() + 4);
+        std::vector<int32_t> tail(m.fixture.prompt.begin() + 4, m.fixture.prompt.end());
+        feed(s, head);
+        std::vector<float> rest = feed(s, tail);
+        check_logits(rest.data(), reference.data() + 4 * vocab, rest.size(),
+                     max_abs(want.values), 1e-5, std::string(name) + " 4 + 3 tokens");
+      }
+    }
+  }
+}
+
+}  // namespace normrt
