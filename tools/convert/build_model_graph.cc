@@ -3,6 +3,7 @@
 #include "models/mlp/mlp_builder.h"
 #include "models/rnn/rnn_builders.h"
 #include "models/transformer/bert_encoder.h"
+#include "models/transformer/llama_decoder.h"
 #include "tools/convert/readers/npz_file.h"
 #include "tools/convert/readers/safetensors_file.h"
 
@@ -54,6 +55,20 @@ Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
     Expected<BertBuildOptions> build = bert_options(options);
     if (!build) return build.status();
     return build_bert_encoder(bert.value(), weights, options.dtype, build.value());
+  }
+  if (family == ModelFamily::kLlamaDecoder) {
+    Expected<LlamaConfig> llama = read_llama_config(config);
+    if (!llama) return llama.status();
+    LlamaBuildOptions build;
+    if (!options.norm.empty()) build.norm = options.norm;
+    if (build.norm != "rms_norm" && build.norm != "layer_norm" && build.norm != "prms_norm")
+      return Status::error("--norm " + options.norm +
+                           ": expected one of rms_norm, layer_norm, prms_norm");
+    build.p = options.p;
+    if (options.pooling != "none")
+      return Status::error("--pooling applies to BERT encoders only, not to llama_decoder");
+    build.max_sequence_length = options.max_sequence_length;
+    return build_llama_decoder(llama.value(), weights, options.dtype, build);
   }
   if (Status s = refuse_bert_options(options, family); !s) return s;
   if (family == ModelFamily::kMlp) {

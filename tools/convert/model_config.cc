@@ -76,6 +76,8 @@ const char* model_family_name(ModelFamily family) {
       return "gru";
     case ModelFamily::kMlp:
       return "mlp";
+    case ModelFamily::kLlamaDecoder:
+      return "llama_decoder";
   }
   return "invalid";
 }
@@ -97,12 +99,12 @@ Expected<ModelFamily> detect_model_family(const JsonConfig& config) {
     if (!type) return type.status();
     const std::string& t = type.value();
     if (t == "bert") return ModelFamily::kBertEncoder;
-    if (t == "llama" || t == "mistral" || t == "qwen2")
+    if (t == "llama") return ModelFamily::kLlamaDecoder;
+    if (t == "mistral" || t == "qwen2")
       return Status::error(file + ": model_type '" + t +
-                           "' (a Llama-family decoder) is not supported yet: only BERT-family "
-                           "encoders (model_type 'bert') and normrt's RNN/MLP configs convert");
+                           "' is not supported yet: of the decoders only 'llama' converts");
     return Status::error(file + ": unknown model_type '" + t +
-                         "', expected 'bert' (Hugging Face BERT-family encoders)");
+                         "', expected 'bert' (Hugging Face BERT-family encoders) or 'llama'");
   }
   if (contains_bert_class(config)) return ModelFamily::kBertEncoder;
   return Status::error(file +
@@ -135,6 +137,72 @@ Expected<BertConfig> read_bert_config(const JsonConfig& config) {
   c.layer_norm_eps = eps.value();
   if (Status s = check_bert_config(c); !s)
     return Status::error(config.description() + ": " + s.message());
+  return c;
+}
+
+Expected<LlamaConfig> read_llama_config(const JsonConfig& config) {
+  const std::string& file = config.description();
+  LlamaConfig c;
+  const std::pair<const char*, int64_t*> required[] = {
+      {"vocab_size", &c.vocab_size},
+      {"hidden_size", &c.hidden_size},
+      {"intermediate_size", &c.intermediate_size},
+      {"num_hidden_layers", &c.num_hidden_layers},
+      {"num_attention_heads", &c.num_attention_heads}};
+  for (auto [key, field] : required)
+    if (Status s = read_int(config, key, field, true); !s) return s;
+  c.num_key_value_heads = c.num_attention_heads;  // HF's default: plain multi-head
+  for (auto [key, field] : {std::pair<const char*, int64_t*>{"num_key_value_heads",
+                                                             &c.num_key_value_heads},
+                            {"max_position_embeddings", &c.max_position_embeddings}})
+    if (Status s = read_int(config, key, field, false); !s) return s;
+  Expected<double> eps = config.optional_double("rms_norm_eps", c.rms_norm_eps);
+  Expected<bool> tie = config.optional_bool("tie_word_embeddings", c.tie_word_embeddings);
+  Expected<std::string> act = config.optional_string("hidden_act", "silu");
+  Expected<bool> attention_bias = config.optional_bool("attention_bias", false);
+  Expected<bool> mlp_bias = config.optional_bool("mlp_bias", false);
+  for (const Status& s : {eps.status(), tie.status(), act.status(), attention_bias.status(),
+                          mlp_bias.status()})
+    if (!s) return s;
+  c.rms_norm_eps = eps.value();
+  c.tie_word_embeddings = tie.value();
+  if (act.value() != "silu")
+    return Status::error(file + ": key 'hidden_act', expected \"silu\", found \"" + act.value() +
+                         "\"");
+  if (attention_bias.value() || mlp_bias.value())
+    return Status::error(file + ": key '" +
+                         (attention_bias.value() ? "attention_bias" : "mlp_bias") +
+                         "', expected false, found true (biases are not supported)");
+  // rope_theta: top-level (transformers < 5) or in rope_parameters (>= 5).
+  const nlohmann::json& root = config.root();
+  const nlohmann::json none;
+  const nlohmann::json& scaling = root.contains("rope_scaling") ? root["rope_scaling"] : none;
+  if (!scaling.is_null())
+    return Status::error(file + ": key 'rope_scaling', expected null, found " + scaling.dump() +
+                         " (scaled rotary positions are not supported)");
+  Expected<double> theta = config.optional_double("rope_theta", c.rope_theta);
+  if (!theta) return theta.status();
+  c.rope_theta = theta.value();
+  if (root.contains("rope_parameters") && !root["rope_parameters"].is_null()) {
+    const nlohmann::json& rope = root["rope_parameters"];
+    const nlohmann::json type = rope.is_object() ? rope.value("rope_type", nlohmann::json("default"))
+                                                 : nlohmann::json();
+    if (!rope.is_object() || type != "default")
+      return Status::error(file + ": key 'rope_parameters', expected rope_type \"default\", found " +
+                           rope.dump() + " (scaled rotary positions are not supported)");
+    if (rope.contains("rope_theta")) {
+      if (!rope["rope_theta"].is_number())
+        return Status::error(file + ": key 'rope_parameters.rope_theta', expected a number, found " +
+                             rope["rope_theta"].dump());
+      c.rope_theta = rope["rope_theta"].get<double>();
+    }
+  }
+  if (root.contains("head_dim") && !root["head_dim"].is_null() &&
+      !(root["head_dim"].is_number_integer() && c.num_attention_heads > 0 &&
+        root["head_dim"].get<int64_t>() * c.num_attention_heads == c.hidden_size))
+    return Status::error(file + ": key 'head_dim', expected hidden_size / num_attention_heads, " +
+                         "found " + root["head_dim"].dump());
+  if (Status s = check_llama_config(c); !s) return Status::error(file + ": " + s.message());
   return c;
 }
 

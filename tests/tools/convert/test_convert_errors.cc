@@ -48,8 +48,8 @@ TEST_CASE("config problems name the key or the architecture") {
   expect_failure(
       with_config(R"({"architecture": "transformer_xl", "input_size": 5})", "lstm_layer_norm"),
       {"unknown architecture 'transformer_xl'", "lstm, gru, mlp"});
-  expect_failure(with_config(R"({"model_type": "llama", "hidden_size": 8})", "lstm_layer_norm"),
-                 {"'llama'", "not supported yet"});
+  expect_failure(with_config(R"({"model_type": "mistral", "hidden_size": 8})", "lstm_layer_norm"),
+                 {"'mistral'", "not supported yet"});
   expect_failure(with_config(R"({"model_type": "gpt2"})", "lstm_layer_norm"),
                  {"unknown model_type 'gpt2'"});
   expect_failure(with_config(R"({"hidden_size": 8})", "lstm_layer_norm"),
