@@ -5,7 +5,8 @@ Each fixture is a tiny random-weight encoder-decoder made of PyTorch's own
 modules: nn.Embedding (source and target tokens, one learned position table
 shared by both), nn.Transformer (batch_first, dropout 0, eval mode) and an
 output nn.Linear "generator". The RMSNorm/pRMSNorm cases swap a small
-RMSNorm module (below) into every norm1/norm2/norm3 and the final norms.
+RMSNorm module (below) into every norm1/norm2/norm3 and the final norms;
+the "_nofinal" case has no final encoder and decoder norms.
 
 Files per case <name>:
   <name>.safetensors           the state_dict, stored as BF16 (small files;
@@ -95,7 +96,7 @@ CASES = [
     ("post_ln_relu", "relu", False, None),
     ("pre_ln_gelu", "gelu", True, None),
     ("pre_rms_gelu", "gelu", True, lambda: RMSNorm(D_MODEL, 1.0, 1e-6, False)),
-    ("post_prms_gelu", "gelu", False, lambda: RMSNorm(D_MODEL, 0.25, 1e-8, True)),
+    ("post_prms_gelu_nofinal", "gelu", False, lambda: RMSNorm(D_MODEL, 0.25, 1e-8, True)),
 ]
 
 
@@ -130,6 +131,9 @@ def main():
         model = Seq2Seq(activation, norm_first)
         if make is not None:
             swap_norms(model, make)
+        if name.endswith("_nofinal"):  # post-norm layers end in a norm already
+            model.transformer.encoder.norm = None
+            model.transformer.decoder.norm = None
         model = model.double().eval()
         randomize(model, torch.Generator().manual_seed(100 + index))
         # Grad stays enabled: PyTorch's fused fast path (which would bypass a
@@ -137,7 +141,8 @@ def main():
         logits = model(src, tgt).detach()
         if make is not None:  # every swapped-in norm ran (no fused fast path)
             calls = [m.calls for m in model.modules() if isinstance(m, RMSNorm)]
-            assert len(calls) == 5 * LAYERS + 2 and min(calls) == 1, calls
+            finals = 0 if name.endswith("_nofinal") else 2
+            assert len(calls) == 5 * LAYERS + finals and min(calls) == 1, calls
         ids = greedy(model, src, int(tgt[0, 0]), GREEDY_STEPS)
         state = {k: v.detach().to(torch.bfloat16) for k, v in model.state_dict().items()}
         save_safetensors(os.path.join(HERE, name + ".safetensors"), state)

@@ -31,6 +31,7 @@ TorchTransformerConfig config_of(const std::string& name) {
   c.max_positions = 16;
   c.norm_first = name.rfind("pre_", 0) == 0;
   c.activation = name.find("gelu") != std::string::npos ? "gelu" : "relu";
+  c.encoder_final_norm = c.decoder_final_norm = name.find("_nofinal") == std::string::npos;
   if (name.find("_prms_") != std::string::npos) {
     c.norm.kind = "prms_norm";  // RMSNorm(d, 0.25, 1e-8, eps_added=True)
     c.norm.p = 0.25;
@@ -47,7 +48,7 @@ TorchTransformerConfig config_of(const std::string& name) {
 
 const std::vector<std::string>& seq2seq_case_names() {
   static const std::vector<std::string> names = {"post_ln_relu", "pre_ln_gelu", "pre_rms_gelu",
-                                                 "post_prms_gelu"};
+                                                 "post_prms_gelu_nofinal"};
   return names;
 }
 

@@ -8,7 +8,7 @@
 // to the same float tolerance, |got − want| ≤ 1e-4 · max|want| — except that
 // with bf16 matrices the default norm folding rounds W·diag(gain) to bf16
 // again (docs/runtime.md, ~2^-9 per weight): that path is checked to
-// 5e-3 · max|want| (measured ≤ 2.7e-3), and to 1e-4 with folding off.
+// 1e-2 · max|want| (measured ≤ 3.4e-3), and to 1e-4 with folding off.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -85,7 +85,7 @@ TEST_SUITE("torch_transformer") {
             const bool bf16 = matrices == DataType::kBF16;
             const std::string what = name + (bf16 ? " bf16" : " f32") +
                                      (fuse ? " fused" : " unfused") + (fold ? " folded" : "");
-            const double relative = bf16 && fold ? 5e-3 : 1e-4;
+            const double relative = bf16 && fold ? 1e-2 : 1e-4;
             auto session = session_for(f, matrices, fuse, false, fold);
             check_rows(f, run(*session, f, f.tgt_ids), 0, what, relative);
             // Stateless: a second run starts from position 0 again.
