@@ -160,4 +160,32 @@ Status check_matrix_dtype(DataType dtype) {
                        " is not f32 or bf16");
 }
 
+Expected<NormConfig> override_norm(const std::string& model, const std::string& kind, double eps,
+                                   double p) {
+  NormConfig norm;
+  norm.kind = kind;
+  norm.eps = eps;
+  norm.p = p;
+  if (norm.kind == "none") {
+    return Status::error(model + " options: norm 'none' would drop the model's norms");
+  }
+  if (norm.kind != "prms_norm" && p != 0.0) {
+    return Status::error(model + " options: p = " + std::to_string(p) +
+                         " is only for prms_norm, not " + norm.kind);
+  }
+  if (Status s = check_norm_config(norm); !s) return s;
+  return norm;
+}
+
+Expected<int64_t> planned_sequence_length(const std::string& model, int64_t requested,
+                                          int64_t max_positions) {
+  const int64_t length = requested == 0 ? max_positions : requested;
+  if (length < 1 || length > max_positions) {
+    return Status::error(model + " options: max_sequence_length = " + std::to_string(length) +
+                         " is outside [1, max_position_embeddings = " +
+                         std::to_string(max_positions) + "]");
+  }
+  return length;
+}
+
 }  // namespace normrt

@@ -28,6 +28,17 @@ struct NormConfig {
 /// An error naming the field if `norm` is not one of the spellings above
 /// (kind, placements, conventions; eps finite ≥ 0; p in (0, 1] for prms_norm).
 Status check_norm_config(const NormConfig& norm);
+/// The norm a Transformer builder runs its checkpoint's norms with: `kind`
+/// ("layer_norm" | "rms_norm" | "prms_norm"; not "none": the model needs its
+/// norms) with the checkpoint's eps, and p only for prms_norm. `model` names
+/// the builder in messages ("BERT", "Llama").
+Expected<NormConfig> override_norm(const std::string& model, const std::string& kind, double eps,
+                                   double p);
+/// The longest sequence a graph is planned for: `requested`, or
+/// `max_positions` when 0; an error outside [1, max_positions].
+Expected<int64_t> planned_sequence_length(const std::string& model, int64_t requested,
+                                          int64_t max_positions);
+
 /// The attributes eps, eps_placement, gain_convention (and p for prms_norm)
 /// of a norm node or an RNN cell. Does not include "norm".
 std::vector<Attribute> norm_attributes(const NormConfig& norm);

@@ -193,22 +193,14 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
                                    DataType matrix_dtype, const BertBuildOptions& options) {
   if (Status s = check_bert_config(config); !s) return s;
   if (Status s = check_matrix_dtype(matrix_dtype); !s) return s;
-  NormConfig norm;
-  norm.kind = options.norm;
-  norm.eps = config.layer_norm_eps;
-  norm.p = options.p;
-  if (norm.kind == "none")
-    return Status::error("BERT options: norm 'none' would drop the encoder's LayerNorms");
-  if (norm.kind != "prms_norm" && options.p != 0.0)
-    return Status::error("BERT options: p = " + std::to_string(options.p) +
-                         " is only for prms_norm, not " + norm.kind);
-  if (Status s = check_norm_config(norm); !s) return s;
-  const int64_t max_s = options.max_sequence_length == 0 ? config.max_position_embeddings
-                                                         : options.max_sequence_length;
-  if (max_s < 1 || max_s > config.max_position_embeddings)
-    return Status::error("BERT options: max_sequence_length = " + std::to_string(max_s) +
-                         " is outside [1, max_position_embeddings = " +
-                         std::to_string(config.max_position_embeddings) + "]");
+  Expected<NormConfig> norm_config =
+      override_norm("BERT", options.norm, config.layer_norm_eps, options.p);
+  if (!norm_config) return norm_config.status();
+  const NormConfig& norm = *norm_config;
+  Expected<int64_t> planned = planned_sequence_length("BERT", options.max_sequence_length,
+                                                      config.max_position_embeddings);
+  if (!planned) return planned.status();
+  const int64_t max_s = *planned;
 
   const std::string position_ids = "embeddings.position_ids";
   const std::string prefix =

@@ -158,22 +158,14 @@ Expected<Graph> build_llama_decoder(const LlamaConfig& config, const WeightSourc
                                     DataType matrix_dtype, const LlamaBuildOptions& options) {
   if (Status s = check_llama_config(config); !s) return s;
   if (Status s = check_matrix_dtype(matrix_dtype); !s) return s;
-  NormConfig norm;
-  norm.kind = options.norm;
-  norm.eps = config.rms_norm_eps;
-  norm.p = options.p;
-  if (norm.kind == "none")
-    return Status::error("Llama options: norm 'none' would drop the decoder's RMSNorms");
-  if (norm.kind != "prms_norm" && options.p != 0.0)
-    return Status::error("Llama options: p = " + std::to_string(options.p) +
-                         " is only for prms_norm, not " + norm.kind);
-  if (Status s = check_norm_config(norm); !s) return s;
-  const int64_t capacity = options.max_sequence_length == 0 ? config.max_position_embeddings
-                                                            : options.max_sequence_length;
-  if (capacity < 1 || capacity > config.max_position_embeddings)
-    return Status::error("Llama options: max_sequence_length = " + std::to_string(capacity) +
-                         " is outside [1, max_position_embeddings = " +
-                         std::to_string(config.max_position_embeddings) + "]");
+  Expected<NormConfig> norm_config =
+      override_norm("Llama", options.norm, config.rms_norm_eps, options.p);
+  if (!norm_config) return norm_config.status();
+  const NormConfig& norm = *norm_config;
+  Expected<int64_t> planned = planned_sequence_length("Llama", options.max_sequence_length,
+                                                      config.max_position_embeddings);
+  if (!planned) return planned.status();
+  const int64_t capacity = *planned;
 
   LlamaEmitter emit(config, weights, matrix_dtype, norm, capacity);
   GraphBuilder& b = emit.builder();
