@@ -21,6 +21,7 @@
 #include "kernels/rnn/ln_gru.h"
 #include "runtime/ops/op_norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
+#include "runtime/ops/rnn_op_cell.h"
 #include "runtime/ops/rnn_op_operands.h"
 #include "runtime/ops/rnn_op_sequence.h"
 #include "runtime/ops/rnn_op_weights.h"
@@ -48,17 +49,11 @@ enum Input : size_t {
 };
 enum Output : size_t { kHSeq, kHLast };
 
-// Steps whose input projections one GEMM computes.
-constexpr size_t kMaxChunkSteps = 64;
-
 struct GruConfig {
-  size_t hidden = 0;
-  size_t chunk_steps = 1;
-  bool reverse = false;
+  seq_op::CellSequence sequence;
   NormSelection norm;
-  WeightType type = WeightType::kF32;
-  Shape h_seq_shape;
 };
+using GruSession = seq_op::CellSession<LnGruWorkspace>;
 
 Status check_gru(const Graph& graph, const Node& node, GruConfig& config) {
   const NodeChecker c(graph, node);
@@ -67,23 +62,10 @@ Status check_gru(const Graph& graph, const Node& node, GruConfig& config) {
       !s) {
     return s;
   }
-  Expected<const Tensor*> x = c.input(kX, "x");
-  if (!x) return x.status();
-  if (Status s = c.check_type(**x, "x", {DataType::kF32}, 2); !s) return s;
-  Expected<const Tensor*> u = c.input(kU, "u");
-  if (!u) return u.status();
-  if (Status s = c.check_type(**u, "u", {DataType::kF32, DataType::kBF16}, 2); !s) return s;
-  const int64_t hidden = (*u)->shape[1], rows = (*x)->shape[0], input = (*x)->shape[1];
-  // H < 2^31 keeps every gate count (4H, 4H·H) far from overflow.
-  if (hidden <= 0 || hidden > INT32_MAX) {
-    return c.error(NodeChecker::describe(**u, "u") + " has " + shape_string((*u)->shape) +
-                   ": H (its columns) must be in [1, 2^31)");
-  }
-  if (rows == 0 || input <= 0) {
-    return c.error(NodeChecker::describe(**x, "x") + " must be [S, D] with S, D ≥ 1, found " +
-                   shape_string((*x)->shape));
-  }
-  const int64_t gates = 2 * hidden;
+  seq_op::CellSequence& sequence = config.sequence;
+  if (Status s = seq_op::check_cell_sequence(graph, c, kX, kU, "u", sequence); !s) return s;
+  const auto hidden = static_cast<int64_t>(sequence.hidden);
+  const int64_t input = sequence.input, gates = 2 * hidden;
   const struct {
     Input index;
     const char* what;
@@ -113,34 +95,19 @@ Status check_gru(const Graph& graph, const Node& node, GruConfig& config) {
   Expected<WeightType> type =
       seq_op::matrices_weight_type(c, {kWx, kWh, kW, kU}, {"w_x", "w_h", "w", "u"});
   if (!type) return type.status();
+  sequence.type = *type;
   Expected<NormSelection> norm = norm_selection_from_attributes(node);
   if (!norm) return norm.status();
-  Expected<bool> reverse = c.flag("reverse", false);
-  if (!reverse) return reverse.status();
-
-  const int64_t max_rows = rows == kSequenceDim ? graph.max_sequence_length : rows;
-  config.hidden = static_cast<size_t>(hidden);
-  config.chunk_steps = static_cast<size_t>(std::clamp<int64_t>(max_rows, 1, kMaxChunkSteps));
-  config.reverse = *reverse;
   config.norm = *norm;
-  config.type = *type;
-  config.h_seq_shape = {rows, hidden};
   return Status::ok();
 }
 
 Status infer_gru(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
   GruConfig config;
   if (Status s = check_gru(graph, node, config); !s) return s;
-  const Shape state = {1, static_cast<int64_t>(config.hidden)};
-  outputs.assign(node.outputs.size(), InferredTensor{DataType::kF32, state});
-  outputs[kHSeq].shape = config.h_seq_shape;
+  seq_op::infer_cell_outputs(node, config.sequence, outputs);
   return Status::ok();
 }
-
-struct GruSession final : OpSessionState {
-  GruSession(const LnGruCell& cell, size_t chunk_steps) : workspace(cell, chunk_steps) {}
-  LnGruWorkspace workspace;
-};
 
 class GruKernel final : public OpKernel {
  public:
@@ -148,17 +115,16 @@ class GruKernel final : public OpKernel {
       : node_name_(std::move(node_name)), cell_(std::move(cell)), config_(config) {}
 
   std::unique_ptr<OpSessionState> create_session_state() const override {
-    return std::make_unique<GruSession>(cell_, config_.chunk_steps);
+    return std::make_unique<GruSession>(cell_, config_.sequence.chunk_steps);
   }
 
   Status run(const OpRunContext& context) const override {
-    auto* session = static_cast<GruSession*>(context.session_state);
-    if (session == nullptr) {
-      return Status::error("node '" + node_name_ + "' (GruCell): run without its session state");
-    }
-    LnGruWorkspace& ws = session->workspace;
+    Expected<LnGruWorkspace*> workspace =
+        seq_op::cell_workspace<LnGruWorkspace>(context, node_name_, "GruCell");
+    if (!workspace) return workspace.status();
+    LnGruWorkspace& ws = **workspace;
     const TensorView* in = context.inputs;
-    const size_t hidden = config_.hidden, input = cell_.input_size();
+    const size_t hidden = config_.sequence.hidden, input = cell_.input_size();
     const float* x = in[kX].f32();
     const bool has_h0 = context.input_count > kH0 && in[kH0].present();
     const bool has_h_last = context.output_count > kHLast && context.outputs[kHLast].present();
@@ -166,7 +132,7 @@ class GruKernel final : public OpKernel {
     const float* h_prev = has_h0 ? in[kH0].f32() : ws.zeros();
     float* xproj = ws.xproj();
     Status s = seq_op::for_each_step(
-        in[kX].rows(), ws.chunk_steps(), config_.reverse,
+        in[kX].rows(), ws.chunk_steps(), config_.sequence.reverse,
         [&](size_t first, size_t rows) {
           return ln_gru_project_inputs(cell_, x + first * input, rows, xproj, context.pool);
         },
@@ -192,18 +158,15 @@ Expected<std::unique_ptr<OpKernel>> create_gru(const OpBuildContext& context) {
   GruConfig config;
   if (Status s = check_gru(context.graph, context.node, config); !s) return s;
   const NodeChecker c(context.graph, context.node);
-  static const char* const kNames[] = {"x",      "h0",     "w_x",    "w_h",    "w",
-                                       "u",      "gain_h", "bias_h", "gain_x", "bias_x",
-                                       "gain_w", "bias_w", "gain_u", "bias_u"};
-  std::vector<float> values[kBiasU + 1];
-  for (size_t index = kWx; index <= kBiasU; ++index) {
-    Expected<std::vector<float>> read = seq_op::weight_floats(c, index, kNames[index]);
-    if (!read) return read.status();
-    values[index] = std::move(read).value();
-  }
+  Expected<std::vector<std::vector<float>>> read = seq_op::read_cell_weights(
+      c, kWx,
+      {"x", "h0", "w_x", "w_h", "w", "u", "gain_h", "bias_h", "gain_x", "bias_x", "gain_w",
+       "bias_w", "gain_u", "bias_u"});
+  if (!read) return read.status();
+  const std::vector<std::vector<float>>& values = *read;
   LnGruWeights w;
-  w.input_size = context.graph.tensors[context.node.inputs[kX]].shape[1];
-  w.hidden_size = config.hidden;
+  w.input_size = static_cast<size_t>(config.sequence.input);
+  w.hidden_size = config.sequence.hidden;
   w.w_x = values[kWx].data();
   w.w_h = values[kWh].data();
   w.w = values[kW].data();
@@ -219,7 +182,7 @@ Expected<std::unique_ptr<OpKernel>> create_gru(const OpBuildContext& context) {
   w.gain_u = seq_op::data_or_null(values[kGainU]);
   w.bias_u = seq_op::data_or_null(values[kBiasU]);
   // bf16 matrices were widened exactly; kBF16 rounds them back to the same bits.
-  Expected<LnGruCell> cell = make_ln_gru_cell(w, config.type, context.isa);
+  Expected<LnGruCell> cell = make_ln_gru_cell(w, config.sequence.type, context.isa);
   if (!cell) return c.error(cell.status().message());
   return std::unique_ptr<OpKernel>(
       new GruKernel(context.node.name, std::move(cell).value(), config));

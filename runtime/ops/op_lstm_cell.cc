@@ -24,6 +24,7 @@
 #include "kernels/rnn/ln_lstm.h"
 #include "runtime/ops/op_norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
+#include "runtime/ops/rnn_op_cell.h"
 #include "runtime/ops/rnn_op_operands.h"
 #include "runtime/ops/rnn_op_sequence.h"
 #include "runtime/ops/rnn_op_weights.h"
@@ -36,18 +37,12 @@ using seq_op::NodeChecker;
 enum Input : size_t { kX, kH0, kC0, kWx, kWh, kB, kGainH, kBiasH, kGainX, kBiasX, kGainC, kBiasC };
 enum Output : size_t { kHSeq, kHLast, kCLast };
 
-// Steps whose input projections one GEMM computes.
-constexpr size_t kMaxChunkSteps = 64;
-
 struct LstmConfig {
-  size_t hidden = 0;
-  size_t chunk_steps = 1;
-  bool reverse = false;
+  seq_op::CellSequence sequence;
   LstmNormPlacement placement = LstmNormPlacement::kProjectionsAndCell;
   NormParams norm;
-  WeightType type = WeightType::kF32;
-  Shape h_seq_shape;
 };
+using LstmSession = seq_op::CellSession<LnLstmWorkspace>;
 
 Expected<LstmNormPlacement> parse_placement(const NodeChecker& c, bool norm_enabled) {
   Expected<size_t> placement =
@@ -72,23 +67,12 @@ Status check_lstm(const Graph& graph, const Node& node, LstmConfig& config) {
       !s) {
     return s;
   }
-  Expected<const Tensor*> x = c.input(kX, "x");
-  if (!x) return x.status();
-  if (Status s = c.check_type(**x, "x", {DataType::kF32}, 2); !s) return s;
+  seq_op::CellSequence& sequence = config.sequence;
+  if (Status s = seq_op::check_cell_sequence(graph, c, kX, kWh, "w_h", sequence); !s) return s;
+  const auto hidden = static_cast<int64_t>(sequence.hidden);
+  const int64_t input = sequence.input, gates = 4 * hidden;
   Expected<const Tensor*> w_h = c.input(kWh, "w_h");
   if (!w_h) return w_h.status();
-  if (Status s = c.check_type(**w_h, "w_h", {DataType::kF32, DataType::kBF16}, 2); !s) return s;
-  const int64_t hidden = (*w_h)->shape[1], rows = (*x)->shape[0], input = (*x)->shape[1];
-  // H < 2^31 keeps every gate count (4H, 4H·H) far from overflow.
-  if (hidden <= 0 || hidden > INT32_MAX) {
-    return c.error(NodeChecker::describe(**w_h, "w_h") + " has " + shape_string((*w_h)->shape) +
-                   ": H (its columns) must be in [1, 2^31)");
-  }
-  if (rows == 0 || input <= 0) {
-    return c.error(NodeChecker::describe(**x, "x") + " must be [S, D] with S, D ≥ 1, found " +
-                   shape_string((*x)->shape));
-  }
-  const int64_t gates = 4 * hidden;
   if (Status s = seq_op::check_weight(c, **w_h, "w_h (4H · H)", {gates, hidden}); !s) return s;
   Expected<const Tensor*> w_x = c.input(kWx, "w_x");
   if (!w_x) return w_x.status();
@@ -113,38 +97,23 @@ Status check_lstm(const Graph& graph, const Node& node, LstmConfig& config) {
   }
   Expected<WeightType> type = seq_op::matrices_weight_type(c, {kWx, kWh}, {"w_x", "w_h"});
   if (!type) return type.status();
+  sequence.type = *type;
 
   Expected<NormSelection> norm = norm_selection_from_attributes(node);
   if (!norm) return norm.status();
   Expected<LstmNormPlacement> placement = parse_placement(c, norm->enabled);
   if (!placement) return placement.status();
-  Expected<bool> reverse = c.flag("reverse", false);
-  if (!reverse) return reverse.status();
-
-  const int64_t max_rows = rows == kSequenceDim ? graph.max_sequence_length : rows;
-  config.hidden = static_cast<size_t>(hidden);
-  config.chunk_steps = static_cast<size_t>(std::clamp<int64_t>(max_rows, 1, kMaxChunkSteps));
-  config.reverse = *reverse;
   config.placement = *placement;
   config.norm = norm->params;
-  config.type = *type;
-  config.h_seq_shape = {rows, hidden};
   return Status::ok();
 }
 
 Status infer_lstm(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
   LstmConfig config;
   if (Status s = check_lstm(graph, node, config); !s) return s;
-  const Shape state = {1, static_cast<int64_t>(config.hidden)};
-  outputs.assign(node.outputs.size(), InferredTensor{DataType::kF32, state});
-  outputs[kHSeq].shape = config.h_seq_shape;
+  seq_op::infer_cell_outputs(node, config.sequence, outputs);
   return Status::ok();
 }
-
-struct LstmSession final : OpSessionState {
-  LstmSession(const LnLstmCell& cell, size_t chunk_steps) : workspace(cell, chunk_steps) {}
-  LnLstmWorkspace workspace;
-};
 
 class LstmKernel final : public OpKernel {
  public:
@@ -152,17 +121,16 @@ class LstmKernel final : public OpKernel {
       : node_name_(std::move(node_name)), cell_(std::move(cell)), config_(config) {}
 
   std::unique_ptr<OpSessionState> create_session_state() const override {
-    return std::make_unique<LstmSession>(cell_, config_.chunk_steps);
+    return std::make_unique<LstmSession>(cell_, config_.sequence.chunk_steps);
   }
 
   Status run(const OpRunContext& context) const override {
-    auto* session = static_cast<LstmSession*>(context.session_state);
-    if (session == nullptr) {
-      return Status::error("node '" + node_name_ + "' (LstmCell): run without its session state");
-    }
-    LnLstmWorkspace& ws = session->workspace;
+    Expected<LnLstmWorkspace*> workspace =
+        seq_op::cell_workspace<LnLstmWorkspace>(context, node_name_, "LstmCell");
+    if (!workspace) return workspace.status();
+    LnLstmWorkspace& ws = **workspace;
     const TensorView* in = context.inputs;
-    const size_t hidden = config_.hidden, input = cell_.input_size();
+    const size_t hidden = config_.sequence.hidden, input = cell_.input_size();
     const auto optional = [](const TensorView* views, size_t count, size_t index) -> float* {
       return index < count && views[index].present() ? views[index].f32() : nullptr;
     };
@@ -180,7 +148,7 @@ class LstmKernel final : public OpKernel {
     const float* h_prev = h0 != nullptr ? h0 : ws.zeros();
     float* xproj = ws.xproj();
     Status s = seq_op::for_each_step(
-        in[kX].rows(), ws.chunk_steps(), config_.reverse,
+        in[kX].rows(), ws.chunk_steps(), config_.sequence.reverse,
         [&](size_t first, size_t rows) {
           return ln_lstm_project_inputs(cell_, x + first * input, rows, xproj, context.pool);
         },
@@ -206,17 +174,15 @@ Expected<std::unique_ptr<OpKernel>> create_lstm(const OpBuildContext& context) {
   LstmConfig config;
   if (Status s = check_lstm(context.graph, context.node, config); !s) return s;
   const NodeChecker c(context.graph, context.node);
-  static const char* const kNames[] = {"x",      "h0",     "c0",     "w_x",    "w_h",    "b",
-                                       "gain_h", "bias_h", "gain_x", "bias_x", "gain_c", "bias_c"};
-  std::vector<float> values[kBiasC + 1];
-  for (size_t index = kWx; index <= kBiasC; ++index) {
-    Expected<std::vector<float>> read = seq_op::weight_floats(c, index, kNames[index]);
-    if (!read) return read.status();
-    values[index] = std::move(read).value();
-  }
+  Expected<std::vector<std::vector<float>>> read = seq_op::read_cell_weights(
+      c, kWx,
+      {"x", "h0", "c0", "w_x", "w_h", "b", "gain_h", "bias_h", "gain_x", "bias_x", "gain_c",
+       "bias_c"});
+  if (!read) return read.status();
+  const std::vector<std::vector<float>>& values = *read;
   LnLstmWeights w;
-  w.input_size = context.graph.tensors[context.node.inputs[kX]].shape[1];
-  w.hidden_size = config.hidden;
+  w.input_size = static_cast<size_t>(config.sequence.input);
+  w.hidden_size = config.sequence.hidden;
   w.w_x = values[kWx].data();
   w.w_h = values[kWh].data();
   w.b = seq_op::data_or_null(values[kB]);
@@ -229,7 +195,7 @@ Expected<std::unique_ptr<OpKernel>> create_lstm(const OpBuildContext& context) {
   w.gain_c = seq_op::data_or_null(values[kGainC]);
   w.bias_c = seq_op::data_or_null(values[kBiasC]);
   // bf16 matrices were widened exactly; kBF16 rounds them back to the same bits.
-  Expected<LnLstmCell> cell = make_ln_lstm_cell(w, config.type, context.isa);
+  Expected<LnLstmCell> cell = make_ln_lstm_cell(w, config.sequence.type, context.isa);
   if (!cell) return c.error(cell.status().message());
   return std::unique_ptr<OpKernel>(
       new LstmKernel(context.node.name, std::move(cell).value(), config));
