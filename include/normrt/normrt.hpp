@@ -41,11 +41,23 @@ struct TensorInfo {
   std::vector<int64_t> shape;  ///< -1 = the sequence length S, chosen per run
 };
 
+/// A shape of up to four dimensions, held inline: reading an output after
+/// every run allocates nothing.
+struct TensorShape {
+  static constexpr size_t kMaxRank = 4;
+  size_t rank = 0;
+  size_t dims[kMaxRank] = {};
+  size_t size() const { return rank; }
+  size_t operator[](size_t axis) const { return dims[axis]; }
+  const size_t* begin() const { return dims; }
+  const size_t* end() const { return dims + rank; }
+};
+
 /// A read-only view of a session's output, valid until its next run() or reset().
 struct TensorRef {
   const void* data = nullptr;
-  std::string_view dtype;       ///< "f32", "i32"
-  std::vector<size_t> shape;    ///< with this run's S
+  std::string_view dtype;  ///< "f32", "i32"
+  TensorShape shape;       ///< with this run's S
   size_t elements() const;
   const float* f32() const { return static_cast<const float*>(data); }
 };

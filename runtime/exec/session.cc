@@ -1,5 +1,6 @@
 // The Session API around the run loop: binding inputs, reading outputs,
 // resetting state, the profile.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -7,6 +8,8 @@
 #include "runtime/exec/session_impl.h"
 
 namespace normrt {
+
+static_assert(TensorShape::kMaxRank == TensorView::kMaxRank, "an output's shape must fit");
 
 size_t TensorRef::elements() const {
   size_t count = 1;
@@ -62,7 +65,8 @@ Expected<TensorRef> Session::output(std::string_view name) const {
     TensorRef ref;
     ref.data = view.data;
     ref.dtype = data_type_name(view.dtype);
-    ref.shape.assign(view.dims, view.dims + view.rank);
+    ref.shape.rank = view.rank;
+    std::copy(view.dims, view.dims + view.rank, ref.shape.dims);
     return ref;
   }
   std::string known;
