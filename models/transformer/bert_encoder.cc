@@ -5,23 +5,11 @@
 #include <vector>
 
 #include "models/builder_support.h"
+#include "models/transformer/transformer_limits.h"
 #include "runtime/graph/graph_builder.h"
 
 namespace normrt {
 namespace {
-
-// Bounds that keep every shape product far from overflow and reject configs
-// no real checkpoint has (a corrupt config.json must not allocate blindly).
-constexpr int64_t kMaxVocab = int64_t{1} << 22;
-constexpr int64_t kMaxWidth = int64_t{1} << 16;
-constexpr int64_t kMaxLayers = 1024;
-constexpr int64_t kMaxPositions = int64_t{1} << 20;
-
-Status check_range(const char* field, int64_t value, int64_t max) {
-  if (value >= 1 && value <= max) return Status::ok();
-  return Status::error(std::string("BERT config: ") + field + " = " + std::to_string(value) +
-                       " is outside [1, " + std::to_string(max) + "]");
-}
 
 // The activation op's name for HF's hidden_act, or null if unknown.
 const char* activation_name(const std::string& hidden_act) {
@@ -167,13 +155,15 @@ class BertEmitter {
 }  // namespace
 
 Status check_bert_config(const BertConfig& c) {
-  for (Status s : {check_range("vocab_size", c.vocab_size, kMaxVocab),
-                   check_range("hidden_size", c.hidden_size, kMaxWidth),
-                   check_range("num_hidden_layers", c.num_hidden_layers, kMaxLayers),
-                   check_range("num_attention_heads", c.num_attention_heads, c.hidden_size),
-                   check_range("intermediate_size", c.intermediate_size, 4 * kMaxWidth),
-                   check_range("max_position_embeddings", c.max_position_embeddings, kMaxPositions),
-                   check_range("type_vocab_size", c.type_vocab_size, kMaxVocab)}) {
+  for (Status s :
+       {check_config_range("BERT", "vocab_size", c.vocab_size, 1, kMaxVocab),
+        check_config_range("BERT", "hidden_size", c.hidden_size, 1, kMaxWidth),
+        check_config_range("BERT", "num_hidden_layers", c.num_hidden_layers, 1, kMaxLayers),
+        check_config_range("BERT", "num_attention_heads", c.num_attention_heads, 1, c.hidden_size),
+        check_config_range("BERT", "intermediate_size", c.intermediate_size, 1, 4 * kMaxWidth),
+        check_config_range("BERT", "max_position_embeddings", c.max_position_embeddings, 1,
+                           kMaxPositions),
+        check_config_range("BERT", "type_vocab_size", c.type_vocab_size, 1, kMaxVocab)}) {
     if (!s) return s;
   }
   if (c.hidden_size % c.num_attention_heads != 0)
@@ -197,8 +187,8 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
       override_norm("BERT", options.norm, config.layer_norm_eps, options.p);
   if (!norm_config) return norm_config.status();
   const NormConfig& norm = *norm_config;
-  Expected<int64_t> planned = planned_sequence_length("BERT", options.max_sequence_length,
-                                                      config.max_position_embeddings);
+  Expected<int64_t> planned =
+      planned_sequence_length("BERT", options.max_sequence_length, config.max_position_embeddings);
   if (!planned) return planned.status();
   const int64_t max_s = *planned;
 

@@ -5,23 +5,11 @@
 #include <vector>
 
 #include "models/builder_support.h"
+#include "models/transformer/transformer_limits.h"
 #include "runtime/graph/graph_builder.h"
 
 namespace normrt {
 namespace {
-
-// Bounds that keep every shape product far from overflow and reject configs
-// no real checkpoint has (a corrupt config.json must not allocate blindly).
-constexpr int64_t kMaxVocab = int64_t{1} << 22;
-constexpr int64_t kMaxWidth = int64_t{1} << 16;
-constexpr int64_t kMaxLayers = 1024;
-constexpr int64_t kMaxPositions = int64_t{1} << 20;
-
-Status check_range(const char* field, int64_t value, int64_t max) {
-  if (value >= 1 && value <= max) return Status::ok();
-  return Status::error(std::string("Llama config: ") + field + " = " + std::to_string(value) +
-                       " is outside [1, " + std::to_string(max) + "]");
-}
 
 // Emits the graph while reading the weights; every weight() records its
 // problems in the checker, and finish() reports them all at once.
@@ -61,8 +49,9 @@ class LlamaEmitter {
   }
 
   TensorId rope(const std::string& name, TensorId x, int64_t heads) {
-    return b_.node(OpType::kRope, name, {x}, {{kSequenceDim, heads * head_dim_}},
-                   {{"num_heads", heads}, {"theta", c_.rope_theta}, {"style", std::string("half")}});
+    return b_.node(
+        OpType::kRope, name, {x}, {{kSequenceDim, heads * head_dim_}},
+        {{"num_heads", heads}, {"theta", c_.rope_theta}, {"style", std::string("half")}});
   }
 
   TensorId attention_block(const std::string& at, TensorId h) {
@@ -124,15 +113,16 @@ class LlamaEmitter {
 }  // namespace
 
 Status check_llama_config(const LlamaConfig& c) {
-  for (Status s : {check_range("vocab_size", c.vocab_size, kMaxVocab),
-                   check_range("hidden_size", c.hidden_size, kMaxWidth),
-                   check_range("intermediate_size", c.intermediate_size, 4 * kMaxWidth),
-                   check_range("num_hidden_layers", c.num_hidden_layers, kMaxLayers),
-                   check_range("num_attention_heads", c.num_attention_heads, c.hidden_size),
-                   check_range("num_key_value_heads", c.num_key_value_heads,
-                               c.num_attention_heads),
-                   check_range("max_position_embeddings", c.max_position_embeddings,
-                               kMaxPositions)}) {
+  for (Status s :
+       {check_config_range("Llama", "vocab_size", c.vocab_size, 1, kMaxVocab),
+        check_config_range("Llama", "hidden_size", c.hidden_size, 1, kMaxWidth),
+        check_config_range("Llama", "intermediate_size", c.intermediate_size, 1, 4 * kMaxWidth),
+        check_config_range("Llama", "num_hidden_layers", c.num_hidden_layers, 1, kMaxLayers),
+        check_config_range("Llama", "num_attention_heads", c.num_attention_heads, 1, c.hidden_size),
+        check_config_range("Llama", "num_key_value_heads", c.num_key_value_heads, 1,
+                           c.num_attention_heads),
+        check_config_range("Llama", "max_position_embeddings", c.max_position_embeddings, 1,
+                           kMaxPositions)}) {
     if (!s) return s;
   }
   if (c.hidden_size % c.num_attention_heads != 0 ||
@@ -141,10 +131,9 @@ Status check_llama_config(const LlamaConfig& c) {
                          " is not num_attention_heads = " + std::to_string(c.num_attention_heads) +
                          " times an even head size");
   if (c.num_attention_heads % c.num_key_value_heads != 0)
-    return Status::error("Llama config: num_key_value_heads = " +
-                         std::to_string(c.num_key_value_heads) +
-                         " does not divide num_attention_heads = " +
-                         std::to_string(c.num_attention_heads));
+    return Status::error(
+        "Llama config: num_key_value_heads = " + std::to_string(c.num_key_value_heads) +
+        " does not divide num_attention_heads = " + std::to_string(c.num_attention_heads));
   if (!std::isfinite(c.rms_norm_eps) || c.rms_norm_eps < 0)
     return Status::error("Llama config: rms_norm_eps = " + std::to_string(c.rms_norm_eps) +
                          " must be finite and >= 0");
@@ -162,15 +151,16 @@ Expected<Graph> build_llama_decoder(const LlamaConfig& config, const WeightSourc
       override_norm("Llama", options.norm, config.rms_norm_eps, options.p);
   if (!norm_config) return norm_config.status();
   const NormConfig& norm = *norm_config;
-  Expected<int64_t> planned = planned_sequence_length("Llama", options.max_sequence_length,
-                                                      config.max_position_embeddings);
+  Expected<int64_t> planned =
+      planned_sequence_length("Llama", options.max_sequence_length, config.max_position_embeddings);
   if (!planned) return planned.status();
   const int64_t capacity = *planned;
 
   LlamaEmitter emit(config, weights, matrix_dtype, norm, capacity);
   GraphBuilder& b = emit.builder();
   TensorId ids = b.input("input_ids", DataType::kI32, {kSequenceDim});
-  TensorId table = emit.weight("model.embed_tokens.weight", {config.vocab_size, config.hidden_size});
+  TensorId table =
+      emit.weight("model.embed_tokens.weight", {config.vocab_size, config.hidden_size});
   TensorId h = b.node(OpType::kEmbedding, "model.embed_tokens", {ids, table},
                       {{kSequenceDim, config.hidden_size}});
   for (int64_t layer = 0; layer < config.num_hidden_layers; ++layer) h = emit.layer(layer, h);

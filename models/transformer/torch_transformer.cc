@@ -4,24 +4,11 @@
 #include <vector>
 
 #include "kernels/linear/linear.h"
+#include "models/transformer/transformer_limits.h"
 #include "runtime/graph/graph_builder.h"
 
 namespace normrt {
 namespace {
-
-// Bounds that keep every shape product far from overflow (a corrupt config
-// must not allocate blindly).
-constexpr int64_t kMaxVocab = int64_t{1} << 22;
-constexpr int64_t kMaxWidth = int64_t{1} << 16;
-constexpr int64_t kMaxLayers = 1024;
-constexpr int64_t kMaxPositions = int64_t{1} << 20;
-
-Status check_range(const char* field, int64_t value, int64_t min, int64_t max) {
-  if (value >= min && value <= max) return Status::ok();
-  return Status::error(std::string("Transformer config: ") + field + " = " +
-                       std::to_string(value) + " is outside [" + std::to_string(min) + ", " +
-                       std::to_string(max) + "]");
-}
 
 // Rows [begin, begin + count) of a row-major matrix of `cols` columns (empty
 // stays empty: a problem the checker recorded).
@@ -101,9 +88,8 @@ class Emitter {
       inputs.push_back(b_.state(module + ".k_cache", DataType::kF32, {cache_rows, e}));
       inputs.push_back(b_.state(module + ".v_cache", DataType::kF32, {cache_rows, e}));
     }
-    TensorId context =
-        b_.node(OpType::kAttention, module, std::move(inputs), {{rows, e}},
-                {{"num_heads", c_.nhead}, {"causal", int64_t{causal ? 1 : 0}}});
+    TensorId context = b_.node(OpType::kAttention, module, std::move(inputs), {{rows, e}},
+                               {{"num_heads", c_.nhead}, {"causal", int64_t{causal ? 1 : 0}}});
     TensorId w = weight(module + ".out_proj.weight", {e, e});
     TensorId bias = weight(module + ".out_proj.bias", {e});
     return b_.node(OpType::kLinear, module + ".out_proj", {context, w, bias}, {{rows, e}});
@@ -132,9 +118,8 @@ class Emitter {
 
   TensorId encoder_layer(int64_t index, TensorId h, int64_t l) {
     const std::string at = "transformer.encoder.layers." + std::to_string(index) + ".";
-    h = residual(at + "norm1", h, l, [&](TensorId x) {
-      return attention(at + "self_attn", x, l, x, l, false, 0);
-    });
+    h = residual(at + "norm1", h, l,
+                 [&](TensorId x) { return attention(at + "self_attn", x, l, x, l, false, 0); });
     return residual(at + "norm2", h, l, [&](TensorId x) { return feed_forward(at, x, l); });
   }
 
@@ -161,14 +146,17 @@ class Emitter {
 }  // namespace
 
 Status check_torch_transformer_config(const TorchTransformerConfig& c) {
-  for (Status s : {check_range("src_vocab_size", c.src_vocab_size, 1, kMaxVocab),
-                   check_range("tgt_vocab_size", c.tgt_vocab_size, 1, kMaxVocab),
-                   check_range("d_model", c.d_model, 1, kMaxWidth),
-                   check_range("nhead", c.nhead, 1, c.d_model),
-                   check_range("num_encoder_layers", c.num_encoder_layers, 0, kMaxLayers),
-                   check_range("num_decoder_layers", c.num_decoder_layers, 0, kMaxLayers),
-                   check_range("dim_feedforward", c.dim_feedforward, 1, 4 * kMaxWidth),
-                   check_range("max_positions", c.max_positions, 1, kMaxPositions)}) {
+  for (Status s :
+       {check_config_range("Transformer", "src_vocab_size", c.src_vocab_size, 1, kMaxVocab),
+        check_config_range("Transformer", "tgt_vocab_size", c.tgt_vocab_size, 1, kMaxVocab),
+        check_config_range("Transformer", "d_model", c.d_model, 1, kMaxWidth),
+        check_config_range("Transformer", "nhead", c.nhead, 1, c.d_model),
+        check_config_range("Transformer", "num_encoder_layers", c.num_encoder_layers, 0,
+                           kMaxLayers),
+        check_config_range("Transformer", "num_decoder_layers", c.num_decoder_layers, 0,
+                           kMaxLayers),
+        check_config_range("Transformer", "dim_feedforward", c.dim_feedforward, 1, 4 * kMaxWidth),
+        check_config_range("Transformer", "max_positions", c.max_positions, 1, kMaxPositions)}) {
     if (!s) return s;
   }
   if (c.d_model % c.nhead != 0)
@@ -188,9 +176,12 @@ Expected<Graph> build_torch_transformer(const TorchTransformerConfig& config,
   if (Status s = check_torch_transformer_config(config); !s) return s;
   if (Status s = check_matrix_dtype(matrix_dtype); !s) return s;
   const int64_t l = options.source_length, p = config.max_positions;
-  if (Status s = check_range("source_length (build option)", l, 1, p); !s) return s;
+  if (Status s = check_config_range("Transformer", "source_length (build option)", l, 1, p); !s)
+    return s;
   const int64_t max_t = options.max_target_length == 0 ? p : options.max_target_length;
-  if (Status s = check_range("max_target_length (build option)", max_t, 1, p); !s) return s;
+  if (Status s = check_config_range("Transformer", "max_target_length (build option)", max_t, 1, p);
+      !s)
+    return s;
 
   const int64_t e = config.d_model;
   Emitter emit(config, weights, matrix_dtype);
@@ -204,8 +195,8 @@ Expected<Graph> build_torch_transformer(const TorchTransformerConfig& config,
   if (matrix_dtype == DataType::kBF16)
     for (float& v : positions) v = float_from_bf16(bf16_from_float(v));
   TensorId pos_table = add_weight(b, "pos_embedding.weight", {p, e}, positions, matrix_dtype);
-  TensorId src_pos = add_weight(b, "pos_embedding.weight[0:L]", {l, e},
-                                rows_of(positions, e, 0, l), DataType::kF32);
+  TensorId src_pos = add_weight(b, "pos_embedding.weight[0:L]", {l, e}, rows_of(positions, e, 0, l),
+                                DataType::kF32);
 
   TensorId src_ids = b.input("src_ids", DataType::kI32, {l});
   TensorId src_table = emit.weight("src_embedding.weight", {config.src_vocab_size, e});
@@ -218,8 +209,8 @@ Expected<Graph> build_torch_transformer(const TorchTransformerConfig& config,
   TensorId tgt_ids = b.input("tgt_ids", DataType::kI32, {kSequenceDim});
   TensorId tgt_table = emit.weight("tgt_embedding.weight", {config.tgt_vocab_size, e});
   h = b.node(OpType::kEmbedding, "tgt_embedding", {tgt_ids, tgt_table}, {{kSequenceDim, e}});
-  TensorId tgt_pos = b.node(OpType::kEmbedding, "pos_embedding", {pos_table},
-                            {{kSequenceDim, e}}, {{"positions", int64_t{1}}});
+  TensorId tgt_pos = b.node(OpType::kEmbedding, "pos_embedding", {pos_table}, {{kSequenceDim, e}},
+                            {{"positions", int64_t{1}}});
   h = b.node(OpType::kAdd, "tgt_embedding.add_positions", {h, tgt_pos}, {{kSequenceDim, e}});
   const int64_t cache_rows = options.kv_cache ? max_t : 0;
   for (int64_t i = 0; i < config.num_decoder_layers; ++i)
