@@ -9,22 +9,13 @@
 namespace normrt {
 namespace {
 
+// The norm a node applies, for the profile ("" if none).
 std::string_view op_norm_kind(const Node& node) {
-  switch (node.op) {
-    case OpType::kLayerNorm:
-      return "layer_norm";
-    case OpType::kRmsNorm:
-      return "rms_norm";
-    case OpType::kPRmsNorm:
-      return "prms_norm";
-    case OpType::kFusedLinear: {
-      const AttributeValue* norm = node.find_attribute("norm");
-      const auto* kind = norm ? std::get_if<std::string>(norm) : nullptr;
-      return kind == nullptr || *kind == "none" ? "" : std::string_view(*kind);
-    }
-    default:
-      return "";
-  }
+  if (const char* kind = norm_op_kind(node.op)) return kind;
+  if (node.op != OpType::kFusedLinear) return "";
+  const AttributeValue* norm = node.find_attribute("norm");
+  const auto* kind = norm ? std::get_if<std::string>(norm) : nullptr;
+  return kind == nullptr || *kind == "none" ? "" : std::string_view(*kind);
 }
 
 // The view of tensor `id` with S = 1, data placed per the memory plan.

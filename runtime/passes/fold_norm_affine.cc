@@ -19,22 +19,16 @@ constexpr size_t kLinearX = 0, kLinearW = 1, kLinearBias = 2;
 // Where a normalizing node keeps its gain and bias; false if it does not
 // normalize or applies something non-linear after the norm.
 bool norm_operands(const Node& node, NormOperands* operands) {
-  switch (node.op) {
-    case OpType::kLayerNorm:
-    case OpType::kRmsNorm:
-    case OpType::kPRmsNorm:
-      *operands = {1, 2};
-      return true;
-    case OpType::kFusedLinear: {
-      Expected<std::string> norm = node.string_attribute("norm", "none");
-      Expected<std::string> activation = node.string_attribute("activation", "none");
-      if (!norm || *norm == "none" || !activation || *activation != "none") return false;
-      *operands = {4, 5};
-      return true;
-    }
-    default:
-      return false;
+  if (norm_op_kind(node.op) != nullptr) {
+    *operands = {1, 2};
+    return true;
   }
+  if (node.op != OpType::kFusedLinear) return false;
+  Expected<std::string> norm = node.string_attribute("norm", "none");
+  Expected<std::string> activation = node.string_attribute("activation", "none");
+  if (!norm || *norm == "none" || !activation || *activation != "none") return false;
+  *operands = {4, 5};
+  return true;
 }
 
 TensorId operand(const Node& node, size_t index) {

@@ -20,19 +20,6 @@ TensorId result(const Node& node, size_t index) {
   return index < node.outputs.size() ? node.outputs[index] : kNoTensor;
 }
 
-const char* norm_attribute_value(OpType op) {
-  switch (op) {
-    case OpType::kLayerNorm:
-      return "layer_norm";
-    case OpType::kRmsNorm:
-      return "rms_norm";
-    case OpType::kPRmsNorm:
-      return "prms_norm";
-    default:
-      return nullptr;
-  }
-}
-
 // One chain found from a Linear node: indices of the absorbed nodes and the
 // operands of the fused node.
 struct Chain {
@@ -82,7 +69,7 @@ Chain find_chain(const Graph& graph, const GraphUses& uses, size_t linear) {
   // vanish; with one, `current` is the sum and may have other readers.
   for (const TensorUse& use : uses.readers(current)) {
     const Node& node = graph.nodes[use.node];
-    if (norm_attribute_value(node.op) == nullptr || use.input != kNormX) continue;
+    if (norm_op_kind(node.op) == nullptr || use.input != kNormX) continue;
     bool sole_reader = uses.only_reader(current) != nullptr;
     bool has_own_residual = operand(node, kNormResidual) != kNoTensor;
     if (chain.residual == kNoTensor) {
@@ -139,7 +126,7 @@ Node make_fused_node(const Graph& graph, const Chain& chain) {
   fused.outputs = {chain.y, chain.sum};
   while (!fused.outputs.empty() && fused.outputs.back() == kNoTensor) fused.outputs.pop_back();
   if (chain.norm != nullptr) {
-    fused.set_attribute("norm", std::string(norm_attribute_value(chain.norm->op)));
+    fused.set_attribute("norm", std::string(norm_op_kind(chain.norm->op)));
     for (const Attribute& attribute : chain.norm->attributes) {
       fused.set_attribute(attribute.name, attribute.value);
     }
