@@ -24,13 +24,6 @@ TensorInfo tensor_info(const Tensor& tensor) {
   return {tensor.name, data_type_name(tensor.dtype), tensor.shape};
 }
 
-bool has_sequence_dim(const Shape& shape) {
-  for (int64_t dim : shape) {
-    if (dim == kSequenceDim) return true;
-  }
-  return false;
-}
-
 // Ops whose result depends on the session position.
 bool reads_position(const Node& node) {
   if (node.op == OpType::kAttention) {  // with its KV cache (operands 3 and 4)

@@ -20,14 +20,12 @@ Expected<size_t> run_sequence_length(const Session::Impl& session) {
     if (session.views[id].data == nullptr) {
       return Status::error("run: input '" + graph.tensors[id].name + "' is not set");
     }
-    const Tensor& tensor = graph.tensors[id];
-    size_t unit = shape_elements(tensor.shape, 1) * data_type_size(tensor.dtype);
-    if (shape_elements(tensor.shape, 2) == shape_elements(tensor.shape, 1)) continue;  // no S
-    size_t this_length = session.bound_bytes[i] / unit;
+    const size_t this_length = session.bound_length[i];
+    if (this_length == 0) continue;  // no S in this input's shape
     if (length != 0 && this_length != length) {
       return Status::error("run: inputs disagree on the sequence length: '" +
                            graph.tensors[first].name + "' has " + std::to_string(length) + ", '" +
-                           tensor.name + "' has " + std::to_string(this_length));
+                           graph.tensors[id].name + "' has " + std::to_string(this_length));
     }
     length = this_length;
     first = id;

@@ -34,10 +34,13 @@ Status Session::set_input(std::string_view name, const void* data, size_t bytes)
     const Tensor& tensor = graph.tensors[id];
     if (tensor.name != name) continue;
     if (data == nullptr) return Status::error("set_input: '" + tensor.name + "': data is null");
-    size_t unit = shape_elements(tensor.shape, 1) * data_type_size(tensor.dtype);
-    bool has_sequence = shape_elements(tensor.shape, 2) != shape_elements(tensor.shape, 1);
-    size_t max_length = has_sequence ? static_cast<size_t>(graph.max_sequence_length) : 1;
-    if (bytes == 0 || bytes % unit != 0 || bytes / unit > max_length) {
+    // unit: the bytes of one step of S (of the whole input if it has no S).
+    const size_t unit = shape_elements(tensor.shape, 1) * data_type_size(tensor.dtype);
+    const bool has_sequence = has_sequence_dim(tensor.shape);
+    const size_t max_length = has_sequence ? static_cast<size_t>(graph.max_sequence_length) : 1;
+    const bool fits = unit == 0 ? bytes == 0 && !has_sequence
+                                : bytes != 0 && bytes % unit == 0 && bytes / unit <= max_length;
+    if (!fits) {
       std::string expected = has_sequence ? "S × " + std::to_string(unit) + " bytes with 1 ≤ S ≤ " +
                                                 std::to_string(max_length)
                                           : std::to_string(unit) + " bytes";
@@ -48,7 +51,7 @@ Status Session::set_input(std::string_view name, const void* data, size_t bytes)
     TensorView view = impl_->views[id];
     view.data = static_cast<std::byte*>(const_cast<void*>(data));  // kernels never write inputs
     impl_->publish(id, view);
-    impl_->bound_bytes[i] = bytes;
+    impl_->bound_length[i] = has_sequence ? bytes / unit : 0;
     return Status::ok();
   }
   std::string known;

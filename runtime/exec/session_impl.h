@@ -43,8 +43,9 @@ struct Session::Impl {
   std::vector<std::unique_ptr<OpSessionState>> op_states;
   std::unique_ptr<ThreadPool> pool;
 
-  /// Per graph input: the bound bytes (for S), as set_input() last saw them.
-  std::vector<size_t> bound_bytes;
+  /// Per graph input: the S of the data set_input() bound (0 if the input's
+  /// shape has no S).
+  std::vector<size_t> bound_length;
   size_t sequence_length = 1;  ///< S the views currently carry
   size_t position = 0;
 

@@ -108,7 +108,7 @@ Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const
     impl->steps.push_back(step);
     impl->profile.push_back({node.name, op_type_name(node.op), std::string(op_norm_kind(node)), 0, 0});
   }
-  impl->bound_bytes.assign(graph.inputs.size(), 0);
+  impl->bound_length.assign(graph.inputs.size(), 0);
   impl->profiling = options.profile;
   if (options.threads > 1) impl->pool = std::make_unique<ThreadPool>(options.threads);
   return impl;

@@ -38,6 +38,13 @@ std::string shape_string(const Shape& shape) {
   return text + "]";
 }
 
+bool has_sequence_dim(const Shape& shape) {
+  for (int64_t dim : shape) {
+    if (dim == kSequenceDim) return true;
+  }
+  return false;
+}
+
 size_t shape_elements(const Shape& shape, size_t sequence_length) {
   size_t elements = 1;
   for (int64_t dim : shape) {

@@ -41,6 +41,8 @@ constexpr int64_t kSequenceDim = -1;
 using Shape = std::vector<int64_t>;
 /// "[S, 768]".
 std::string shape_string(const Shape& shape);
+/// True if `shape` has the symbolic dimension S.
+bool has_sequence_dim(const Shape& shape);
 /// Elements of `shape` with S = `sequence_length`.
 size_t shape_elements(const Shape& shape, size_t sequence_length);
 
