@@ -21,6 +21,9 @@ packages=(
   libutf8proc-dev        # utf8proc: Unicode data of the BERT tokenizer (tools/text)
   nlohmann-json3-dev     # JSON: safetensors headers and model configs (converter)
   libzip-dev             # zip archives: numpy .npz weights (converter)
+  libcpp-httplib-dev     # HTTP server of the serving example (tools/serve)
+  clang                  # libFuzzer (fuzz/): Debian's gcc has no fuzzing engine
+  libclang-rt-14-dev     # libFuzzer's runtime library for clang 14
   doctest-dev            # unit tests
   libbenchmark-dev       # Google Benchmark (bench/)
   g++-aarch64-linux-gnu  # cross compiler for the NEON build

@@ -83,6 +83,8 @@ class Model {
 
   const std::vector<TensorInfo>& inputs() const;
   const std::vector<TensorInfo>& outputs() const;
+  /// The state a Session carries between runs (RNN states, KV caches).
+  const std::vector<TensorInfo>& states() const;
   size_t max_sequence_length() const;
   /// The kernel ISA chosen at load ("avx512", ...).
   std::string_view isa() const;
@@ -135,6 +137,17 @@ class Session {
   size_t position() const;
   /// Zeroes the state (RNN state, KV cache) and the position.
   void reset();
+
+  /// A state tensor (Model::states()) as the last run left it; valid until
+  /// the next run(), reset() or state write.
+  Expected<TensorRef> state(std::string_view name) const;
+  /// Overwrites one state tensor with `bytes` (exactly its size), e.g. a
+  /// decoder's initial state computed from an encoder's output.
+  Status set_state(std::string_view name, const void* data, size_t bytes);
+  /// Makes this session's state and position a copy of `other`'s (a session
+  /// of the same Model): how beam search forks and reorders hypotheses.
+  /// Copies every state byte; allocates nothing.
+  Status copy_state_from(const Session& other);
 
   const std::vector<NodeProfile>& profile() const;
   void profile_reset();

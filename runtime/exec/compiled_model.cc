@@ -97,6 +97,10 @@ Expected<std::shared_ptr<const Model>> compile_model(Graph graph, const ModelOpt
   for (TensorId id : graph.outputs) impl->outputs.push_back(tensor_info(graph.tensors[id]));
   for (TensorId id = 0; id < graph.tensors.size(); ++id) {
     if (has_sequence_dim(graph.tensors[id].shape)) impl->sequence_tensors.push_back(id);
+    if (graph.tensors[id].kind == TensorKind::kState) {
+      impl->state_tensors.push_back(id);
+      impl->states.push_back(tensor_info(graph.tensors[id]));
+    }
   }
   impl->graph = std::move(graph);
   return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(impl)));
@@ -104,6 +108,7 @@ Expected<std::shared_ptr<const Model>> compile_model(Graph graph, const ModelOpt
 
 const std::vector<TensorInfo>& Model::inputs() const { return impl_->inputs; }
 const std::vector<TensorInfo>& Model::outputs() const { return impl_->outputs; }
+const std::vector<TensorInfo>& Model::states() const { return impl_->states; }
 size_t Model::max_sequence_length() const {
   return static_cast<size_t>(impl_->graph.max_sequence_length);
 }

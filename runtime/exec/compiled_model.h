@@ -19,7 +19,8 @@ struct Model::Impl {
   MemoryPlan plan;
   Isa isa = Isa::kScalar;
   PassSummary passes;
-  std::vector<TensorInfo> inputs, outputs;
+  std::vector<TensorInfo> inputs, outputs, states;
+  std::vector<TensorId> state_tensors;  ///< kState tensors, in graph order
   /// Tensors with the symbolic S somewhere in their shape.
   std::vector<TensorId> sequence_tensors;
   bool uses_position = false;  ///< some node reads OpRunContext::position
