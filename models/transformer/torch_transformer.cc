@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kernels/linear/linear.h"
+#include "models/transformer/graph_split.h"
 #include "models/transformer/transformer_limits.h"
 #include "runtime/graph/graph_builder.h"
 
@@ -73,9 +74,11 @@ class Emitter {
 
   // nn.MultiheadAttention `module`: queries from x (`rows` rows), keys and
   // values from kv (`kv_rows` rows); causal self-attention with an optional
-  // KV cache of `cache_rows` (0: none).
+  // KV cache of `cache_rows` (0: none). `keys_values`, if given, receives the
+  // key and value projections' tensors.
   TensorId attention(const std::string& module, TensorId x, int64_t rows, TensorId kv,
-                     int64_t kv_rows, bool causal, int64_t cache_rows) {
+                     int64_t kv_rows, bool causal, int64_t cache_rows,
+                     TensorId* keys_values = nullptr) {
     const int64_t e = c_.d_model;
     Projections p = in_proj(module);
     const char* part[3] = {"q", "k", "v"};
@@ -83,6 +86,10 @@ class Emitter {
     for (int i = 0; i < 3; ++i)
       qkv[i] = b_.node(OpType::kLinear, module + "." + part[i], {i == 0 ? x : kv, p.w[i], p.b[i]},
                        {{i == 0 ? rows : kv_rows, e}});
+    if (keys_values != nullptr) {
+      keys_values[0] = qkv[1];
+      keys_values[1] = qkv[2];
+    }
     std::vector<TensorId> inputs = {qkv[0], qkv[1], qkv[2]};
     if (cache_rows > 0) {
       inputs.push_back(b_.state(module + ".k_cache", DataType::kF32, {cache_rows, e}));
@@ -130,20 +137,54 @@ class Emitter {
     h = residual(at + "norm1", h, s, [&](TensorId x) {
       return attention(at + "self_attn", x, s, x, s, true, cache_rows);
     });
+    CrossKeysValues& cross = cross_.emplace_back();
     h = residual(at + "norm2", h, s, [&](TensorId x) {
-      return attention(at + "multihead_attn", x, s, memory, l, false, 0);
+      return attention(at + "multihead_attn", x, s, memory, l, false, 0, cross.tensors);
     });
     return residual(at + "norm3", h, s, [&](TensorId x) { return feed_forward(at, x, s); });
   }
 
+  /// Per decoder layer, its cross-attention's key and value projections of
+  /// the memory: what an encoder part hands to a decoder part.
+  struct CrossKeysValues {
+    TensorId tensors[2] = {kNoTensor, kNoTensor};
+  };
+  const std::vector<CrossKeysValues>& cross_keys_values() const { return cross_; }
+
  private:
+  std::vector<CrossKeysValues> cross_;
   const TorchTransformerConfig& c_;
   WeightChecker check_;
   GraphBuilder b_;
   DataType matrix_dtype_;
 };
 
+// The encoder part keeps what the cross-attention keys and values need and
+// outputs them; the decoder part reads them as inputs in their place.
+template <class CrossList>
+void split_torch_transformer(Graph& graph, const CrossList& cross, TorchTransformerPart part) {
+  if (part == TorchTransformerPart::kEncoder) graph.outputs.clear();
+  for (size_t layer = 0; layer < cross.size(); ++layer) {
+    for (int i = 0; i < 2; ++i) {
+      const std::string name = cross_attention_input_name(static_cast<int64_t>(layer), i == 1);
+      const TensorId tensor = cross[layer].tensors[i];
+      if (part == TorchTransformerPart::kEncoder) {
+        graph.tensors[tensor].name = name;
+        graph.outputs.push_back(tensor);
+      } else {
+        cut_to_input(graph, tensor, name);
+      }
+    }
+  }
+  keep_only_needed(graph);
+}
+
 }  // namespace
+
+std::string cross_attention_input_name(int64_t layer, bool values) {
+  return "transformer.decoder.layers." + std::to_string(layer) + ".multihead_attn." +
+         (values ? "values" : "keys");
+}
 
 Status check_torch_transformer_config(const TorchTransformerConfig& c) {
   for (Status s :
@@ -230,7 +271,15 @@ Expected<Graph> build_torch_transformer(const TorchTransformerConfig& config,
   b.metadata("activation", config.activation);
   b.metadata("source_length", l);
   b.metadata("kv_cache", int64_t{options.kv_cache ? 1 : 0});
-  return b.finish(max_t);
+  if (options.part != TorchTransformerPart::kWhole) {
+    b.metadata("part", std::string(options.part == TorchTransformerPart::kEncoder ? "encoder"
+                                                                                 : "decoder"));
+  }
+  Graph graph = b.finish(max_t);
+  if (options.part != TorchTransformerPart::kWhole) {
+    split_torch_transformer(graph, emit.cross_keys_values(), options.part);
+  }
+  return graph;
 }
 
 }  // namespace normrt

@@ -15,7 +15,9 @@
 // target from position p = 0. With `kv_cache`, the decoder's self-attention
 // keeps its keys and values in session state: feeding the target a token (or
 // a chunk) per run continues at p = Session::position(), for incremental
-// greedy decoding; the encoder is recomputed on every run.
+// greedy decoding; the encoder is recomputed on every run unless the model is
+// built as two parts (TorchTransformerPart): an encoder run once per source and
+// a decoder step that takes the encoder's cross-attention keys and values.
 #include <cstdint>
 #include <string>
 
@@ -46,10 +48,26 @@ struct TorchTransformerConfig {
   NormConfig norm;
 };
 
+/// Which graph to build: the whole model, or the two halves of a decode
+/// that runs the encoder once per source.
+enum class TorchTransformerPart {
+  kWhole,
+  /// src_ids → per decoder layer N the cross-attention keys and values of the
+  /// memory, outputs cross_attention_input_name(N, false / true) [L, E].
+  kEncoder,
+  /// tgt_ids and those keys and values (inputs of the same names) → logits;
+  /// no source, no encoder: a decoding step costs the decoder only.
+  kDecoder,
+};
+
+/// "transformer.decoder.layers.N.multihead_attn.keys" (or ".values").
+std::string cross_attention_input_name(int64_t layer, bool values);
+
 struct TorchTransformerBuildOptions {
   int64_t source_length = 0;      ///< L, required: 1 ≤ L ≤ max_positions
   int64_t max_target_length = 0;  ///< 0: max_positions; also the KV cache rows
   bool kv_cache = false;
+  TorchTransformerPart part = TorchTransformerPart::kWhole;
 };
 
 /// Builds the graph. Every tensor is checked (name, shape, float dtype, byte
