@@ -17,6 +17,15 @@ size_t TensorRef::elements() const {
   return count;
 }
 
+TensorRef tensor_ref(const TensorView& view) {
+  TensorRef ref;
+  ref.data = view.data;
+  ref.dtype = data_type_name(view.dtype);
+  ref.shape.rank = view.rank;
+  std::copy(view.dims, view.dims + view.rank, ref.shape.dims);
+  return ref;
+}
+
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
@@ -64,13 +73,7 @@ Expected<TensorRef> Session::output(std::string_view name) const {
   const Graph& graph = impl_->compiled->graph;
   for (TensorId id : graph.outputs) {
     if (graph.tensors[id].name != name) continue;
-    const TensorView& view = impl_->views[id];
-    TensorRef ref;
-    ref.data = view.data;
-    ref.dtype = data_type_name(view.dtype);
-    ref.shape.rank = view.rank;
-    std::copy(view.dims, view.dims + view.rank, ref.shape.dims);
-    return ref;
+    return tensor_ref(impl_->views[id]);
   }
   std::string known;
   for (TensorId id : graph.outputs) known += (known.empty() ? "" : ", ") + graph.tensors[id].name;

@@ -58,6 +58,9 @@ struct Session::Impl {
   void set_sequence_length(size_t sequence_length);
 };
 
+/// A read-only reference to what `view` holds (an output, a state).
+TensorRef tensor_ref(const TensorView& view);
+
 /// Builds a session's memory and step plan for `model`.
 Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const Model> model,
                                                            const SessionOptions& options);

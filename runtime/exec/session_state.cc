@@ -26,13 +26,7 @@ Expected<TensorId> find_state(const Model::Impl& compiled, std::string_view name
 Expected<TensorRef> Session::state(std::string_view name) const {
   Expected<TensorId> id = find_state(*impl_->compiled, name, "state");
   if (!id) return id.status();
-  const TensorView& view = impl_->views[*id];
-  TensorRef ref;
-  ref.data = view.data;
-  ref.dtype = data_type_name(view.dtype);
-  ref.shape.rank = view.rank;
-  std::copy(view.dims, view.dims + view.rank, ref.shape.dims);
-  return ref;
+  return tensor_ref(impl_->views[*id]);
 }
 
 Status Session::set_state(std::string_view name, const void* data, size_t bytes) {

@@ -132,4 +132,15 @@ std::vector<double> mixed_blocks_reference(const MixedBlocksWeights& w, bool bf1
   return q;
 }
 
+Graph running_sum(int64_t d) {
+  GraphBuilder b;
+  TensorId x = b.input("x", DataType::kF32, {1, d});
+  TensorId h = b.state("h", DataType::kF32, {1, d});
+  TensorId out = b.node(OpType::kAdd, "accumulate", {x, h}, {{1, d}});
+  b.rename(out, "out");
+  b.output(out);
+  b.state_update(h, out);
+  return b.finish(1);
+}
+
 }  // namespace normrt::test

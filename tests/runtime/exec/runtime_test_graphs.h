@@ -26,6 +26,10 @@ MixedBlocksWeights mixed_blocks_weights(size_t d, uint32_t seed);
 /// Linear2+RMS+SiLU, Linear_q+Add) and the fold pass folds two norms (the LN
 /// into W2, the pre-norm RMS gain into Wq and Wk). `bf16` stores the four
 /// matrices as bfloat16.
+/// A running sum of width d: input "x" [1, d], state "h" [1, d], output
+/// "out" = x + h, and h ← out after each run.
+Graph running_sum(int64_t d);
+
 Graph mixed_blocks(const MixedBlocksWeights& weights, int64_t max_sequence_length, bool bf16);
 
 /// `out` for `x` (S × d), in double, from the weights as the graph stores them

@@ -33,14 +33,7 @@ std::shared_ptr<const Model> mixed_model(size_t d, uint32_t seed, const ModelOpt
 
 // out = x + h; h ← out after each run: h accumulates the inputs.
 std::shared_ptr<const Model> accumulator_model() {
-  GraphBuilder b;
-  TensorId x = b.input("x", DataType::kF32, {1, 5});
-  TensorId h = b.state("h", DataType::kF32, {1, 5});
-  TensorId out = b.node(OpType::kAdd, "accumulate", {x, h}, {{1, 5}});
-  b.rename(out, "out");
-  b.output(out);
-  b.state_update(h, out);
-  auto model = compile_model(b.finish(1), {});
+  auto model = compile_model(test::running_sum(5), {});
   REQUIRE_MESSAGE(model.is_ok(), model.status().message());
   return model.value();
 }

@@ -6,7 +6,7 @@
 
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
-#include "runtime/graph/graph_builder.h"
+#include "runtime_test_graphs.h"
 
 namespace normrt {
 namespace {
@@ -17,14 +17,7 @@ bool contains(const std::string& text, const std::string& part) {
 
 // out = x + h; h ← out after each run: h is the running sum of the inputs.
 std::shared_ptr<const Model> running_sum_model() {
-  GraphBuilder b;
-  TensorId x = b.input("x", DataType::kF32, {1, 3});
-  TensorId h = b.state("h", DataType::kF32, {1, 3});
-  TensorId out = b.node(OpType::kAdd, "accumulate", {x, h}, {{1, 3}});
-  b.rename(out, "out");
-  b.output(out);
-  b.state_update(h, out);
-  auto model = compile_model(b.finish(1), {});
+  auto model = compile_model(test::running_sum(3), {});
   REQUIRE_MESSAGE(model.is_ok(), model.status().message());
   return model.value();
 }
