@@ -87,6 +87,17 @@ normrt_status normrt_session_output(const normrt_session* session, const char* n
 void normrt_session_reset(normrt_session* session);
 size_t normrt_session_position(const normrt_session* session);
 
+/* State tensors (RNN states, KV caches). normrt_session_state: as the last run
+ * left it, valid like an output. normrt_session_set_state: bytes must be the
+ * tensor's exact size. normrt_session_copy_state: makes dst's state and
+ * position a copy of src's (a session of the same model), as beam search
+ * does when it forks or reorders hypotheses. */
+normrt_status normrt_session_state(const normrt_session* session, const char* name,
+                                   const void** data, size_t* shape, size_t* rank);
+normrt_status normrt_session_set_state(normrt_session* session, const char* name,
+                                       const void* data, size_t bytes);
+normrt_status normrt_session_copy_state(normrt_session* dst, const normrt_session* src);
+
 #ifdef __cplusplus
 }
 #endif

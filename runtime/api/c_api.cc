@@ -160,6 +160,43 @@ normrt_status normrt_session_output(const normrt_session* session, const char* n
   });
 }
 
+normrt_status normrt_session_state(const normrt_session* session, const char* name,
+                                   const void** data, size_t* shape, size_t* rank) {
+  return guarded([&] {
+    const char* function = "normrt_session_state";
+    if (session == nullptr) return null_argument(function, "session");
+    if (name == nullptr) return null_argument(function, "name");
+    if (data == nullptr) return null_argument(function, "data");
+    if (shape == nullptr) return null_argument(function, "shape");
+    if (rank == nullptr) return null_argument(function, "rank");
+    auto state = session->session->state(name);
+    if (!state) return fail(NORMRT_INVALID_ARGUMENT, state.status().message());
+    *data = state->data;
+    *rank = state->shape.size();
+    for (size_t i = 0; i < state->shape.size(); ++i) shape[i] = state->shape[i];
+    return NORMRT_OK;
+  });
+}
+
+normrt_status normrt_session_set_state(normrt_session* session, const char* name,
+                                       const void* data, size_t bytes) {
+  return guarded([&] {
+    if (session == nullptr) return null_argument("normrt_session_set_state", "session");
+    if (name == nullptr) return null_argument("normrt_session_set_state", "name");
+    normrt::Status status = session->session->set_state(name, data, bytes);
+    return status ? NORMRT_OK : fail(NORMRT_INVALID_ARGUMENT, status.message());
+  });
+}
+
+normrt_status normrt_session_copy_state(normrt_session* dst, const normrt_session* src) {
+  return guarded([&] {
+    if (dst == nullptr) return null_argument("normrt_session_copy_state", "dst");
+    if (src == nullptr) return null_argument("normrt_session_copy_state", "src");
+    normrt::Status status = dst->session->copy_state_from(*src->session);
+    return status ? NORMRT_OK : fail(NORMRT_INVALID_ARGUMENT, status.message());
+  });
+}
+
 void normrt_session_reset(normrt_session* session) {
   if (session != nullptr) session->session->reset();
 }

@@ -34,6 +34,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", written.message().c_str());
     return 1;
   }
+  // A stateful model for the state functions: out = x + h, h ← out.
+  written = normrt::write_model_file(normrt::test::running_sum(4), directory + "/running_sum.nrmt");
+  if (!written) {
+    std::fprintf(stderr, "%s\n", written.message().c_str());
+    return 1;
+  }
   std::vector<float> x = normrt::test::random_values(s * d, 1.0f, 5);
   std::vector<double> expected = normrt::test::mixed_blocks_reference(weights, false, x, s);
   if (!write_floats(directory + "/c_api_x.f32", x) ||

@@ -37,6 +37,54 @@ static float* read_floats(const char* directory, const char* name, size_t* count
 
 static int contains(const char* text, const char* part) { return strstr(text, part) != NULL; }
 
+/* Feeds x = {v, 2v, -v, 0} to the running-sum model (out = x + h, h ← out). */
+static void feed(normrt_session* session, float v) {
+  const float x[4] = {v, 2 * v, -v, 0};
+  CHECK(normrt_session_set_input(session, "x", x, sizeof x) == NORMRT_OK);
+  CHECK(normrt_session_run(session) == NORMRT_OK);
+}
+
+static float state_value(const normrt_session* session, size_t i) {
+  const void* data = NULL;
+  size_t shape[NORMRT_MAX_RANK], rank = 0;
+  CHECK(normrt_session_state(session, "h", &data, shape, &rank) == NORMRT_OK);
+  CHECK(rank == 2 && shape[0] == 1 && shape[1] == 4);
+  return data != NULL && i < 4 ? ((const float*)data)[i] : NAN;
+}
+
+/* State read, written and copied between two sessions of one stateful model. */
+static void check_state_functions(const char* directory) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/running_sum.nrmt", directory);
+  normrt_model* model = NULL;
+  CHECK(normrt_model_load(path, NULL, &model) == NORMRT_OK);
+  if (model == NULL) return;
+  normrt_session *a = NULL, *b = NULL;
+  CHECK(normrt_session_create(model, NULL, &a) == NORMRT_OK);
+  CHECK(normrt_session_create(model, NULL, &b) == NORMRT_OK);
+  if (a != NULL && b != NULL) {
+    feed(a, 1.5f);
+    feed(a, 2.0f);
+    CHECK(state_value(a, 0) == 3.5f && state_value(a, 1) == 7.0f && state_value(a, 2) == -3.5f);
+    CHECK(normrt_session_copy_state(b, a) == NORMRT_OK);
+    CHECK(normrt_session_position(b) == 2);
+    feed(b, 1.0f);
+    CHECK(state_value(b, 0) == 4.5f && state_value(a, 0) == 3.5f);
+    const float seed[4] = {10, 20, 30, 40};
+    CHECK(normrt_session_set_state(a, "h", seed, sizeof seed) == NORMRT_OK);
+    CHECK(state_value(a, 3) == 40.0f);
+    CHECK(normrt_session_set_state(a, "h", seed, 12) == NORMRT_INVALID_ARGUMENT);
+    CHECK(contains(normrt_last_error(), "expected 16 bytes, got 12"));
+    CHECK(normrt_session_set_state(a, "c", seed, sizeof seed) == NORMRT_INVALID_ARGUMENT);
+    CHECK(contains(normrt_last_error(), "no state 'c' (states: h)"));
+    CHECK(normrt_session_copy_state(a, NULL) == NORMRT_INVALID_ARGUMENT);
+    CHECK(contains(normrt_last_error(), "src is null"));
+  }
+  normrt_session_destroy(a);
+  normrt_session_destroy(b);
+  normrt_model_destroy(model);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s <fixture directory>\n", argv[0]);
@@ -109,6 +157,7 @@ int main(int argc, char** argv) {
     CHECK(normrt_session_output(session, "out", NULL, shape, &rank) == NORMRT_INVALID_ARGUMENT);
     normrt_session_destroy(session);
   }
+  check_state_functions(argv[1]);
   CHECK(normrt_session_run(NULL) == NORMRT_INVALID_ARGUMENT);
   CHECK(strcmp(normrt_status_name(NORMRT_OUT_OF_MEMORY), "out of memory") == 0);
   normrt_session_destroy(NULL);
