@@ -1,0 +1,84 @@
+"""What every case shares: the build tree, the loaded libnormrt, a scratch
+folder for exported weights and model files, the timing budget, and the
+rows measured so far.
+
+A row compares one normrt model file (f32 or bf16 matrices) with PyTorch
+float32 on the same weights: p50/p90 of both, the ratio torch/normrt of the
+p50s (> 1: normrt is faster), and the agreement of their outputs on the same
+inputs (max |normrt − torch|, beside max |torch| for scale). For bf16 rows
+PyTorch with the model cast to bfloat16 is timed too (column torch bf16)."""
+import copy
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from torch_bench import converter, timing
+from torch_bench.normrt_c import NormrtLibrary
+
+
+@dataclass
+class Row:
+    arch: str
+    shape: str
+    dtype: str  # normrt's matrix dtype
+    normrt: timing.Timing = None
+    torch: timing.Timing = None
+    torch_bf16: timing.Timing = None
+    max_abs_diff: float = None
+    max_abs_ref: float = None
+    notes: list = field(default_factory=list)
+
+    @property
+    def ratio(self):
+        if self.normrt is None or self.torch is None:
+            return None
+        return self.torch.p50_ms / self.normrt.p50_ms
+
+
+class Context:
+    def __init__(self, args):
+        self.tree = converter.BuildTree(args.build_dir)
+        self.tree.ensure_built()
+        self.lib = NormrtLibrary(self.tree.library)
+        self.workdir = os.path.abspath(args.workdir)
+        os.makedirs(self.workdir, exist_ok=True)
+        self.dtypes = args.dtypes
+        self.reps_scale = args.reps_scale
+        self.torch_bf16 = not args.no_torch_bf16
+        self.rows = []
+        self.on_row = None  # callback(row) for progress printing
+
+    def path(self, name):
+        return os.path.join(self.workdir, name)
+
+    def reps(self, warmup, reps):
+        """The case's budget scaled by --reps-scale (at least 1 warm-up, 3 runs)."""
+        return max(1, round(warmup * self.reps_scale)), max(3, round(reps * self.reps_scale))
+
+    def convert_and_load(self, config, weights, name, dtype, extra=()):
+        """normrt-convert → <workdir>/<name>.<dtype>.nrmt, loaded with defaults
+        (fusion and norm folding on). Returns the model handle."""
+        output = self.path(f"{name}.{dtype}.nrmt")
+        converter.convert(self.tree, config, weights, output, dtype, extra)
+        return self.lib.load(output)
+
+    def add(self, row):
+        self.rows.append(row)
+        if self.on_row is not None:
+            self.on_row(row)
+
+
+def agreement(normrt_values, torch_values):
+    """(max |a − b|, max |b|) over all elements, in float64."""
+    a = np.asarray(normrt_values, dtype=np.float64)
+    b = np.asarray(torch_values, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"normrt output shape {a.shape} != torch {b.shape}")
+    return float(np.max(np.abs(a - b))), float(np.max(np.abs(b)))
+
+
+def as_bf16(module):
+    """A bfloat16 copy of a PyTorch module (PyTorch's own bf16 CPU path)."""
+    return copy.deepcopy(module).to(torch.bfloat16)

@@ -1,0 +1,97 @@
+"""One decoder token of a Llama-style model with a KV cache: a 32-token
+prompt is fed first (untimed, before every timed call on both sides), then
+the 33rd token (position 32) is timed: embedding, 6 pre-norm layers
+(RMSNorm, rope, GQA attention over the cache, SwiGLU), final norm, lm_head.
+
+PyTorch side: Hugging Face LlamaForCausalLM with past_key_values
+(DynamicCache) and its default attention (sdpa). normrt side: the same
+checkpoint (safetensors + HF config.json, as tests/models/llama/make_fixtures.py
+writes them) through normrt-convert; the prompt is fed in one run after
+Session reset, the token in the next run."""
+import json
+
+import numpy as np
+import torch
+
+from torch_bench import timing
+from torch_bench.context import Row, agreement, as_bf16
+
+SIZES = dict(vocab_size=32000, hidden_size=1024, intermediate_size=2816, num_hidden_layers=6,
+             num_attention_heads=16, num_key_value_heads=4)
+POSITION = 32  # tokens already in the cache when the timed token arrives
+MAX_SEQ = 64   # normrt's KV cache rows (--max-seq): small, so reset() is cheap
+
+
+def make_model(generator):
+    from transformers import LlamaConfig, LlamaForCausalLM
+    config = LlamaConfig(**SIZES, max_position_embeddings=2048, rms_norm_eps=1e-5,
+                         rope_theta=10000.0, tie_word_embeddings=False, hidden_act="silu",
+                         attention_bias=False, mlp_bias=False)
+    model = LlamaForCausalLM(config).eval()
+    with torch.no_grad():  # realistic magnitudes: unit-variance projections, gains near 1
+        for _, p in model.named_parameters():
+            noise = torch.randn(p.shape, generator=generator)
+            p.copy_(1 + 0.1 * noise if p.dim() == 1 else noise / p.shape[-1] ** 0.5)
+    return config, model
+
+
+def run(ctx):
+    from export_torch import save_safetensors
+    generator = torch.Generator().manual_seed(3000)
+    config, model = make_model(generator)
+    prefix = ctx.path("llama")
+    save_safetensors(prefix + ".safetensors",
+                     {k: v.contiguous() for k, v in model.state_dict().items()})
+    with open(prefix + ".config.json", "w") as f:
+        json.dump(json.loads(config.to_json_string()), f, indent=2, sort_keys=True)
+    prompt = torch.randint(0, SIZES["vocab_size"], (1, POSITION), generator=generator)
+    token = torch.randint(0, SIZES["vocab_size"], (1, 1), generator=generator)
+    s = SIZES
+    shape = (f"H={s['hidden_size']} L={s['num_hidden_layers']} heads={s['num_attention_heads']}"
+             f"/{s['num_key_value_heads']}kv FF={s['intermediate_size']} V={s['vocab_size']} "
+             f"pos={POSITION}")
+    warmup, reps = ctx.reps(3, 30)
+
+    def torch_timing(m):
+        state = {}
+
+        def prefill():
+            state["past"] = m(input_ids=prompt, use_cache=True).past_key_values
+
+        def decode():
+            return m(input_ids=token, past_key_values=state["past"], use_cache=True).logits[0]
+
+        prefill()
+        logits = decode()
+        return logits, timing.measure(decode, warmup, reps, prepare=prefill)
+
+    with torch.inference_mode():
+        reference, torch_time = torch_timing(model)
+        torch_bf16_time = None
+        if "bf16" in ctx.dtypes and ctx.torch_bf16:
+            torch_bf16_time = torch_timing(as_bf16(model))[1]
+
+    prompt_np = prompt[0].numpy().astype(np.int32)
+    token_np = token[0].numpy().astype(np.int32)
+    for dtype in ctx.dtypes:
+        session = ctx.convert_and_load(prefix + ".config.json", prefix + ".safetensors", "llama",
+                                       dtype, ["--max-seq", str(MAX_SEQ)]).session()
+
+        def prefill():
+            session.reset()
+            session.set_input("input_ids", prompt_np)
+            session.run()
+
+        def decode():
+            session.set_input("input_ids", token_np)
+            session.run()
+
+        prefill()
+        decode()
+        diff, scale = agreement(session.output("logits"), reference.numpy())
+        row = Row("Llama decoder token (KV cache)", shape, dtype,
+                  normrt=timing.measure(decode, warmup, reps, prepare=prefill), torch=torch_time,
+                  max_abs_diff=diff, max_abs_ref=scale)
+        if dtype == "bf16":
+            row.torch_bf16 = torch_bf16_time
+        ctx.add(row)

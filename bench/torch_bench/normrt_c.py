@@ -1,0 +1,133 @@
+"""normrt's C API (include/normrt/normrt.h) through ctypes, for the benchmark.
+
+    lib = NormrtLibrary("build/release/runtime/libnormrt.so")
+    model = lib.load("model.nrmt")                  # options: defaults (fuse, fold)
+    session = model.session()                       # threads 0: the calling thread only
+    session.set_input("x", array)                   # borrowed until run() returns
+    session.run()
+    y = session.output("h_seq")                     # a numpy copy
+
+Errors raise NormrtError with normrt_last_error()'s message. Inputs are
+numpy arrays (C-contiguous, float32 or int32); the session keeps a
+reference to each until the next set_input of that name, so the borrowed
+memory outlives run().
+"""
+import ctypes
+
+import numpy as np
+
+MAX_RANK = 4  # NORMRT_MAX_RANK
+_OK = 0
+
+
+class NormrtError(RuntimeError):
+    pass
+
+
+class _ModelOptions(ctypes.Structure):
+    _fields_ = [("isa", ctypes.c_char_p), ("fuse", ctypes.c_int),
+                ("fold_norm_affine", ctypes.c_int)]
+
+
+class _SessionOptions(ctypes.Structure):
+    _fields_ = [("threads", ctypes.c_size_t), ("profile", ctypes.c_int)]
+
+
+class NormrtLibrary:
+    def __init__(self, path):
+        lib = ctypes.CDLL(path)
+        vp, sz, cp = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p
+        lib.normrt_last_error.restype = cp
+        lib.normrt_model_load.argtypes = [cp, ctypes.POINTER(_ModelOptions), ctypes.POINTER(vp)]
+        lib.normrt_model_destroy.argtypes = [vp]
+        lib.normrt_session_create.argtypes = [vp, ctypes.POINTER(_SessionOptions),
+                                              ctypes.POINTER(vp)]
+        lib.normrt_session_destroy.argtypes = [vp]
+        lib.normrt_session_set_input.argtypes = [vp, cp, vp, sz]
+        lib.normrt_session_run.argtypes = [vp]
+        lib.normrt_session_output.argtypes = [vp, cp, ctypes.POINTER(vp),
+                                              ctypes.POINTER(sz), ctypes.POINTER(sz)]
+        lib.normrt_session_reset.argtypes = [vp]
+        lib.normrt_session_position.argtypes = [vp]
+        lib.normrt_session_position.restype = sz
+        self.lib, self.path = lib, path
+
+    def check(self, status, what):
+        if status != _OK:
+            raise NormrtError(f"{what}: {self.lib.normrt_last_error().decode()}")
+
+    def load(self, path, fuse=True, fold_norm_affine=True):
+        options = _ModelOptions(None, int(fuse), int(fold_norm_affine))
+        handle = ctypes.c_void_p()
+        self.check(self.lib.normrt_model_load(str(path).encode(), ctypes.byref(options),
+                                              ctypes.byref(handle)), f"load {path}")
+        return NormrtModel(self, handle)
+
+
+class NormrtModel:
+    def __init__(self, library, handle):
+        self.library, self.handle = library, handle
+
+    def session(self):
+        options = _SessionOptions(0, 0)
+        handle = ctypes.c_void_p()
+        lib = self.library
+        lib.check(lib.lib.normrt_session_create(self.handle, ctypes.byref(options),
+                                                ctypes.byref(handle)), "session_create")
+        return NormrtSession(lib, handle)
+
+    def __del__(self):
+        if self.handle:
+            self.library.lib.normrt_model_destroy(self.handle)
+            self.handle = None
+
+
+class NormrtSession:
+    def __init__(self, library, handle):
+        self.library, self.handle = library, handle
+        self.lib = library.lib
+        self._borrowed = {}  # name -> array the session reads at run()
+        self._names = {}     # name -> encoded bytes, made once
+
+    def _name(self, name):
+        encoded = self._names.get(name)
+        if encoded is None:
+            encoded = self._names[name] = name.encode()
+        return encoded
+
+    def set_input(self, name, array):
+        """array: C-contiguous float32/int32; its byte size fixes S."""
+        if not array.flags["C_CONTIGUOUS"]:
+            raise ValueError(f"input '{name}' must be C-contiguous")
+        self._borrowed[name] = array
+        self.library.check(
+            self.lib.normrt_session_set_input(self.handle, self._name(name),
+                                              array.ctypes.data, array.nbytes),
+            f"set_input {name}")
+
+    def run(self):
+        self.library.check(self.lib.normrt_session_run(self.handle), "run")
+
+    def output(self, name, dtype=np.float32):
+        """A copy of output `name` (valid data only until the next run)."""
+        data = ctypes.c_void_p()
+        shape = (ctypes.c_size_t * MAX_RANK)()
+        rank = ctypes.c_size_t()
+        self.library.check(
+            self.lib.normrt_session_output(self.handle, self._name(name), ctypes.byref(data),
+                                           shape, ctypes.byref(rank)), f"output {name}")
+        dims = tuple(shape[i] for i in range(rank.value))
+        count = int(np.prod(dims)) if dims else 1
+        buffer = (ctypes.c_char * (count * np.dtype(dtype).itemsize)).from_address(data.value)
+        return np.frombuffer(buffer, dtype=dtype).reshape(dims).copy()
+
+    def reset(self):
+        self.lib.normrt_session_reset(self.handle)
+
+    def position(self):
+        return self.lib.normrt_session_position(self.handle)
+
+    def __del__(self):
+        if self.handle:
+            self.lib.normrt_session_destroy(self.handle)
+            self.handle = None
