@@ -47,6 +47,9 @@ def parse_args(argv):
     parser.add_argument("--dtypes", default="f32,bf16", help="normrt matrix dtypes")
     parser.add_argument("--reps-scale", type=float, default=1.0,
                         help="multiplies every case's warm-up and run counts (0.1: smoke run)")
+    parser.add_argument("--rounds", type=int, default=4,
+                        help="interleaved rounds: each side's runs are split into this many "
+                             "blocks, alternating with the other sides'")
     parser.add_argument("--no-torch-bf16", action="store_true",
                         help="skip timing PyTorch with the model cast to bfloat16")
     parser.add_argument("--minilm-dir", default="build/models/all-MiniLM-L6-v2",

@@ -15,8 +15,7 @@ import os
 import numpy as np
 import torch
 
-from torch_bench import timing
-from torch_bench.context import Row, agreement, as_bf16
+from torch_bench.context import agreement, as_bf16
 
 LENGTHS = [32, 128]
 MINILM_SHAPE = dict(vocab_size=30522, hidden_size=384, num_hidden_layers=6,
@@ -65,35 +64,31 @@ def run(ctx, minilm_dir):
     sessions = {dtype: ctx.convert_and_load(config, weights, "bert", dtype,
                                             ["--max-seq", str(max(LENGTHS))]).session()
                 for dtype in ctx.dtypes}
-    bf16_model = as_bf16(model) if "bf16" in ctx.dtypes and ctx.torch_bf16 else None
+    bf16_model = as_bf16(model) if ctx.torch_bf16 else None
     c = model.config
     for length in LENGTHS:
         ids = torch.randint(1000, 30000, (1, length), generator=generator)
         ids[0, 0], ids[0, -1] = 101, 102  # [CLS] ... [SEP]
-        warmup, reps = ctx.reps(5, 60 if length <= 32 else 30)
+        ids_np = ids[0].numpy().astype(np.int32)
+        contenders, checks = {}, {}
         with torch.inference_mode():
             def forward(m=model):
                 return m(input_ids=ids).last_hidden_state[0]
 
-            reference = forward()
-            torch_time = timing.measure(forward, warmup, reps)
-            torch_bf16_time = None
+            reference = forward().numpy()
+            contenders["torch f32"] = (forward, None)
             if bf16_model is not None:
-                torch_bf16_time = timing.measure(lambda: forward(bf16_model), warmup, reps)
+                contenders["torch bf16"] = (lambda: forward(bf16_model), None)
+            for dtype, session in sessions.items():
+                def encode(s=session):
+                    s.set_input("input_ids", ids_np)
+                    s.run()
+
+                session.reset()
+                encode()
+                checks[dtype] = agreement(session.output("last_hidden_state"), reference)
+                contenders[f"normrt {dtype}"] = (encode, session.reset)
+            times = ctx.measure(contenders, warmup=2, reps=60 if length <= 32 else 30)
         shape = (f"S={length} H={c.hidden_size} L={c.num_hidden_layers} "
                  f"heads={c.num_attention_heads} FF={c.intermediate_size}")
-        ids_np = ids[0].numpy().astype(np.int32)
-        for dtype, session in sessions.items():
-            def encode(s=session):
-                s.set_input("input_ids", ids_np)
-                s.run()
-
-            session.reset()
-            encode()
-            diff, scale = agreement(session.output("last_hidden_state"), reference.numpy())
-            row = Row(label, shape, dtype,
-                      normrt=timing.measure(encode, warmup, reps, prepare=session.reset),
-                      torch=torch_time, max_abs_diff=diff, max_abs_ref=scale)
-            if dtype == "bf16":
-                row.torch_bf16 = torch_bf16_time
-            ctx.add(row)
+        ctx.add_rows(label, shape, times, checks)

@@ -46,16 +46,33 @@ class Context:
         os.makedirs(self.workdir, exist_ok=True)
         self.dtypes = args.dtypes
         self.reps_scale = args.reps_scale
-        self.torch_bf16 = not args.no_torch_bf16
+        self.rounds = args.rounds
+        # PyTorch bf16 is timed beside normrt's bf16 rows only.
+        self.torch_bf16 = "bf16" in self.dtypes and not args.no_torch_bf16
         self.rows = []
         self.on_row = None  # callback(row) for progress printing
 
     def path(self, name):
         return os.path.join(self.workdir, name)
 
-    def reps(self, warmup, reps):
-        """The case's budget scaled by --reps-scale (at least 1 warm-up, 3 runs)."""
-        return max(1, round(warmup * self.reps_scale)), max(3, round(reps * self.reps_scale))
+    def measure(self, contenders, warmup, reps):
+        """timing.measure_rounds with the case's budget scaled by --reps-scale
+        (at least 1 warm-up and 1 timed call per round)."""
+        rounds = self.rounds
+        warmup = max(1, round(warmup * self.reps_scale))
+        reps = max(rounds, round(reps * self.reps_scale))
+        return timing.measure_rounds(contenders, warmup, reps, rounds)
+
+    def add_rows(self, arch, shape, times, checks, notes=None):
+        """One row per normrt dtype from measure()'s {"normrt f32", "normrt bf16",
+        "torch f32", "torch bf16"} and checks {dtype: (max|Δ|, max|ref|)}."""
+        for dtype in self.dtypes:
+            diff, scale = checks[dtype]
+            self.add(Row(arch, shape, dtype, normrt=times[f"normrt {dtype}"],
+                         torch=times["torch f32"],
+                         torch_bf16=times.get("torch bf16") if dtype == "bf16" else None,
+                         max_abs_diff=diff, max_abs_ref=scale,
+                         notes=list((notes or {}).get(dtype, []))))
 
     def convert_and_load(self, config, weights, name, dtype, extra=()):
         """normrt-convert → <workdir>/<name>.<dtype>.nrmt, loaded with defaults

@@ -13,8 +13,7 @@ import json
 import numpy as np
 import torch
 
-from torch_bench import timing
-from torch_bench.context import Row, agreement, as_bf16
+from torch_bench.context import agreement, as_bf16
 
 SIZES = dict(vocab_size=32000, hidden_size=1024, intermediate_size=2816, num_hidden_layers=6,
              num_attention_heads=16, num_key_value_heads=4)
@@ -35,6 +34,32 @@ def make_model(generator):
     return config, model
 
 
+def torch_contender(m, prompt, token):
+    """(decode, prefill) for one HF model; prefill refills the cache to POSITION."""
+    state = {}
+
+    def prefill():
+        state["past"] = m(input_ids=prompt, use_cache=True).past_key_values
+
+    def decode():
+        return m(input_ids=token, past_key_values=state["past"], use_cache=True).logits[0]
+
+    return decode, prefill
+
+
+def normrt_contender(session, prompt, token):
+    def prefill():
+        session.reset()
+        session.set_input("input_ids", prompt)
+        session.run()
+
+    def decode():
+        session.set_input("input_ids", token)
+        session.run()
+
+    return decode, prefill
+
+
 def run(ctx):
     from export_torch import save_safetensors
     generator = torch.Generator().manual_seed(3000)
@@ -46,52 +71,24 @@ def run(ctx):
         json.dump(json.loads(config.to_json_string()), f, indent=2, sort_keys=True)
     prompt = torch.randint(0, SIZES["vocab_size"], (1, POSITION), generator=generator)
     token = torch.randint(0, SIZES["vocab_size"], (1, 1), generator=generator)
+    contenders, checks = {}, {}
+    with torch.inference_mode():
+        decode, prefill = contenders["torch f32"] = torch_contender(model, prompt, token)
+        prefill()
+        reference = decode().numpy()
+        if ctx.torch_bf16:
+            contenders["torch bf16"] = torch_contender(as_bf16(model), prompt, token)
+        for dtype in ctx.dtypes:
+            session = ctx.convert_and_load(prefix + ".config.json", prefix + ".safetensors",
+                                           "llama", dtype, ["--max-seq", str(MAX_SEQ)]).session()
+            decode, prefill = contenders[f"normrt {dtype}"] = normrt_contender(
+                session, prompt[0].numpy().astype(np.int32), token[0].numpy().astype(np.int32))
+            prefill()
+            decode()
+            checks[dtype] = agreement(session.output("logits"), reference)
+        times = ctx.measure(contenders, warmup=2, reps=32)
     s = SIZES
     shape = (f"H={s['hidden_size']} L={s['num_hidden_layers']} heads={s['num_attention_heads']}"
              f"/{s['num_key_value_heads']}kv FF={s['intermediate_size']} V={s['vocab_size']} "
              f"pos={POSITION}")
-    warmup, reps = ctx.reps(3, 30)
-
-    def torch_timing(m):
-        state = {}
-
-        def prefill():
-            state["past"] = m(input_ids=prompt, use_cache=True).past_key_values
-
-        def decode():
-            return m(input_ids=token, past_key_values=state["past"], use_cache=True).logits[0]
-
-        prefill()
-        logits = decode()
-        return logits, timing.measure(decode, warmup, reps, prepare=prefill)
-
-    with torch.inference_mode():
-        reference, torch_time = torch_timing(model)
-        torch_bf16_time = None
-        if "bf16" in ctx.dtypes and ctx.torch_bf16:
-            torch_bf16_time = torch_timing(as_bf16(model))[1]
-
-    prompt_np = prompt[0].numpy().astype(np.int32)
-    token_np = token[0].numpy().astype(np.int32)
-    for dtype in ctx.dtypes:
-        session = ctx.convert_and_load(prefix + ".config.json", prefix + ".safetensors", "llama",
-                                       dtype, ["--max-seq", str(MAX_SEQ)]).session()
-
-        def prefill():
-            session.reset()
-            session.set_input("input_ids", prompt_np)
-            session.run()
-
-        def decode():
-            session.set_input("input_ids", token_np)
-            session.run()
-
-        prefill()
-        decode()
-        diff, scale = agreement(session.output("logits"), reference.numpy())
-        row = Row("Llama decoder token (KV cache)", shape, dtype,
-                  normrt=timing.measure(decode, warmup, reps, prepare=prefill), torch=torch_time,
-                  max_abs_diff=diff, max_abs_ref=scale)
-        if dtype == "bf16":
-            row.torch_bf16 = torch_bf16_time
-        ctx.add(row)
+    ctx.add_rows("Llama decoder token (KV cache)", shape, times, checks)

@@ -2,13 +2,12 @@
 from step to step, h [1, H] out. normrt runs the converted model with S = 1
 per run (the state lives in the session); PyTorch calls the cell module with
 the state held in Python, as a decoding loop would."""
-import os
-
 import numpy as np
 import torch
 
-from torch_bench import rnn_models, timing
-from torch_bench.context import Row, agreement, as_bf16
+from export_torch import export  # tools/export_torch.py (on sys.path, see the script)
+from torch_bench import rnn_models
+from torch_bench.context import agreement, as_bf16
 
 D, H = 512, 1024
 P = 1.0 / 16  # pRMSNorm: statistic over 1/16 of each row (the RMSNorm paper's p = 6.25%)
@@ -43,50 +42,40 @@ def run(ctx, variants=VARIANTS):
         rnn_models.randomize(cell, generator)
         name = f"{arch}_{kind}"
         prefix = ctx.path(name)
-        config = rnn_models.rnn_config(arch, kind, D, H, P, CHECK_STEPS)
-        state = rnn_models.OneLayer(cell).state_dict()
-        _export(state, config, prefix)
+        export(rnn_models.OneLayer(cell).state_dict(),
+               rnn_models.rnn_config(arch, kind, D, H, P, CHECK_STEPS), prefix)
         xs = torch.randn(CHECK_STEPS, 1, D, generator=generator)  # unit-scale inputs
+        contenders, checks = {}, {}
+        with torch.inference_mode():
+            torch_f32 = TorchStepper(cell, arch, torch.float32)
+            reference = np.concatenate([torch_f32.step(x).numpy() for x in xs])
+            contenders["torch f32"] = (lambda s=torch_f32, x=xs[0]: s.step(x), None)
+            if ctx.torch_bf16:
+                bf16 = TorchStepper(as_bf16(cell), arch, torch.bfloat16)
+                contenders["torch bf16"] = (lambda s=bf16, x=xs[0].bfloat16(): s.step(x), None)
+            for dtype in ctx.dtypes:
+                session = ctx.convert_and_load(prefix + ".json", prefix + ".safetensors", name,
+                                               dtype).session()
+                checks[dtype] = agreement(np.concatenate(normrt_steps(session, xs)), reference)
+                contenders[f"normrt {dtype}"] = (
+                    lambda s=session, x=np.ascontiguousarray(xs[0].numpy()): normrt_step(s, x),
+                    None)
+            times = ctx.measure(contenders, warmup=10, reps=400)
         arch_label = f"LN-{arch.upper()} step ({LABEL[kind]})" if kind != "none" else \
             f"{arch.upper()} step (plain; torch nn.{arch.upper()}Cell)"
-        shape = f"D={D} H={H}"
-
-        torch_f32 = TorchStepper(cell, arch, torch.float32)
-        with torch.inference_mode():
-            torch_f32.reset()
-            reference = np.concatenate([torch_f32.step(x).numpy() for x in xs])
-            warmup, reps = ctx.reps(50, 400)
-            x0 = xs[0]
-            torch_time = timing.measure(lambda: torch_f32.step(x0), warmup, reps)
-            torch_bf16_time = None
-            if "bf16" in ctx.dtypes and ctx.torch_bf16:
-                stepper = TorchStepper(as_bf16(cell), arch, torch.bfloat16)
-                xb = x0.to(torch.bfloat16)
-                torch_bf16_time = timing.measure(lambda: stepper.step(xb), warmup, reps)
-
-        for dtype in ctx.dtypes:
-            model = ctx.convert_and_load(prefix + ".json", prefix + ".safetensors", name, dtype)
-            session = model.session()
-            outputs = []
-            for x in xs:
-                session.set_input("x", np.ascontiguousarray(x.numpy()))
-                session.run()
-                outputs.append(session.output("h_seq"))
-            diff, scale = agreement(np.concatenate(outputs), reference)
-            x_np = np.ascontiguousarray(xs[0].numpy())
-
-            def normrt_step():
-                session.set_input("x", x_np)
-                session.run()
-
-            row = Row(arch_label, shape, dtype, normrt=timing.measure(normrt_step, warmup, reps),
-                      torch=torch_time, max_abs_diff=diff, max_abs_ref=scale)
-            if dtype == "bf16":
-                row.torch_bf16 = torch_bf16_time
-            ctx.add(row)
+        ctx.add_rows(arch_label, f"D={D} H={H}", times, checks)
 
 
-def _export(state, config, prefix):
-    from export_torch import export  # tools/export_torch.py (on sys.path, see the script)
-    export(state, config, prefix)
-    assert os.path.exists(prefix + ".safetensors")
+def normrt_step(session, x):
+    session.set_input("x", x)
+    session.run()
+
+
+def normrt_steps(session, xs):
+    """h after each of the steps xs, from the zero state."""
+    session.reset()
+    outputs = []
+    for x in xs:
+        normrt_step(session, np.ascontiguousarray(x.numpy()))
+        outputs.append(session.output("h_seq"))
+    return outputs

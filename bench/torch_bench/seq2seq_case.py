@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from export_torch import save_safetensors
-from torch_bench import converter, timing
+from torch_bench import converter
 from torch_bench.context import Row, agreement, as_bf16
 from torch_bench.seq2seq_models import IncrementalDecoder, Seq2Seq
 
@@ -91,53 +91,52 @@ def run(ctx):
     src = torch.randint(0, VOCAB, (1, SOURCE), generator=generator)
     prefix = torch.randint(0, VOCAB, (1, POSITION), generator=generator)
     token = torch.randint(0, VOCAB, (1, 1), generator=generator)
-    warmup, reps = ctx.reps(3, 30)
-    shape = f"E={E} {LAYERS}+{LAYERS} heads={NHEAD} FF={FF} V={VOCAB} src={SOURCE} pos={POSITION}"
-    with torch.inference_mode():
-        variants = torch_variants(model, src, prefix, token)
-        reference = variants["forward"][0]()
-        torch_times, notes = {}, {name: [] for name in variants}
-        for name, (call, prepare) in variants.items():
-            if prepare is not None:
-                prepare()
-            diff, scale = agreement(call().numpy(), reference.numpy())
-            if name != "forward":  # the hand-written decoder is nn.Transformer's model
-                notes[name].append(f"torch {name} vs nn.Transformer.forward: max|Δ| {diff:.1e} "
-                                   f"(max|ref| {scale:.2g})")
-            torch_times[name] = timing.measure(call, warmup, reps, prepare)
-        torch_bf16 = {}
-        if ctx.torch_bf16:
-            model_bf16 = as_bf16(model)
-            for name, (call, prepare) in torch_variants(model_bf16, src, prefix, token).items():
-                torch_bf16[name] = timing.measure(call, warmup, reps, prepare)
-
-    prefix_np = prefix[0].numpy().astype(np.int32)
-    token_np = token[0].numpy().astype(np.int32)
-    src_np = src[0].numpy().astype(np.int32)
     stem = ctx.path("seq2seq")
-    save_safetensors(stem + ".safetensors", {k: v.contiguous() for k, v in model.state_dict().items()})
+    save_safetensors(stem + ".safetensors",
+                     {k: v.contiguous() for k, v in model.state_dict().items()})
     with open(stem + ".json", "w") as f:
         json.dump(normrt_config(), f, indent=2)
-    for dtype in ctx.dtypes:
-        try:
-            session = ctx.convert_and_load(stem + ".json", stem + ".safetensors", "seq2seq",
-                                           dtype).session()
-        except converter.ConvertError as error:
-            for n, name in enumerate(variants):  # PyTorch's figures alone, with the reason
-                reason = [f"normrt: not converted ({error})"] if n == 0 else []
-                ctx.add(Row(LABELS[name], shape, "—", torch=torch_times[name],
-                            torch_bf16=torch_bf16.get(name), notes=reason + notes[name]))
-            return
-        normrt_time, diff, scale = _time_normrt(session, src_np, prefix_np, token_np, reference,
-                                                warmup, reps)
-        for name in variants:
-            ctx.add(Row(LABELS[name], shape, dtype, normrt=normrt_time, torch=torch_times[name],
-                        torch_bf16=torch_bf16.get(name) if dtype == "bf16" else None,
-                        max_abs_diff=diff, max_abs_ref=scale,
-                        notes=notes[name] if dtype == ctx.dtypes[0] else []))
+    contenders, checks, notes = {}, {}, {name: [] for name in LABELS}
+    with torch.inference_mode():
+        variants = torch_variants(model, src, prefix, token)
+        reference = variants["forward"][0]().numpy()
+        for name, (call, prepare) in variants.items():
+            contenders[f"torch f32 {name}"] = (call, prepare)
+            if name != "forward":  # the hand-written decoder is nn.Transformer's model
+                prepare()
+                diff, scale = agreement(call().numpy(), reference)
+                notes[name].append(f"torch {name} vs nn.Transformer.forward: max|Δ| {diff:.1e} "
+                                   f"(max|ref| {scale:.2g})")
+        if ctx.torch_bf16:
+            for name, pair in torch_variants(as_bf16(model), src, prefix, token).items():
+                contenders[f"torch bf16 {name}"] = pair
+        for dtype in ctx.dtypes:
+            try:
+                session = ctx.convert_and_load(stem + ".json", stem + ".safetensors", "seq2seq",
+                                               dtype).session()
+            except converter.ConvertError as error:
+                notes["cached"].append(f"normrt {dtype}: not converted ({error})")
+                continue
+            decode, prefill = contenders[f"normrt {dtype}"] = normrt_contender(
+                session, *(t[0].numpy().astype(np.int32) for t in (src, prefix, token)))
+            prefill()
+            decode()
+            checks[dtype] = agreement(session.output("logits"), reference)
+        times = ctx.measure(contenders, warmup=2, reps=30)
+    shape = f"E={E} {LAYERS}+{LAYERS} heads={NHEAD} FF={FF} V={VOCAB} src={SOURCE} pos={POSITION}"
+    for name, label in LABELS.items():
+        for dtype in [d for d in ctx.dtypes if d in checks] or ["—"]:
+            diff, scale = checks.get(dtype, (None, None))
+            row_notes = notes[name] if dtype in (ctx.dtypes[0], "—") else []
+            ctx.add(Row(label, shape, dtype, normrt=times.get(f"normrt {dtype}"),
+                        torch=times[f"torch f32 {name}"],
+                        torch_bf16=times.get(f"torch bf16 {name}") if dtype != "f32" else None,
+                        max_abs_diff=diff, max_abs_ref=scale, notes=row_notes))
 
 
-def _time_normrt(session, src, prefix, token, reference, warmup, reps):
+def normrt_contender(session, src, prefix, token):
+    """(decode, prefill): prefill feeds the source and the target prefix after
+    a reset; decode feeds the source and one target token."""
     def prefill():
         session.reset()
         session.set_input("src_ids", src)
@@ -149,7 +148,4 @@ def _time_normrt(session, src, prefix, token, reference, warmup, reps):
         session.set_input("tgt_ids", token)
         session.run()
 
-    prefill()
-    decode()
-    diff, scale = agreement(session.output("logits"), reference.numpy())
-    return timing.measure(decode, warmup, reps, prefill), diff, scale
+    return decode, prefill

@@ -1,11 +1,17 @@
 """The one timing protocol both sides go through, so normrt and PyTorch are
-measured the same way: `warmup` untimed calls, then `reps` calls each timed
-alone with perf_counter_ns (a Python-level wall clock, so each side's call
+measured the same way: `warmup` untimed calls, then calls each timed alone
+with perf_counter_ns (a Python-level wall clock, so each side's call
 overhead from Python is included: a few microseconds of ctypes for normrt,
 the module dispatch for PyTorch). `prepare`, if given, runs before every
 call (warm-up and timed) outside the clock: it puts the model back in the
 state the measured call expects (a KV cache filled to position 32, a reset
-encoder session)."""
+encoder session).
+
+On a shared machine the load drifts, so measure_rounds() interleaves the
+contenders (normrt f32, normrt bf16, PyTorch f32, PyTorch bf16) in rounds:
+each round gives every contender its warm-up and then reps/rounds timed
+calls, and a contender's percentiles pool all its rounds. A burst of load
+then hits every side alike instead of whichever ran at that moment."""
 import time
 from dataclasses import dataclass
 
@@ -25,19 +31,25 @@ def percentile(sorted_values, q):
     return sorted_values[int(rank) - 1]
 
 
-def measure(call, warmup, reps, prepare=None):
-    """Times `call()`; returns a Timing of `reps` samples."""
-    for _ in range(warmup):
-        if prepare is not None:
-            prepare()
-        call()
-    samples = []
+def measure_rounds(contenders, warmup, reps, rounds):
+    """contenders: {name: (call, prepare or None)} → {name: Timing}, `reps`
+    samples each (split over `rounds` interleaved blocks, each block after
+    its own `warmup` calls)."""
+    samples = {name: [] for name in contenders}
     clock = time.perf_counter_ns
-    for _ in range(reps):
-        if prepare is not None:
-            prepare()
-        start = clock()
-        call()
-        samples.append(clock() - start)
-    samples.sort()
-    return Timing(percentile(samples, 50) / 1e6, percentile(samples, 90) / 1e6, reps)
+    for r in range(rounds):
+        block = reps // rounds + (1 if r < reps % rounds else 0)
+        for name, (call, prepare) in contenders.items():
+            for n in range(warmup + block):
+                if prepare is not None:
+                    prepare()
+                start = clock()
+                call()
+                if n >= warmup:
+                    samples[name].append(clock() - start)
+    result = {}
+    for name, values in samples.items():
+        values.sort()
+        result[name] = Timing(percentile(values, 50) / 1e6, percentile(values, 90) / 1e6,
+                              len(values))
+    return result
