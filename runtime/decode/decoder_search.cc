@@ -22,15 +22,16 @@ std::string where(size_t step, size_t hypothesis) {
          ": ";
 }
 
-// The last row of the session's logits [rows, V].
+// The last row of the session's logits [rows, V]. (Messages are built on
+// failure only: a step allocates nothing.)
 Expected<const float*> last_logits_row(const Decoder::Impl& d, const Session& session,
-                                       const std::string& context) {
+                                       size_t step, size_t hypothesis) {
   Expected<TensorRef> out = session.output(d.options.logits_output);
-  if (!out) return Status::error(context + out.status().message());
+  if (!out) return Status::error(where(step, hypothesis) + out.status().message());
   if (out->shape.rank != 2 || out->shape[1] != d.vocab || out->shape[0] == 0) {
-    return Status::error(context + "logits '" + d.options.logits_output + "' have " +
-                         std::to_string(out->elements()) + " values, expected rows × V = " +
-                         std::to_string(d.vocab));
+    return Status::error(where(step, hypothesis) + "logits '" + d.options.logits_output +
+                         "' have " + std::to_string(out->elements()) +
+                         " values, expected rows × V = " + std::to_string(d.vocab));
   }
   return out->f32() + (out->shape[0] - 1) * d.vocab;
 }
@@ -65,7 +66,7 @@ Status start(Decoder::Impl& d, const std::vector<int32_t>& prefix, const Decoder
 // Reads each live hypothesis' logits row and its log-softmax normalizer.
 Status read_logits(Decoder::Impl& d, size_t step) {
   for (size_t i = 0; i < d.beam.live; ++i) {
-    Expected<const float*> row = last_logits_row(d, *d.beam.session[i], where(step, i));
+    Expected<const float*> row = last_logits_row(d, *d.beam.session[i], step, i);
     if (!row) return row.status();
     const float* r = *row;
     d.rows[i] = r;
