@@ -1,16 +1,17 @@
-// normrt-run: runs a model file at batch 1 on text, token ids or raw tensors,
-// prints its outputs and, with --repeat, the latency. See run_usage().
+// normrt-run: runs a model file at batch 1 on text, token ids or tensors
+// (.npy or raw), prints its outputs and, with --repeat, the latency; with
+// --generate, decodes after the ids (run_generate.cc). See run_usage().
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "normrt/normrt.hpp"
 #include "tools/run/run_cli.h"
+#include "tools/run/run_generate.h"
+#include "tools/run/run_inputs.h"
 #include "tools/text/wordpiece_tokenizer.h"
 
 namespace normrt::run {
@@ -21,21 +22,23 @@ int fail(const std::string& message) {
   return 1;
 }
 
-Expected<std::vector<char>> read_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status::error(path + ": cannot open");
-  return std::vector<char>((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-}
-
-// The model's token-id input: its only i32 input.
-Expected<std::string> id_input(const Model& model) {
+// The input fed with token ids: --token-input, else the only i32 input that
+// no --input gives.
+Expected<std::string> id_input(const Model& model, const RunOptions& options) {
+  if (!options.token_input.empty()) return options.token_input;
   std::string name;
   for (const TensorInfo& input : model.inputs()) {
     if (input.dtype != "i32") continue;
-    if (!name.empty()) return Status::error("the model has several i32 inputs; use --input");
+    bool given = false;
+    for (const auto& file : options.input_files) given = given || file.first == input.name;
+    if (given) continue;
+    if (!name.empty()) {
+      return Status::error("the model has several i32 inputs ('" + name + "', '" + input.name +
+                           "'); name the token input with --token-input or give the others with --input");
+    }
     name = input.name;
   }
-  if (name.empty()) return Status::error("the model has no i32 (token id) input; use --input");
+  if (name.empty()) return Status::error("the model has no i32 (token id) input left for the ids; use --input");
   return name;
 }
 
@@ -80,7 +83,7 @@ int run(const RunOptions& options) {
 
   // Inputs: they must stay alive while the session runs.
   std::vector<int32_t> ids = options.ids;
-  std::vector<std::vector<char>> files;
+  std::vector<InputData> files;
   std::vector<std::pair<std::string, std::pair<const void*, size_t>>> bindings;
   if (!options.text.empty()) {
     auto encoded = tokenize(options, *model.value());
@@ -88,16 +91,22 @@ int run(const RunOptions& options) {
     ids = std::move(encoded).value();
     std::printf("tokens: %zu\n", ids.size());
   }
-  if (!ids.empty()) {
-    auto name = id_input(*model.value());
-    if (!name) return fail(name.status().message());
-    bindings.push_back({*name, {ids.data(), ids.size() * sizeof(int32_t)}});
-  }
   for (const auto& [name, path] : options.input_files) {
-    auto bytes = read_file(path);
-    if (!bytes) return fail(bytes.status().message());
-    files.push_back(std::move(bytes).value());
-    bindings.push_back({name, {files.back().data(), files.back().size()}});
+    auto data = load_input_file(*model.value(), name, path, options.check_finite);
+    if (!data) return fail(data.status().message());
+    files.push_back(std::move(data).value());
+  }
+  std::string token_input;
+  if (!ids.empty()) {
+    auto name = id_input(*model.value(), options);
+    if (!name) return fail(name.status().message());
+    token_input = *name;
+  }
+  if (options.generate > 0) return generate(options, model.value(), token_input, ids, files);
+
+  if (!ids.empty()) bindings.push_back({token_input, {ids.data(), ids.size() * sizeof(int32_t)}});
+  for (const InputData& file : files) {
+    bindings.push_back({file.name, {file.bytes.data(), file.bytes.size()}});
   }
   auto bind_and_run = [&]() -> Status {
     for (const auto& [name, data] : bindings) {
