@@ -1,0 +1,58 @@
+#pragma once
+// What a handler answers: an HTTP status and a JSON body. Handlers know
+// nothing of the HTTP library, so tests call them in-process.
+//
+// Every error body has one shape:
+//   {"error": {"message": "<what is wrong, naming the input/index/value>",
+//              "code": "<stable machine-readable code>"}}
+#include <chrono>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace normrt::serve {
+
+struct Reply {
+  int status = 200;
+  std::string body;  ///< JSON text
+  /// Seconds a client should wait before retrying (a 503); 0: no header.
+  int retry_after_seconds = 0;
+};
+
+/// An API error: the HTTP status, a stable code and a message for people.
+struct ApiError {
+  int status = 400;
+  std::string code;
+  std::string message;
+};
+
+/// A value or the ApiError that prevented it (Expected<T> with an HTTP status).
+template <class T>
+class ApiResult {
+ public:
+  ApiResult(T value) : state_(std::move(value)) {}         // NOLINT: implicit by design
+  ApiResult(ApiError error) : state_(std::move(error)) {}  // NOLINT: implicit by design
+
+  bool is_ok() const { return state_.index() == 0; }
+  explicit operator bool() const { return is_ok(); }
+  T& value() { return std::get<0>(state_); }
+  const T& value() const { return std::get<0>(state_); }
+  T* operator->() { return &value(); }
+  /// Only meaningful when !is_ok().
+  const ApiError& error() const { return std::get<1>(state_); }
+
+ private:
+  std::variant<T, ApiError> state_;
+};
+
+/// The JSON error body of `error` (invalid UTF-8 in the message is replaced).
+Reply error_reply(const ApiError& error);
+
+/// `text` as a JSON string literal, quotes included (invalid UTF-8 replaced
+/// by U+FFFD, so a client's bytes echoed in a message cannot break the body).
+std::string json_quote(const std::string& text);
+
+/// A duration in milliseconds with 3 decimals ("1.234"), for "latency_ms".
+std::string milliseconds_text(std::chrono::steady_clock::duration elapsed);
+
+}  // namespace normrt::serve

@@ -1,0 +1,99 @@
+// POST /v1/run: {"inputs": {...}, "outputs": ["name", ...]?} →
+// {"outputs": {"name": {"dtype", "shape", "data"}}, "latency_ms": x}.
+// latency_ms is the time of binding the inputs and running the model (what
+// the worker spent), not the request's time on the wire.
+#include <chrono>
+#include <vector>
+
+#include "tools/serve/model_service.h"
+#include "tools/serve/request_json.h"
+#include "tools/serve/tensor_request.h"
+#include "tools/serve/tensor_response.h"
+
+namespace normrt::serve {
+namespace {
+
+using nlohmann::json;
+
+// The outputs to return: all the model's, or the request's "outputs" list.
+ApiResult<std::vector<std::string>> selected_outputs(const json& request, const Model& model) {
+  std::vector<std::string> names;
+  std::string known;
+  for (const TensorInfo& info : model.outputs()) known += (known.empty() ? "" : ", ") + info.name;
+  auto list = request.find("outputs");
+  if (list == request.end()) {
+    for (const TensorInfo& info : model.outputs()) names.push_back(info.name);
+    return names;
+  }
+  if (!list->is_array() || list->empty()) {
+    return ApiError{400, "invalid_request",
+                    "\"outputs\" must be a non-empty array of output names (the model's: " + known +
+                        ")"};
+  }
+  for (const json& name : *list) {
+    bool found = false;
+    for (const TensorInfo& info : model.outputs()) {
+      found = found || (name.is_string() && name.get_ref<const std::string&>() == info.name);
+    }
+    if (!found) {
+      return ApiError{400, "invalid_request",
+                      "\"outputs\": the model has no output " +
+                          name.dump(-1, ' ', false, json::error_handler_t::replace) +
+                          " (its outputs: " + known + ")"};
+    }
+    bool repeated = false;
+    for (const std::string& earlier : names) repeated = repeated || earlier == name.get<std::string>();
+    if (!repeated) names.push_back(name.get<std::string>());
+  }
+  return names;
+}
+
+}  // namespace
+
+Reply ModelService::run(std::string_view body) {
+  ApiResult<json> request = parse_json_object(body);
+  if (!request) return error_reply(request.error());
+  if (auto keys = check_keys(request.value(), {"inputs", "outputs"}, "/v1/run"); !keys) {
+    return error_reply(keys.error());
+  }
+  auto inputs_value = request->find("inputs");
+  if (inputs_value == request->end()) {
+    return error_reply({400, "invalid_request", "/v1/run: missing \"inputs\""});
+  }
+  ApiResult<std::vector<InputTensor>> inputs = decode_inputs(*inputs_value, *model_);
+  if (!inputs) return error_reply(inputs.error());
+  ApiResult<std::vector<std::string>> outputs = selected_outputs(request.value(), *model_);
+  if (!outputs) return error_reply(outputs.error());
+
+  ApiResult<SessionPool::Lease> lease = this->lease();
+  if (!lease) return error_reply(lease.error());
+  Session& session = lease->session();
+  // Stateless per request: a model with state starts every request from zero.
+  if (!model_->states().empty()) session.reset();
+  const auto start = std::chrono::steady_clock::now();
+  for (const InputTensor& input : inputs.value()) {
+    if (Status s = session.set_input(input.name, input.data(), input.bytes()); !s) {
+      return error_reply({400, "invalid_input", s.message()});
+    }
+  }
+  // What is left to fail is data-dependent (a token id outside the
+  // vocabulary, inputs disagreeing on S): the runtime's message says which.
+  if (Status s = session.run(); !s) return error_reply({400, "invalid_input", s.message()});
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+
+  Reply reply;
+  reply.body = "{\"outputs\": {";
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    const std::string& name = outputs.value()[i];
+    Expected<TensorRef> tensor = session.output(name);
+    if (!tensor) return error_reply({500, "internal", tensor.status().message()});
+    reply.body += (i > 0 ? ", " : "") + json_quote(name) + ": ";
+    if (auto error = append_tensor_json(reply.body, name, tensor.value())) {
+      return error_reply(*error);
+    }
+  }
+  reply.body += "}, \"latency_ms\": " + milliseconds_text(elapsed) + "}";
+  return reply;
+}
+
+}  // namespace normrt::serve

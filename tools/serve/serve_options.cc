@@ -1,0 +1,129 @@
+#include "tools/serve/serve_options.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <string_view>
+#include <thread>
+
+namespace normrt::serve {
+namespace {
+
+Expected<size_t> parse_count(std::string_view flag, const std::string& text, size_t min,
+                             size_t max) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-' || value < min || value > max) {
+    return Status::error(std::string(flag) + ": expected an integer in [" + std::to_string(min) +
+                         ", " + std::to_string(max) + "], got '" + text + "'");
+  }
+  return static_cast<size_t>(value);
+}
+
+}  // namespace
+
+const char* serve_usage() {
+  return R"(usage: normrt-serve <model.nrmt> [options]
+
+Serves a normrt model file over HTTP (JSON in, JSON out):
+  GET  /v1/health       liveness and load
+  GET  /v1/model        inputs, outputs, states, metadata
+  POST /v1/run          {"inputs": {"ids": [101, 2023, 102]}}
+                        {"inputs": {"x": {"shape": [2, 4], "data": [...]}}}
+  POST /v1/embeddings   {"input": "text" | ["text", ...]}   (needs --vocab)
+
+options:
+  --host HOST           address to listen on (default 127.0.0.1)
+  --port N              port (default 8080; 0: pick a free one and print it)
+  --workers N           sessions running requests at once (default: CPU threads)
+  --vocab vocab.txt     BERT WordPiece vocabulary: enables /v1/embeddings
+  --cased               with --vocab: keep case and accents
+  --max-body-bytes N    larger request bodies get 413 (default 8388608)
+  --timeout-ms N        socket read/write timeout and longest wait for a
+                        worker before 503 (default 10000)
+  --max-queue N         requests that may wait for a worker; more get 503 (default 64)
+  --http-threads N      connections served at once (default 16)
+  --isa ISA             scalar, avx2, avx512, neon (default: the best this CPU runs)
+  --no-fuse             run unfused (no fusion, no norm folding)
+  --log                 one line per request on stderr
+  --help                this text
+
+Prints "listening on http://HOST:PORT" once ready; stops on SIGINT/SIGTERM
+after finishing the requests in flight.
+
+example:
+  normrt-serve minilm.nrmt --vocab all-MiniLM-L6-v2/vocab.txt --port 8080 &
+  curl -s localhost:8080/v1/embeddings -d '{"input": "This is an example sentence."}'
+
+exit codes: 0 stopped by a signal, 1 the model, vocabulary or address was
+rejected, 2 bad arguments
+)";
+}
+
+Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
+  ServeOptions options;
+  options.service.workers = std::max(1u, std::thread::hardware_concurrency());
+  *help = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      *help = true;
+      return options;
+    }
+    const bool takes_value = arg == "--host" || arg == "--port" || arg == "--workers" ||
+                             arg == "--vocab" || arg == "--max-body-bytes" ||
+                             arg == "--timeout-ms" || arg == "--max-queue" ||
+                             arg == "--http-threads" || arg == "--isa";
+    std::string value;
+    if (takes_value) {
+      if (i + 1 >= argc) return Status::error(std::string(arg) + " needs a value");
+      value = argv[++i];
+    }
+    auto count = [&](size_t min, size_t max) { return parse_count(arg, value, min, max); };
+    Expected<size_t> n = size_t{0};
+    if (arg == "--host") {
+      if (value.empty()) return Status::error("--host: empty address");
+      options.host = value;
+    } else if (arg == "--port") {
+      if (!(n = count(0, 65535))) return n.status();
+      options.port = static_cast<int>(*n);
+    } else if (arg == "--workers") {
+      if (!(n = count(1, 1024))) return n.status();
+      options.service.workers = *n;
+    } else if (arg == "--vocab") {
+      options.vocab = value;
+    } else if (arg == "--max-body-bytes") {
+      if (!(n = count(64, size_t{1} << 32))) return n.status();
+      options.http.max_body_bytes = *n;
+    } else if (arg == "--timeout-ms") {
+      if (!(n = count(1, 3600000))) return n.status();
+      options.http.timeout = options.service.queue_timeout = std::chrono::milliseconds(*n);
+    } else if (arg == "--max-queue") {
+      if (!(n = count(0, 1 << 20))) return n.status();
+      options.service.max_waiting = *n;
+    } else if (arg == "--http-threads") {
+      if (!(n = count(1, 4096))) return n.status();
+      options.http.http_threads = *n;
+    } else if (arg == "--isa") {
+      options.isa = value;
+    } else if (arg == "--cased") {
+      options.keep_case = true;
+    } else if (arg == "--no-fuse") {
+      options.fuse = false;
+    } else if (arg == "--log") {
+      options.http.log = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      return Status::error("unknown option '" + std::string(arg) + "'");
+    } else if (options.model.empty()) {
+      options.model = std::string(arg);
+    } else {
+      return Status::error("unexpected argument '" + std::string(arg) + "' (one model file only)");
+    }
+  }
+  if (options.model.empty()) return Status::error("no model file given");
+  if (options.keep_case && options.vocab.empty()) return Status::error("--cased needs --vocab");
+  return options;
+}
+
+}  // namespace normrt::serve
