@@ -1,0 +1,1 @@
+// Spawning normrt-serve for the load test (being written).

@@ -1,0 +1,1 @@
+// The load test (being written).
