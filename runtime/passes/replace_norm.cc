@@ -1,0 +1,196 @@
+#include "runtime/passes/replace_norm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "runtime/ops/op_norm_attributes.h"
+#include "runtime/ops/op_schemas.h"
+#include "runtime/ops/op_support.h"
+
+namespace normrt {
+namespace {
+
+std::string number(double value) {
+  std::ostringstream text;
+  text.precision(9);
+  text << value;
+  return text.str();
+}
+
+OpType norm_op_type(NormKind kind) {
+  switch (kind) {
+    case NormKind::kLayerNorm:
+      return OpType::kLayerNorm;
+    case NormKind::kRmsNorm:
+      return OpType::kRmsNorm;
+    case NormKind::kRmsNormPartial:
+      return OpType::kPRmsNorm;
+  }
+  return OpType::kCount;
+}
+
+bool known_kind(NormKind kind) { return norm_op_type(kind) != OpType::kCount; }
+
+// How a node normalizes, as far as this pass is concerned.
+enum class NormSite { kNone, kNormOp, kFused, kCell };
+
+NormSite norm_site(const Node& node) {
+  if (norm_op_kind(node.op) != nullptr) return NormSite::kNormOp;
+  if (node.op != OpType::kFusedLinear && node.op != OpType::kLstmCell &&
+      node.op != OpType::kGruCell) {
+    return NormSite::kNone;
+  }
+  const AttributeValue* norm = node.find_attribute("norm");
+  const auto* name = norm != nullptr ? std::get_if<std::string>(norm) : nullptr;
+  // A non-string "norm" is left for validation to reject; "none" normalizes nothing.
+  if (name == nullptr || *name == "none") return NormSite::kNone;
+  return node.op == OpType::kFusedLinear ? NormSite::kFused : NormSite::kCell;
+}
+
+void remove_attribute(std::vector<Attribute>& attributes, const std::string& name) {
+  attributes.erase(std::remove_if(attributes.begin(), attributes.end(),
+                                  [&](const Attribute& a) { return a.name == name; }),
+                   attributes.end());
+}
+
+void set_kind_attributes(std::vector<Attribute>& attributes, const NormReplacement& target,
+                         bool write_norm_name) {
+  auto set = [&](const std::string& name, AttributeValue value) {
+    for (Attribute& a : attributes) {
+      if (a.name == name) {
+        a.value = std::move(value);
+        return;
+      }
+    }
+    attributes.push_back({name, std::move(value)});
+  };
+  if (write_norm_name) set("norm", std::string(norm_kind_attribute_name(target.kind)));
+  if (target.kind == NormKind::kRmsNormPartial) {
+    set("p", target.p);
+  } else {
+    remove_attribute(attributes, "p");
+  }
+}
+
+// ⌊p·n⌋ ≥ 1 for the node's normalized row of n values (the kernel's own count).
+Status check_partial_count(const Graph& graph, const Node& node, const NormReplacement& target) {
+  if (target.kind != NormKind::kRmsNormPartial) return Status::ok();
+  if (node.outputs.empty() || node.outputs[0] == kNoTensor ||
+      node.outputs[0] >= graph.tensors.size()) {
+    return Status::ok();  // a malformed node: graph validation names it
+  }
+  const Shape& shape = graph.tensors[node.outputs[0]].shape;
+  if (shape.empty() || shape.back() < 1) return Status::ok();
+  NormParams params;
+  params.kind = NormKind::kRmsNormPartial;
+  params.partial_fraction = target.p;
+  const auto n = static_cast<size_t>(shape.back());
+  if (norm_stat_count(params, n) == 0) {
+    return node_error(node, "pRMSNorm with p = " + number(target.p) + " over rows of n = " +
+                                std::to_string(n) + " values keeps floor(p·n) = 0 of them " +
+                                "(p must be at least 1/n = " + number(1.0 / double(n)) + ")");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Expected<NormReplacement> norm_replacement(std::string_view kind, double p) {
+  NormReplacement target;
+  target.p = p;
+  if (kind == "layer_norm") {
+    target.kind = NormKind::kLayerNorm;
+  } else if (kind == "rms_norm") {
+    target.kind = NormKind::kRmsNorm;
+  } else if (kind == "prms_norm") {
+    target.kind = NormKind::kRmsNormPartial;
+  } else {
+    return Status::error("unknown norm '" + std::string(kind) +
+                         "': expected layer_norm, rms_norm or prms_norm");
+  }
+  if (target.kind == NormKind::kRmsNormPartial && !(p > 0.0 && p <= 1.0)) {
+    return Status::error("pRMSNorm's p must be in (0, 1], found " + number(p));
+  }
+  if (target.kind != NormKind::kRmsNormPartial) target.p = 1.0;
+  return target;
+}
+
+std::string norm_replacement_label(const NormReplacement& target) {
+  std::string label = norm_kind_attribute_name(target.kind);
+  if (target.kind == NormKind::kRmsNormPartial) label += ":" + number(target.p);
+  return label;
+}
+
+Expected<ReplaceNormReport> replace_norm(Graph& graph, const NormReplacement& target) {
+  if (!known_kind(target.kind)) {
+    return Status::error("replace_norm: unknown norm kind " +
+                         std::to_string(static_cast<int>(target.kind)));
+  }
+  if (target.kind == NormKind::kRmsNormPartial && !(target.p > 0.0 && target.p <= 1.0)) {
+    return Status::error("replace_norm: pRMSNorm's p must be in (0, 1], found " + number(target.p));
+  }
+  // Every check before any change: an error leaves the graph as it was.
+  for (const Node& node : graph.nodes) {
+    if (norm_site(node) == NormSite::kNone) continue;
+    if (Status s = check_partial_count(graph, node, target); !s) {
+      return Status::error("replace_norm to " + norm_replacement_label(target) + ": " +
+                           s.message());
+    }
+  }
+
+  std::vector<Node> original_nodes = graph.nodes;
+  std::vector<Attribute> original_metadata = graph.metadata;
+  std::vector<size_t> rewritten;
+  ReplaceNormReport report;
+  for (size_t index = 0; index < graph.nodes.size(); ++index) {
+    Node& node = graph.nodes[index];
+    const NormSite site = norm_site(node);
+    if (site != NormSite::kNone) rewritten.push_back(index);
+    switch (site) {
+      case NormSite::kNone:
+        continue;
+      case NormSite::kNormOp:
+        node.op = norm_op_type(target.kind);
+        set_kind_attributes(node.attributes, target, /*write_norm_name=*/false);
+        ++report.norm_nodes;
+        break;
+      case NormSite::kFused:
+        set_kind_attributes(node.attributes, target, /*write_norm_name=*/true);
+        ++report.fused_nodes;
+        break;
+      case NormSite::kCell:
+        set_kind_attributes(node.attributes, target, /*write_norm_name=*/true);
+        ++report.recurrent_cells;
+        break;
+    }
+  }
+  if (report.total() == 0) return report;
+  for (const Attribute& entry : graph.metadata) {
+    if (entry.name != "norm") continue;
+    set_kind_attributes(graph.metadata, target, /*write_norm_name=*/true);
+    break;
+  }
+
+  // Each rewritten node against its (new) op's own checks; nothing else
+  // changed. Not graph_validate(): a graph between passes may hold tensors
+  // the fusion orphaned, which only prune_tensors() removes.
+  std::vector<InferredTensor> outputs;
+  for (size_t index : rewritten) {
+    const Node& node = graph.nodes[index];
+    const OpSchema* schema = find_op_schema(node.op);
+    Status valid = schema != nullptr ? schema->infer_shapes(graph, node, outputs)
+                                     : node_error(node, "op not supported by this build");
+    if (!valid) {
+      graph.nodes = std::move(original_nodes);
+      graph.metadata = std::move(original_metadata);
+      return Status::error("replace_norm to " + norm_replacement_label(target) + ": " +
+                           valid.message());
+    }
+  }
+  return report;
+}
+
+}  // namespace normrt
