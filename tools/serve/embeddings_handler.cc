@@ -63,10 +63,13 @@ Expected<text::BertTokenizer> load_tokenizer(const std::string& vocab_path, cons
 
 Status ModelService::check_embedding_model() {
   const auto& inputs = model_->inputs();
-  if (inputs.size() != 1 || inputs[0].dtype != "i32" || inputs[0].shape != std::vector<int64_t>{-1}) {
-    return Status::error("--vocab: /v1/embeddings needs a model with one input, i32 token ids "
-                         "of shape [S]; this model has " + std::to_string(inputs.size()) +
-                         " input(s), the first " + (inputs.empty() ? "absent" : inputs[0].name + " " + inputs[0].dtype));
+  if (inputs.size() != 1 || inputs[0].dtype != "i32" ||
+      inputs[0].shape != std::vector<int64_t>{-1}) {
+    return Status::error(
+        "--vocab: /v1/embeddings needs a model with one input, i32 token ids "
+        "of shape [S]; this model has " +
+        std::to_string(inputs.size()) + " input(s), the first " +
+        (inputs.empty() ? "absent" : inputs[0].name + " " + inputs[0].dtype));
   }
   id_input_ = inputs[0].name;
   bool has_embedding = false;
@@ -75,8 +78,9 @@ Status ModelService::check_embedding_model() {
                                       output.shape.size() == 2 && output.shape[0] == 1);
   }
   if (!has_embedding) {
-    return Status::error("--vocab: /v1/embeddings needs an f32 output 'embedding' of shape "
-                         "[1, H] (convert with normrt-convert --pooling mean)");
+    return Status::error(
+        "--vocab: /v1/embeddings needs an f32 output 'embedding' of shape "
+        "[1, H] (convert with normrt-convert --pooling mean)");
   }
   // The largest id of the vocabulary must be a row of the model's table.
   const text::WordPieceVocab& vocab = tokenizer_->vocab();
@@ -99,8 +103,8 @@ Reply ModelService::embeddings(std::string_view body) {
   }
   ApiResult<json> request = parse_json_object(body);
   if (!request) return error_reply(request.error());
-  auto keys = check_keys(request.value(), {"input", "model", "user", "encoding_format"},
-                         "/v1/embeddings");
+  auto keys =
+      check_keys(request.value(), {"input", "model", "user", "encoding_format"}, "/v1/embeddings");
   if (!keys) return error_reply(keys.error());
   auto format = request->find("encoding_format");
   if (format != request->end() && !(format->is_string() && format->get<std::string>() == "float")) {
@@ -114,8 +118,8 @@ Reply ModelService::embeddings(std::string_view body) {
   for (size_t i = 0; i < texts->size(); ++i) {
     Expected<std::vector<int32_t>> encoded = tokenizer_->encode(texts.value()[i]);
     if (!encoded) {
-      return error_reply(bad_request("input[" + std::to_string(i) + "]: " +
-                                     encoded.status().message()));
+      return error_reply(
+          bad_request("input[" + std::to_string(i) + "]: " + encoded.status().message()));
     }
     tokens += encoded.value().size();
     ids.push_back(std::move(encoded).value());
@@ -130,18 +134,21 @@ Reply ModelService::embeddings(std::string_view body) {
   for (size_t i = 0; i < ids.size(); ++i) {
     Status s = session.set_input(id_input_, ids[i].data(), ids[i].size() * sizeof(int32_t));
     if (s) s = session.run();
-    if (!s) return error_reply({400, "invalid_input", "input[" + std::to_string(i) + "]: " + s.message()});
+    if (!s)
+      return error_reply(
+          {400, "invalid_input", "input[" + std::to_string(i) + "]: " + s.message()});
     Expected<TensorRef> embedding = session.output(kEmbeddingOutput);
     if (!embedding) return error_reply({500, "internal", embedding.status().message()});
     const float* values = embedding->f32();
     if (auto bad = first_non_finite(values, embedding->elements())) {
       return error_reply({422, "non_finite_output",
-                          "input[" + std::to_string(i) + "]: the embedding has a non-finite value at index " +
+                          "input[" + std::to_string(i) +
+                              "]: the embedding has a non-finite value at index " +
                               std::to_string(*bad)});
     }
-    reply.body += std::string(i > 0 ? ", " : "") + "{\"object\": \"embedding\", \"index\": " +
-                  std::to_string(i) + ", \"tokens\": " + std::to_string(ids[i].size()) +
-                  ", \"embedding\": ";
+    reply.body += std::string(i > 0 ? ", " : "") +
+                  "{\"object\": \"embedding\", \"index\": " + std::to_string(i) +
+                  ", \"tokens\": " + std::to_string(ids[i].size()) + ", \"embedding\": ";
     append_f32_array(reply.body, values, embedding->elements());
     reply.body += '}';
   }

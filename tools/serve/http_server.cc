@@ -1,5 +1,6 @@
 #include "tools/serve/http_server.h"
 
+#include <httplib.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -8,8 +9,6 @@
 #include <exception>
 #include <functional>
 #include <vector>
-
-#include <httplib.h>
 
 namespace normrt::serve {
 namespace {
@@ -48,9 +47,9 @@ void write_reply(const Reply& reply, httplib::Response& response) {
 }
 
 ApiError too_large_error(size_t max_body_bytes) {
-  return {413, "payload_too_large", "the request body is larger than the limit of " +
-                                        std::to_string(max_body_bytes) +
-                                        " bytes (--max-body-bytes)"};
+  return {413, "payload_too_large",
+          "the request body is larger than the limit of " + std::to_string(max_body_bytes) +
+              " bytes (--max-body-bytes)"};
 }
 
 // The JSON body for an error httplib produced itself (no handler ran).
@@ -59,16 +58,17 @@ ApiError library_error(const httplib::Request& request, int status, size_t max_b
     case 400:
       return {400, "bad_http_request", "malformed HTTP request"};
     case 404:
-      return {404, "not_found", "no endpoint " + request.method + " " + request.path +
-                                    " (endpoints: " + endpoint_list() + ")"};
+      return {404, "not_found",
+              "no endpoint " + request.method + " " + request.path +
+                  " (endpoints: " + endpoint_list() + ")"};
     case 413:
       return too_large_error(max_body_bytes);
     case 414:
       return {414, "uri_too_long", "the request URI is too long"};
     default:
-      return {status, "http_" + std::to_string(status),
-              "HTTP error " + std::to_string(status) + " for " + request.method + " " +
-                  request.path};
+      return {
+          status, "http_" + std::to_string(status),
+          "HTTP error " + std::to_string(status) + " for " + request.method + " " + request.path};
   }
 }
 
@@ -127,6 +127,9 @@ HttpServer::HttpServer(ModelService& service, const HttpOptions& options)
   server.set_write_timeout(options.timeout);
   server.set_keep_alive_max_count(options.keep_alive_requests);
   server.set_keep_alive_timeout(5);
+  // httplib writes the headers and the body separately: with Nagle's
+  // algorithm and the peer's delayed ACK every reply would wait ~40 ms.
+  server.set_tcp_nodelay(true);
 
   for (const Route& route : routes()) {
     ModelService* target = &service;
@@ -142,10 +145,10 @@ HttpServer::HttpServer(ModelService& service, const HttpOptions& options)
                                           const httplib::Request& request,
                                           httplib::Response& response) {
       response.set_header("Allow", allow);
-      write_reply(error_reply({405, "method_not_allowed", request.method + " " + path +
-                                                              ": method not allowed (use " +
-                                                              method + ")"}),
-                  response);
+      write_reply(
+          error_reply({405, "method_not_allowed",
+                       request.method + " " + path + ": method not allowed (use " + method + ")"}),
+          response);
     };
     if (std::string(route.method) == "GET") {
       server.Get(route.path, run);

@@ -24,12 +24,13 @@ Expected<std::unique_ptr<ModelService>> ModelService::create(
 ApiResult<SessionPool::Lease> ModelService::lease() {
   SessionPool::Lease lease = pool_->acquire(options_.queue_timeout, options_.max_waiting);
   if (lease) return lease;
-  const std::string workers = std::to_string(pool_->size()) + " worker" +
-                              (pool_->size() == 1 ? "" : "s");
+  const std::string workers =
+      std::to_string(pool_->size()) + " worker" + (pool_->size() == 1 ? "" : "s");
   if (lease.refusal() == SessionPool::Refusal::kQueueFull) {
     return ApiError{503, "overloaded",
                     "overloaded: " + std::to_string(options_.max_waiting) +
-                        " requests already wait for the " + workers + " (--max-queue); retry later"};
+                        " requests already wait for the " + workers +
+                        " (--max-queue); retry later"};
   }
   return ApiError{503, "overloaded",
                   "overloaded: none of the " + workers + " became free within " +

@@ -1,7 +1,6 @@
 #include "tools/serve/reply.h"
 
 #include <cstdio>
-
 #include <nlohmann/json.hpp>
 
 namespace normrt::serve {

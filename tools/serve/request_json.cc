@@ -54,8 +54,9 @@ ApiResult<json> parse_json_object(std::string_view body) {
                         "): " + parser.message};
   }
   if (!value.is_object()) {
-    return ApiError{400, "invalid_json",
-                    std::string("the request body must be a JSON object, got ") + value.type_name()};
+    return ApiError{
+        400, "invalid_json",
+        std::string("the request body must be a JSON object, got ") + value.type_name()};
   }
   return value;
 }
@@ -68,9 +69,9 @@ ApiResult<bool> check_keys(const json& object, std::initializer_list<const char*
     if (found) continue;
     std::string list;
     for (const char* key : known) list += std::string(list.empty() ? "" : ", ") + "\"" + key + "\"";
-    return ApiError{400, "invalid_request",
-                    std::string(what) + ": unknown key " + json_quote(item.key()) +
-                        " (known: " + list + ")"};
+    return ApiError{
+        400, "invalid_request",
+        std::string(what) + ": unknown key " + json_quote(item.key()) + " (known: " + list + ")"};
   }
   return true;
 }

@@ -1,9 +1,8 @@
 #pragma once
 // Parsing request bodies as JSON without exceptions.
 #include <initializer_list>
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "tools/serve/reply.h"
 

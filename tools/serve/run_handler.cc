@@ -26,9 +26,9 @@ ApiResult<std::vector<std::string>> selected_outputs(const json& request, const 
     return names;
   }
   if (!list->is_array() || list->empty()) {
-    return ApiError{400, "invalid_request",
-                    "\"outputs\" must be a non-empty array of output names (the model's: " + known +
-                        ")"};
+    return ApiError{
+        400, "invalid_request",
+        "\"outputs\" must be a non-empty array of output names (the model's: " + known + ")"};
   }
   for (const json& name : *list) {
     bool found = false;
@@ -42,7 +42,8 @@ ApiResult<std::vector<std::string>> selected_outputs(const json& request, const 
                           " (its outputs: " + known + ")"};
     }
     bool repeated = false;
-    for (const std::string& earlier : names) repeated = repeated || earlier == name.get<std::string>();
+    for (const std::string& earlier : names)
+      repeated = repeated || earlier == name.get<std::string>();
     if (!repeated) names.push_back(name.get<std::string>());
   }
   return names;

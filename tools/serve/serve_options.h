@@ -12,15 +12,15 @@
 namespace normrt::serve {
 
 struct ServeOptions {
-  std::string model;              ///< the .nrmt file
+  std::string model;  ///< the .nrmt file
   std::string host = "127.0.0.1";
-  int port = 8080;                ///< 0: a free port (printed)
-  std::string vocab;              ///< --vocab: enables /v1/embeddings
-  bool keep_case = false;         ///< --cased
-  std::string isa;                ///< --isa
-  bool fuse = true;               ///< --no-fuse
-  ServiceOptions service;         ///< --workers, --max-queue, --timeout-ms
-  HttpOptions http;               ///< --max-body-bytes, --timeout-ms, --http-threads, --log
+  int port = 8080;         ///< 0: a free port (printed)
+  std::string vocab;       ///< --vocab: enables /v1/embeddings
+  bool keep_case = false;  ///< --cased
+  std::string isa;         ///< --isa
+  bool fuse = true;        ///< --no-fuse
+  ServiceOptions service;  ///< --workers, --max-queue, --timeout-ms
+  HttpOptions http;        ///< --max-body-bytes, --timeout-ms, --http-threads, --log
 };
 
 /// Parses argv; an error names the bad argument. `help` is set for --help.

@@ -32,9 +32,8 @@ SessionPool::Lease SessionPool::acquire(std::chrono::milliseconds wait, size_t m
     if (line_.size() >= max_waiting) return Lease(this, nullptr, Refusal::kQueueFull);
     const uint64_t ticket = next_ticket_++;
     line_.push_back(ticket);
-    const bool got = freed_.wait_for(lock, wait, [&] {
-      return !free_.empty() && line_.front() == ticket;
-    });
+    const bool got =
+        freed_.wait_for(lock, wait, [&] { return !free_.empty() && line_.front() == ticket; });
     // Leave the line (from the front when served, from anywhere on a timeout)
     // and let the next in line look again.
     for (auto it = line_.begin(); it != line_.end(); ++it) {

@@ -3,7 +3,6 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 namespace normrt::serve {
@@ -26,8 +25,8 @@ std::string describe(const json& value) {
 
 bool spells_non_finite(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const char* word : {"nan", "-nan", "+nan", "inf", "-inf", "+inf", "infinity", "-infinity",
-                           "+infinity"}) {
+  for (const char* word :
+       {"nan", "-nan", "+nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity"}) {
     if (text == word) return true;
   }
   return false;
@@ -46,10 +45,12 @@ ApiResult<float> f32_element(const json& value, const std::string& where) {
     return non_finite(where + " is " + describe(value) +
                       ": f32 inputs must be finite numbers (JSON has no NaN or Infinity)");
   } else if (value.is_null()) {
-    return non_finite(where + " is null: f32 inputs must be finite numbers (some encoders "
+    return non_finite(where +
+                      " is null: f32 inputs must be finite numbers (some encoders "
                       "write NaN as null)");
   } else if (value.is_array()) {
-    return invalid(where + " is an array: \"data\" is flat (row-major); give the dimensions "
+    return invalid(where +
+                   " is an array: \"data\" is flat (row-major); give the dimensions "
                    "in \"shape\"");
   } else {
     return invalid(where + " is " + describe(value) + ", expected a number");
@@ -83,7 +84,8 @@ ApiResult<int32_t> i32_element(const json& value, const std::string& where) {
     return static_cast<int32_t>(id);
   }
   if (value.is_array()) {
-    return invalid(where + " is an array: \"data\" is flat (row-major); give the dimensions "
+    return invalid(where +
+                   " is an array: \"data\" is flat (row-major); give the dimensions "
                    "in \"shape\"");
   }
   return invalid(where + " is " + describe(value) + ", expected an integer (i32 token id)");
@@ -110,9 +112,9 @@ ApiResult<std::vector<int64_t>> resolve_shape(const TensorInfo& info, const json
                                    : count == unit;
     if (!fits) {
       const std::string expected =
-          has_sequence ? "S × " + std::to_string(unit) + " values with 1 ≤ S ≤ " +
-                             std::to_string(max_length)
-                       : std::to_string(unit) + " values";
+          has_sequence
+              ? "S × " + std::to_string(unit) + " values with 1 ≤ S ≤ " + std::to_string(max_length)
+              : std::to_string(unit) + " values";
       return invalid(what + ": expected " + expected + ", got " + std::to_string(count));
     }
     for (int64_t dim : info.shape) {
@@ -121,8 +123,8 @@ ApiResult<std::vector<int64_t>> resolve_shape(const TensorInfo& info, const json
     return shape;
   }
   if (!given->is_array() || given->size() != info.shape.size()) {
-    return invalid(what + ": \"shape\" must be an array of " +
-                   std::to_string(info.shape.size()) + " integers, got " + describe(*given) +
+    return invalid(what + ": \"shape\" must be an array of " + std::to_string(info.shape.size()) +
+                   " integers, got " + describe(*given) +
                    (given->is_array() ? " of " + std::to_string(given->size()) : ""));
   }
   int64_t sequence = -1;
@@ -187,8 +189,10 @@ ApiResult<InputTensor> decode_input(const TensorInfo& info, const json& spec, si
     if (data == &spec) return invalid(what + ": missing \"data\"");
   }
   if (!data->is_array()) {
-    return invalid(what + " must be an array of numbers or {\"shape\": [...], \"data\": [...]}, "
-                          "got " + describe(*data));
+    return invalid(what +
+                   " must be an array of numbers or {\"shape\": [...], \"data\": [...]}, "
+                   "got " +
+                   describe(*data));
   }
   ApiResult<std::vector<int64_t>> resolved = resolve_shape(info, shape, data->size(), max_length);
   if (!resolved) return resolved.error();
@@ -198,8 +202,8 @@ ApiResult<InputTensor> decode_input(const TensorInfo& info, const json& spec, si
   tensor.shape = std::move(resolved.value());
   tensor.is_i32 = info.dtype == "i32";
   if (!tensor.is_i32 && info.dtype != "f32") {
-    return ApiError{400, "unsupported_input", what + " has dtype " + info.dtype +
-                                                  ", which requests cannot carry"};
+    return ApiError{400, "unsupported_input",
+                    what + " has dtype " + info.dtype + ", which requests cannot carry"};
   }
   (tensor.is_i32 ? tensor.i32.reserve(data->size()) : tensor.f32.reserve(data->size()));
   for (size_t i = 0; i < data->size(); ++i) {

@@ -22,10 +22,9 @@
 // Memory: each input's buffer has exactly the data's length (already in the
 // request body); nothing is sized from a number in the request.
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "normrt/normrt.hpp"
 #include "tools/serve/reply.h"
@@ -41,7 +40,9 @@ struct InputTensor {
   std::vector<int64_t> shape;  ///< resolved (S substituted)
 
   const void* data() const { return is_i32 ? static_cast<const void*>(i32.data()) : f32.data(); }
-  size_t bytes() const { return is_i32 ? i32.size() * sizeof(int32_t) : f32.size() * sizeof(float); }
+  size_t bytes() const {
+    return is_i32 ? i32.size() * sizeof(int32_t) : f32.size() * sizeof(float);
+  }
 };
 
 /// Decodes `inputs` (the request's "inputs" value) for `model`, in the order

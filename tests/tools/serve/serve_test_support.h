@@ -4,10 +4,9 @@
 // and helpers to read JSON replies and compare floats exactly.
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "normrt/normrt.hpp"
 #include "tools/serve/reply.h"

@@ -28,8 +28,8 @@ void check_item(const nlohmann::json& item, size_t index, const std::vector<int3
   CHECK(item["object"] == "embedding");
   CHECK(item["index"] == index);
   CHECK(item["tokens"] == ids.size());
-  const std::vector<float> want = direct_run(tiny_bert("mean"), {{"input_ids", bytes_of(ids)}},
-                                             "embedding");
+  const std::vector<float> want =
+      direct_run(tiny_bert("mean"), {{"input_ids", bytes_of(ids)}}, "embedding");
   check_same_floats(floats_of(item["embedding"]), want.data(), want.size(),
                     "embedding " + std::to_string(index));
 }
@@ -40,11 +40,11 @@ TEST_CASE("embeddings: one text → [CLS] pieces [SEP], embedded as a direct run
     std::string text;
     std::vector<int32_t> ids;
   };
-  for (const Case& c : {Case{"the cat sat", {2, 5, 6, 7, 3}},
-                        Case{"The CATS, sat.", {2, 5, 6, 14, 15, 7, 16, 3}},  // lowercased, ##s
-                        Case{"zebra", {2, 1, 3}},                               // [UNK]
-                        Case{"", {2, 3}},
-                        Case{"Ålpha  béta\tgamma", {2, 10, 11, 12, 3}}}) {  // accents stripped
+  for (const Case& c :
+       {Case{"the cat sat", {2, 5, 6, 7, 3}},
+        Case{"The CATS, sat.", {2, 5, 6, 14, 15, 7, 16, 3}},                  // lowercased, ##s
+        Case{"zebra", {2, 1, 3}},                                             // [UNK]
+        Case{"", {2, 3}}, Case{"Ålpha  béta\tgamma", {2, 10, 11, 12, 3}}}) {  // accents stripped
     INFO("text: " << c.text);
     serve::Reply reply = service->embeddings("{\"input\": " + nlohmann::json(c.text).dump() + "}");
     INFO("body: " << reply.body.substr(0, 300));
@@ -93,9 +93,11 @@ TEST_CASE("embeddings errors: input shapes, keys and limits") {
   };
   for (const Case& c : {
            Case{"{}", "invalid_request", "missing \"input\""},
-           Case{"{\"input\": []}", "invalid_request", "non-empty array of strings, got array (empty)"},
+           Case{"{\"input\": []}", "invalid_request",
+                "non-empty array of strings, got array (empty)"},
            Case{"{\"input\": 5}", "invalid_request", "got number"},
-           Case{"{\"input\": [\"a\", 5]}", "invalid_request", "input[1] is number, expected a string"},
+           Case{"{\"input\": [\"a\", 5]}", "invalid_request",
+                "input[1] is number, expected a string"},
            Case{"{\"input\": [[1, 2]]}", "invalid_request", "token arrays are not accepted"},
            Case{"{\"input\": [\"a\", \"b\", \"c\", \"d\"]}", "invalid_request",
                 "has 4 texts, at most 3 per request"},

@@ -3,11 +3,10 @@
 // never sends). Every error must come back as the JSON error body.
 #include <arpa/inet.h>
 #include <doctest/doctest.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <httplib.h>
 
 #include <chrono>
 #include <thread>
@@ -110,11 +109,11 @@ TEST_CASE("http: routes answer JSON; a run over HTTP equals a direct run bit for
     serve::Reply run = client_reply(client.Post("/v1/run", kGoodRun, type));
     INFO(run.body);
     REQUIRE(run.status == 200);
-    const std::vector<float> want = direct_run(
-        m.model,
-        {{"x", bytes_of(std::vector<float>{1, 2, 3, 4, 5})},
-         {"shift", bytes_of(std::vector<float>{0.5f, 0, -1})}},
-        "y");
+    const std::vector<float> want =
+        direct_run(m.model,
+                   {{"x", bytes_of(std::vector<float>{1, 2, 3, 4, 5})},
+                    {"shift", bytes_of(std::vector<float>{0.5f, 0, -1})}},
+                   "y");
     check_same_floats(floats_of(parse_body(run.body)["outputs"]["y"]["data"]), want.data(),
                       want.size(), "y over HTTP");
   }
@@ -130,8 +129,8 @@ TEST_CASE("http: unknown paths 404, wrong methods 405 with Allow, OPTIONS 204") 
   check_error(client_reply(client.Get("/v2/run")), 404, "not_found",
               "no endpoint GET /v2/run (endpoints: GET /v1/health, GET /v1/model, POST /v1/run, "
               "POST /v1/embeddings)");
-  check_error(client_reply(client.Post("/v1/runs", kGoodRun, "application/json")), 404,
-              "not_found", "POST /v1/runs");
+  check_error(client_reply(client.Post("/v1/runs", kGoodRun, "application/json")), 404, "not_found",
+              "POST /v1/runs");
 
   auto get_run = client.Get("/v1/run");
   check_error(client_reply(get_run), 405, "method_not_allowed", "GET /v1/run: method not allowed");
@@ -159,8 +158,7 @@ TEST_CASE("http: bodies over --max-body-bytes are 413, with Content-Length or ch
               "payload_too_large", "larger than the limit of 1000 bytes (--max-body-bytes)");
 
   // httplib 0.11 does not limit chunked bodies itself: the server must.
-  std::string chunked =
-      "POST /v1/run HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+  std::string chunked = "POST /v1/run HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
   for (int i = 0; i < 4; ++i) {
     const std::string chunk(400, ' ');
     char size[16];
@@ -186,8 +184,8 @@ TEST_CASE("http: malformed requests, empty and multipart bodies get JSON errors"
               "malformed HTTP request");
   check_error(raw_reply(raw_exchange(server.port(), "FOO /v1/run HTTP/1.1\r\nHost: x\r\n\r\n")),
               400, "bad_http_request", "malformed");
-  check_error(raw_reply(raw_exchange(server.port(),
-                                     "POST /v1/run HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")),
+  check_error(raw_reply(raw_exchange(
+                  server.port(), "POST /v1/run HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")),
               400, "invalid_json", "the request body is empty");
   httplib::Client client = server.client();
   httplib::MultipartFormDataItems items = {{"inputs", "{}", "", "application/json"}};

@@ -25,10 +25,10 @@ TEST_CASE("model_info: inputs, outputs, states, typed metadata, workers") {
   CHECK(info["workers"] == 3);
   CHECK(info["max_sequence_length"] == 16);
   CHECK(info["isa"].is_string());
-  CHECK(info["inputs"] == nlohmann::json::parse(
-                              R"([{"name": "input_ids", "dtype": "i32", "shape": [-1]}])"));
-  CHECK(info["outputs"] == nlohmann::json::parse(
-                               R"([{"name": "embedding", "dtype": "f32", "shape": [1, 32]}])"));
+  CHECK(info["inputs"] ==
+        nlohmann::json::parse(R"([{"name": "input_ids", "dtype": "i32", "shape": [-1]}])"));
+  CHECK(info["outputs"] ==
+        nlohmann::json::parse(R"([{"name": "embedding", "dtype": "f32", "shape": [1, 32]}])"));
   CHECK(info["states"].empty());
   CHECK(info["metadata"]["architecture"] == "bert_encoder");
   CHECK(info["metadata"]["eps"].is_number_float());  // typed, not text
@@ -47,7 +47,8 @@ TEST_CASE("health: workers, busy and waiting") {
   auto service = serve::ModelService::create(linear_model().model, options);
   REQUIRE(service.is_ok());
   nlohmann::json idle = parse_body(service.value()->health().body);
-  CHECK(idle == nlohmann::json::parse(R"({"status": "ok", "workers": 2, "busy": 0, "waiting": 0})"));
+  CHECK(idle ==
+        nlohmann::json::parse(R"({"status": "ok", "workers": 2, "busy": 0, "waiting": 0})"));
   auto held = service.value()->pool().acquire(std::chrono::milliseconds(0), 0);
   CHECK(parse_body(service.value()->health().body)["busy"] == 1);
 }

@@ -37,37 +37,42 @@ const std::string kShift = R"("shift": [0, 0, 0])";
 
 TEST_CASE("run errors: the body is not a JSON object") {
   auto service = service_for(linear_model().model);
-  check_cases(*service, {
-      {"", 400, "invalid_json", "empty"},
-      {"{\"inputs\": ", 400, "invalid_json", "byte 12): syntax error while parsing value - unexpected end of input"},
-      {"{\"inputs\": {\"x\": [1, 2,]}}", 400, "invalid_json", "not valid JSON"},
-      {"[1, 2, 3]", 400, "invalid_json", "must be a JSON object, got array"},
-      {"\"text\"", 400, "invalid_json", "got string"},
-      {"{\"inputs\": {\"x\": [NaN]}}", 400, "invalid_json", "not valid JSON"},
-      {"{\"inputs\": {\"x\": [Infinity]}}", 400, "invalid_json", "not valid JSON"},
-      {std::string("{\"a\": \"\xff\xfe\"}"), 400, "invalid_json", "not valid JSON"},  // bad UTF-8
-      {"{} trailing", 400, "invalid_json", "not valid JSON"},
-  });
+  check_cases(*service,
+              {
+                  {"", 400, "invalid_json", "empty"},
+                  {"{\"inputs\": ", 400, "invalid_json",
+                   "byte 12): syntax error while parsing value - unexpected end of input"},
+                  {"{\"inputs\": {\"x\": [1, 2,]}}", 400, "invalid_json", "not valid JSON"},
+                  {"[1, 2, 3]", 400, "invalid_json", "must be a JSON object, got array"},
+                  {"\"text\"", 400, "invalid_json", "got string"},
+                  {"{\"inputs\": {\"x\": [NaN]}}", 400, "invalid_json", "not valid JSON"},
+                  {"{\"inputs\": {\"x\": [Infinity]}}", 400, "invalid_json", "not valid JSON"},
+                  {std::string("{\"a\": \"\xff\xfe\"}"), 400, "invalid_json",
+                   "not valid JSON"},  // bad UTF-8
+                  {"{} trailing", 400, "invalid_json", "not valid JSON"},
+              });
 }
 
 TEST_CASE("run errors: request keys and the inputs object") {
   auto service = service_for(linear_model().model);
-  check_cases(*service, {
-      {"{}", 400, "invalid_request", "missing \"inputs\""},
-      {"{\"inputs\": {}, \"input\": 1}", 400, "invalid_request", "unknown key \"input\""},
-      {"{\"inputs\": [1, 2]}", 400, "invalid_input", "\"inputs\" must be an object"},
-      {"{\"inputs\": {\"x\": [1, 2, 3, 4, 5]}}", 400, "invalid_input", "missing input 'shift'"},
-      {"{\"inputs\": {\"x\": [1, 2, 3, 4, 5], " + kShift + ", \"xx\": [1]}}", 400,
-       "invalid_input", "no input \"xx\" (its inputs: x f32 [S, 5], shift f32 [3])"},
-      {"{\"inputs\": {\"x\": 5, " + kShift + "}}", 400, "invalid_input",
-       "input 'x' must be an array of numbers"},
-      {"{\"inputs\": {\"x\": {\"shape\": [1, 5]}, " + kShift + "}}", 400, "invalid_input",
-       "input 'x': missing \"data\""},
-      {"{\"inputs\": {\"x\": {\"data\": [1, 2, 3, 4, 5], \"scale\": 2}, " + kShift + "}}", 400,
-       "invalid_input", "unknown key \"scale\""},
-      {"{\"inputs\": {\"x\": {\"data\": [1, 2, 3, 4, 5], \"dtype\": \"i32\"}, " + kShift + "}}",
-       400, "invalid_input", "\"dtype\" is the string \"i32\", the model's is \"f32\""},
-  });
+  check_cases(
+      *service,
+      {
+          {"{}", 400, "invalid_request", "missing \"inputs\""},
+          {"{\"inputs\": {}, \"input\": 1}", 400, "invalid_request", "unknown key \"input\""},
+          {"{\"inputs\": [1, 2]}", 400, "invalid_input", "\"inputs\" must be an object"},
+          {"{\"inputs\": {\"x\": [1, 2, 3, 4, 5]}}", 400, "invalid_input", "missing input 'shift'"},
+          {"{\"inputs\": {\"x\": [1, 2, 3, 4, 5], " + kShift + ", \"xx\": [1]}}", 400,
+           "invalid_input", "no input \"xx\" (its inputs: x f32 [S, 5], shift f32 [3])"},
+          {"{\"inputs\": {\"x\": 5, " + kShift + "}}", 400, "invalid_input",
+           "input 'x' must be an array of numbers"},
+          {"{\"inputs\": {\"x\": {\"shape\": [1, 5]}, " + kShift + "}}", 400, "invalid_input",
+           "input 'x': missing \"data\""},
+          {"{\"inputs\": {\"x\": {\"data\": [1, 2, 3, 4, 5], \"scale\": 2}, " + kShift + "}}", 400,
+           "invalid_input", "unknown key \"scale\""},
+          {"{\"inputs\": {\"x\": {\"data\": [1, 2, 3, 4, 5], \"dtype\": \"i32\"}, " + kShift + "}}",
+           400, "invalid_input", "\"dtype\" is the string \"i32\", the model's is \"f32\""},
+      });
 }
 
 TEST_CASE("run errors: counts and shapes against the model's [S, 5] with S ≤ 8") {
@@ -75,36 +80,38 @@ TEST_CASE("run errors: counts and shapes against the model's [S, 5] with S ≤ 8
   std::string x45 = "[";
   for (int i = 0; i < 45; ++i) x45 += (i ? ",0" : "0");
   x45 += "]";
-  check_cases(*service, {
-      {"{\"inputs\": {\"x\": [1, 2, 3, 4], " + kShift + "}}", 400, "invalid_input",
-       "input 'x' [S, 5]: expected S × 5 values with 1 ≤ S ≤ 8, got 4"},
-      {"{\"inputs\": {\"x\": [], " + kShift + "}}", 400, "invalid_input", "got 0"},
-      {"{\"inputs\": {\"x\": " + x45 + ", " + kShift + "}}", 400, "invalid_input", "got 45"},
-      {"{\"inputs\": {\"x\": [1, 2, 3, 4, 5], \"shift\": [0, 0]}}", 400, "invalid_input",
-       "input 'shift' [3]: expected 3 values, got 2"},
-      {"{\"inputs\": {\"x\": {\"shape\": [5], \"data\": [1, 2, 3, 4, 5]}, " + kShift + "}}", 400,
-       "invalid_input", "\"shape\" must be an array of 2 integers, got an array of 1"},
-      {"{\"inputs\": {\"x\": {\"shape\": [1, 4], \"data\": [1, 2, 3, 4]}, " + kShift + "}}", 400,
-       "invalid_input", "shape[1] = 4, expected 5"},
-      {"{\"inputs\": {\"x\": {\"shape\": [2, 5], \"data\": [1, 2, 3, 4, 5]}, " + kShift + "}}",
-       400, "invalid_input", "\"shape\" [2, 5] needs 10 values, \"data\" has 5"},
-      {"{\"inputs\": {\"x\": [1, 2, 3, 4, 5], \"shift\": {\"shape\": "
-       "[2147483648], \"data\": [1, 2, 3]}}}",
-       400, "invalid_input", "shape[0] = 2147483648, expected 3"},
-      {"{\"inputs\": {\"x\": {\"shape\": [9, 5], \"data\": [1]}, " + kShift + "}}", 400,
-       "invalid_input", "shape[0] = S = 9, expected 1 ≤ S ≤ 8"},
-      {"{\"inputs\": {\"x\": {\"shape\": [0, 5], \"data\": []}, " + kShift + "}}", 400,
-       "invalid_input", "shape[0] = S = 0"},
-      {"{\"inputs\": {\"x\": {\"shape\": [-1, 5], \"data\": [1]}, " + kShift + "}}", 400,
-       "invalid_input", "shape[0] is -1, expected an integer in [0, 2^31]"},
-      {"{\"inputs\": {\"x\": {\"shape\": [1.5, 5], \"data\": [1]}, " + kShift + "}}", 400,
-       "invalid_input", "shape[0] is 1.5"},
-      {"{\"inputs\": {\"x\": {\"shape\": [1, 5], \"data\": [1, 2, 3, 4, 5]}, \"shift\": "
-       "{\"shape\": [4294967296], \"data\": [1, 2, 3]}}}",
-       400, "invalid_input", "shape[0] is 4294967296"},
-      {"{\"inputs\": {\"x\": {\"shape\": \"1x5\", \"data\": [1]}, " + kShift + "}}", 400,
-       "invalid_input", "got the string \"1x5\""},
-  });
+  check_cases(
+      *service,
+      {
+          {"{\"inputs\": {\"x\": [1, 2, 3, 4], " + kShift + "}}", 400, "invalid_input",
+           "input 'x' [S, 5]: expected S × 5 values with 1 ≤ S ≤ 8, got 4"},
+          {"{\"inputs\": {\"x\": [], " + kShift + "}}", 400, "invalid_input", "got 0"},
+          {"{\"inputs\": {\"x\": " + x45 + ", " + kShift + "}}", 400, "invalid_input", "got 45"},
+          {"{\"inputs\": {\"x\": [1, 2, 3, 4, 5], \"shift\": [0, 0]}}", 400, "invalid_input",
+           "input 'shift' [3]: expected 3 values, got 2"},
+          {"{\"inputs\": {\"x\": {\"shape\": [5], \"data\": [1, 2, 3, 4, 5]}, " + kShift + "}}",
+           400, "invalid_input", "\"shape\" must be an array of 2 integers, got an array of 1"},
+          {"{\"inputs\": {\"x\": {\"shape\": [1, 4], \"data\": [1, 2, 3, 4]}, " + kShift + "}}",
+           400, "invalid_input", "shape[1] = 4, expected 5"},
+          {"{\"inputs\": {\"x\": {\"shape\": [2, 5], \"data\": [1, 2, 3, 4, 5]}, " + kShift + "}}",
+           400, "invalid_input", "\"shape\" [2, 5] needs 10 values, \"data\" has 5"},
+          {"{\"inputs\": {\"x\": [1, 2, 3, 4, 5], \"shift\": {\"shape\": "
+           "[2147483648], \"data\": [1, 2, 3]}}}",
+           400, "invalid_input", "shape[0] = 2147483648, expected 3"},
+          {"{\"inputs\": {\"x\": {\"shape\": [9, 5], \"data\": [1]}, " + kShift + "}}", 400,
+           "invalid_input", "shape[0] = S = 9, expected 1 ≤ S ≤ 8"},
+          {"{\"inputs\": {\"x\": {\"shape\": [0, 5], \"data\": []}, " + kShift + "}}", 400,
+           "invalid_input", "shape[0] = S = 0"},
+          {"{\"inputs\": {\"x\": {\"shape\": [-1, 5], \"data\": [1]}, " + kShift + "}}", 400,
+           "invalid_input", "shape[0] is -1, expected an integer in [0, 2^31]"},
+          {"{\"inputs\": {\"x\": {\"shape\": [1.5, 5], \"data\": [1]}, " + kShift + "}}", 400,
+           "invalid_input", "shape[0] is 1.5"},
+          {"{\"inputs\": {\"x\": {\"shape\": [1, 5], \"data\": [1, 2, 3, 4, 5]}, \"shift\": "
+           "{\"shape\": [4294967296], \"data\": [1, 2, 3]}}}",
+           400, "invalid_input", "shape[0] is 4294967296"},
+          {"{\"inputs\": {\"x\": {\"shape\": \"1x5\", \"data\": [1]}, " + kShift + "}}", 400,
+           "invalid_input", "got the string \"1x5\""},
+      });
 }
 
 TEST_CASE("run errors: f32 data must be finite numbers (NaN, Infinity, null, overflow)") {
@@ -112,22 +119,24 @@ TEST_CASE("run errors: f32 data must be finite numbers (NaN, Infinity, null, ove
   auto x_with = [&](const std::string& third) {
     return "{\"inputs\": {\"x\": [1, 2, " + third + ", 4, 5], " + kShift + "}}";
   };
-  check_cases(*service, {
-      {x_with("\"NaN\""), 400, "non_finite_input",
-       "input 'x': data[2] is the string \"NaN\": f32 inputs must be finite numbers"},
-      {x_with("\"nan\""), 400, "non_finite_input", "data[2]"},
-      {x_with("\"Infinity\""), 400, "non_finite_input", "JSON has no NaN or Infinity"},
-      {x_with("\"-inf\""), 400, "non_finite_input", "\"-inf\""},
-      {x_with("null"), 400, "non_finite_input", "data[2] is null"},
-      {x_with("1e39"), 400, "non_finite_input", "outside the f32 range"},
-      {x_with("-3.5e38"), 400, "non_finite_input", "outside the f32 range"},
-      {x_with("1e999"), 400, "invalid_json", "number overflow parsing '1e999'"},
-      {x_with("3.4028236e38"), 400, "non_finite_input", "outside the f32 range"},
-      {x_with("\"3\""), 400, "invalid_input", "data[2] is the string \"3\", expected a number"},
-      {x_with("true"), 400, "invalid_input", "data[2] is true, expected a number"},
-      {x_with("[3]"), 400, "invalid_input", "data[2] is an array: \"data\" is flat"},
-      {x_with("{}"), 400, "invalid_input", "data[2] is an object"},
-  });
+  check_cases(
+      *service,
+      {
+          {x_with("\"NaN\""), 400, "non_finite_input",
+           "input 'x': data[2] is the string \"NaN\": f32 inputs must be finite numbers"},
+          {x_with("\"nan\""), 400, "non_finite_input", "data[2]"},
+          {x_with("\"Infinity\""), 400, "non_finite_input", "JSON has no NaN or Infinity"},
+          {x_with("\"-inf\""), 400, "non_finite_input", "\"-inf\""},
+          {x_with("null"), 400, "non_finite_input", "data[2] is null"},
+          {x_with("1e39"), 400, "non_finite_input", "outside the f32 range"},
+          {x_with("-3.5e38"), 400, "non_finite_input", "outside the f32 range"},
+          {x_with("1e999"), 400, "invalid_json", "number overflow parsing '1e999'"},
+          {x_with("3.4028236e38"), 400, "non_finite_input", "outside the f32 range"},
+          {x_with("\"3\""), 400, "invalid_input", "data[2] is the string \"3\", expected a number"},
+          {x_with("true"), 400, "invalid_input", "data[2] is true, expected a number"},
+          {x_with("[3]"), 400, "invalid_input", "data[2] is an array: \"data\" is flat"},
+          {x_with("{}"), 400, "invalid_input", "data[2] is an object"},
+      });
   // FLT_MAX as usually printed (3.4028235e38 > FLT_MAX, but it rounds to
   // FLT_MAX) and the smallest subnormal pass.
   serve::Reply max = service->run(x_with("3.4028235e38"));
@@ -145,22 +154,27 @@ TEST_CASE("run errors: an output overflowing f32 is a 422, not a null in the JSO
 
 TEST_CASE("run errors: token ids must be i32 integers inside the vocabulary") {
   auto service = service_for(tiny_bert("mean"));
-  auto ids = [](const std::string& list) { return "{\"inputs\": {\"input_ids\": [" + list + "]}}"; };
-  check_cases(*service, {
-      // The runtime's Embedding names the index, the id and V.
-      {ids("1, 2, 64"), 400, "invalid_input", "ids[2] = 64 is out of range for table"},
-      {ids("1, 2, 64"), 400, "invalid_input", "V = 64"},
-      {ids("-1"), 400, "invalid_input", "ids[0] = -1 is out of range"},
-      {ids("2147483647"), 400, "invalid_input", "ids[0] = 2147483647 is out of range"},
-      {ids("2147483648"), 400, "invalid_input", "data[0] = 2147483648 is outside the i32 range"},
-      {ids("-2147483649"), 400, "invalid_input", "data[0] = -2147483649 is outside the i32 range"},
-      {ids("1, 2.5"), 400, "invalid_input", "data[1] is 2.5, expected an integer"},
-      {ids("3.0"), 400, "invalid_input", "data[0] is 3.0, expected an integer"},
-      {ids("\"7\""), 400, "invalid_input", "data[0] is the string \"7\""},
-      {ids("null"), 400, "invalid_input", "data[0] is null"},
-      {ids("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"), 400, "invalid_input",
-       "1 ≤ S ≤ 16, got 17"},
-  });
+  auto ids = [](const std::string& list) {
+    return "{\"inputs\": {\"input_ids\": [" + list + "]}}";
+  };
+  check_cases(*service,
+              {
+                  // The runtime's Embedding names the index, the id and V.
+                  {ids("1, 2, 64"), 400, "invalid_input", "ids[2] = 64 is out of range for table"},
+                  {ids("1, 2, 64"), 400, "invalid_input", "V = 64"},
+                  {ids("-1"), 400, "invalid_input", "ids[0] = -1 is out of range"},
+                  {ids("2147483647"), 400, "invalid_input", "ids[0] = 2147483647 is out of range"},
+                  {ids("2147483648"), 400, "invalid_input",
+                   "data[0] = 2147483648 is outside the i32 range"},
+                  {ids("-2147483649"), 400, "invalid_input",
+                   "data[0] = -2147483649 is outside the i32 range"},
+                  {ids("1, 2.5"), 400, "invalid_input", "data[1] is 2.5, expected an integer"},
+                  {ids("3.0"), 400, "invalid_input", "data[0] is 3.0, expected an integer"},
+                  {ids("\"7\""), 400, "invalid_input", "data[0] is the string \"7\""},
+                  {ids("null"), 400, "invalid_input", "data[0] is null"},
+                  {ids("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"), 400, "invalid_input",
+                   "1 ≤ S ≤ 16, got 17"},
+              });
   // A good request after the failed runs: the sessions are still usable.
   serve::Reply reply = service->run(ids("2, 5, 3"));
   CHECK_MESSAGE(reply.status == 200, reply.body);
@@ -169,13 +183,15 @@ TEST_CASE("run errors: token ids must be i32 integers inside the vocabulary") {
 TEST_CASE("run errors: \"outputs\" must name the model's outputs") {
   auto service = service_for(linear_model().model);
   const std::string inputs = "\"inputs\": {\"x\": [1, 2, 3, 4, 5], " + kShift + "}";
-  check_cases(*service, {
-      {"{" + inputs + ", \"outputs\": [\"w\"]}", 400, "invalid_request",
-       "no output \"w\" (its outputs: y, z)"},
-      {"{" + inputs + ", \"outputs\": []}", 400, "invalid_request", "non-empty array"},
-      {"{" + inputs + ", \"outputs\": \"y\"}", 400, "invalid_request", "non-empty array"},
-      {"{" + inputs + ", \"outputs\": [1]}", 400, "invalid_request", "no output 1"},
-  });
+  check_cases(
+      *service,
+      {
+          {"{" + inputs + ", \"outputs\": [\"w\"]}", 400, "invalid_request",
+           "no output \"w\" (its outputs: y, z)"},
+          {"{" + inputs + ", \"outputs\": []}", 400, "invalid_request", "non-empty array"},
+          {"{" + inputs + ", \"outputs\": \"y\"}", 400, "invalid_request", "non-empty array"},
+          {"{" + inputs + ", \"outputs\": [1]}", 400, "invalid_request", "no output 1"},
+      });
 }
 
 TEST_CASE("run errors: deeply nested JSON is refused without exhausting the stack") {

@@ -69,9 +69,9 @@ TEST_CASE("run: a linear model's y and z match a double-precision loop for S = 1
       for (size_t i = 0; i < want.size(); ++i) {
         // |Σ x·w| ≤ 5 · 1.5 · 0.75 plus biases: f32 rounding stays below 1e-5.
         const double tolerance = 1e-5;
-        CHECK_MESSAGE(std::fabs(got_y[i] - want[i]) <= tolerance,
-                      "y[" << i << "] got " << got_y[i] << " want " << want[i] << " tol "
-                           << tolerance);
+        CHECK_MESSAGE(std::fabs(got_y[i] - want[i]) <= tolerance, "y[" << i << "] got " << got_y[i]
+                                                                       << " want " << want[i]
+                                                                       << " tol " << tolerance);
         CHECK_MESSAGE(std::fabs(got_z[i] - std::max(0.0, want[i])) <= tolerance,
                       "z[" << i << "] got " << got_z[i] << " want " << std::max(0.0, want[i]));
       }
@@ -108,9 +108,9 @@ TEST_CASE("run: the tiny BERT's embedding equals a direct Session run bit for bi
   REQUIRE(got.size() == torch.values.size());
   for (size_t i = 0; i < got.size(); ++i) {
     const double tolerance = 1e-5 + 1e-4 * std::fabs(torch.values[i]);  // as test_convert_bert
-    CHECK_MESSAGE(std::fabs(got[i] - torch.values[i]) <= tolerance,
-                  "index " << i << " got " << got[i] << " want " << torch.values[i] << " tol "
-                           << tolerance);
+    CHECK_MESSAGE(
+        std::fabs(got[i] - torch.values[i]) <= tolerance,
+        "index " << i << " got " << got[i] << " want " << torch.values[i] << " tol " << tolerance);
   }
 }
 
@@ -122,9 +122,9 @@ TEST_CASE("run: last_hidden_state for S = 1 and S = max (16) equals a direct run
     for (size_t i = 0; i < s; ++i) ids.push_back(int32_t((i * 17 + 5) % 64));
     std::string text;
     for (int32_t id : ids) text += (text.empty() ? "" : ",") + std::to_string(id);
-    serve::Reply reply = service->run(
-        "{\"inputs\": {\"input_ids\": {\"shape\": [" + std::to_string(s) + "], \"data\": [" +
-        text + "], \"dtype\": \"i32\"}}}");
+    serve::Reply reply =
+        service->run("{\"inputs\": {\"input_ids\": {\"shape\": [" + std::to_string(s) +
+                     "], \"data\": [" + text + "], \"dtype\": \"i32\"}}}");
     INFO("S = " << s << " body: " << reply.body.substr(0, 300));
     REQUIRE(reply.status == 200);
     nlohmann::json out = parse_body(reply.body)["outputs"]["last_hidden_state"];
@@ -159,8 +159,8 @@ TEST_CASE("run: concurrent requests on 3 workers each equal their single-threade
   for (size_t s = 1; s <= 8; ++s) {
     const std::vector<float> x = pattern(s * 5, 2.0f, int(s) * 3);
     const std::vector<float> shift = {float(s), -1.0f, 0.5f};
-    cases.push_back({"{\"inputs\": {\"x\": " + json_array(x) + ", \"shift\": " +
-                         json_array(shift) + "}, \"outputs\": [\"y\"]}",
+    cases.push_back({"{\"inputs\": {\"x\": " + json_array(x) + ", \"shift\": " + json_array(shift) +
+                         "}, \"outputs\": [\"y\"]}",
                      direct_run(m.model, {{"x", bytes_of(x)}, {"shift", bytes_of(shift)}}, "y")});
   }
   std::vector<std::thread> threads;
