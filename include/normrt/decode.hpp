@@ -64,6 +64,13 @@ struct Hypothesis {
   bool finished = false;     ///< ended in EOS (false: cut at max_length)
 };
 
+/// What the last decode() did.
+struct DecodeStats {
+  size_t steps = 0;  ///< selection rounds (tokens appended to the longest hypothesis)
+  size_t runs = 0;   ///< Session::run calls, the prefix's included
+  size_t forks = 0;  ///< copy_state_from calls (hypotheses that shared a parent)
+};
+
 /// Greedy and beam search over one shared Model. A Decoder owns K sessions
 /// and every buffer of the search: decode() allocates nothing per step
 /// (only its result). Use one Decoder per thread; the Model may be shared.
@@ -92,6 +99,8 @@ class Decoder {
                                            const Prepare& prepare = {});
 
   const DecodeOptions& options() const;
+  /// Counts of the last decode() (also of a failed one, up to the failure).
+  const DecodeStats& stats() const;
   /// V: the logits' last dimension.
   size_t vocab_size() const;
 

@@ -156,6 +156,7 @@ Expected<std::vector<Hypothesis>> Decoder::decode(const std::vector<int32_t>& pr
 }
 
 const DecodeOptions& Decoder::options() const { return impl_->options; }
+const DecodeStats& Decoder::stats() const { return impl_->stats; }
 size_t Decoder::vocab_size() const { return impl_->vocab; }
 
 }  // namespace normrt

@@ -67,6 +67,7 @@ struct Decoder::Impl {
   BeamCandidateSelector selector;
   HypothesisTree tree;               ///< max_length·K nodes
   std::vector<Ended> ended;          ///< ≤ K finished + ≤ K live at the end
+  DecodeStats stats;
 
   explicit Impl(size_t k) : beam(k), next(k), selector(k) {}
 };

@@ -37,9 +37,11 @@ Expected<const float*> last_logits_row(const Decoder::Impl& d, const Session& se
 }
 
 // Feeds `count` tokens (borrowed until run() returns) in one run.
-Status feed(const Decoder::Impl& d, Session& session, const int32_t* tokens, size_t count) {
+Status feed(Decoder::Impl& d, Session& session, const int32_t* tokens, size_t count) {
   Status s = session.set_input(d.options.token_input, tokens, count * sizeof(int32_t));
-  return s ? session.run() : s;
+  if (!s) return s;
+  ++d.stats.runs;
+  return session.run();
 }
 
 // Resets and prepares every session, then feeds the prefix to the first.
@@ -101,6 +103,7 @@ Status hand_on_sessions(Decoder::Impl& d) {
     Session* fork = d.free_sessions.back();
     d.free_sessions.pop_back();
     if (Status s = fork->copy_state_from(*beam.session[next.parent[j]]); !s) return s;
+    ++d.stats.forks;
     next.session[j] = fork;
   }
   return Status::ok();
@@ -133,6 +136,7 @@ Expected<std::vector<Hypothesis>> run_beam_search(Decoder::Impl& d,
                                                   const Decoder::Prepare& prepare) {
   const DecodeOptions& o = d.options;
   const size_t k = o.beam_size;
+  d.stats = DecodeStats();
   if (Status s = start(d, prefix, prepare); !s) return s;
 
   Beam& beam = d.beam;
@@ -148,6 +152,7 @@ Expected<std::vector<Hypothesis>> run_beam_search(Decoder::Impl& d,
   size_t finished = 0;
 
   for (size_t step = 0; step < o.max_length; ++step) {
+    d.stats.steps = step + 1;
     if (Status s = read_logits(d, step); !s) return s;
     const std::vector<BeamCandidate>& chosen = d.selector.select(
         d.rows.data(), d.log_norm.data(), beam.log_prob.data(), beam.live, d.vocab, k - finished);

@@ -64,11 +64,11 @@ int generate(const RunOptions& options, const std::shared_ptr<const Model>& mode
   std::printf("decoding: token input '%s', prefix %zu tokens, beam %zu, eos %d, at most %zu tokens\n",
               token_input.c_str(), prefix.size(), options.beam, options.eos, options.generate);
   print_hypotheses(*hypotheses);
-  // Steps run: the longest hypothesis' length (each step feeds ≤ K tokens).
-  size_t steps = 0;
-  for (const Hypothesis& h : *hypotheses) steps = std::max(steps, h.ids.size());
-  std::printf("decode: %zu steps in %.3f ms (%.1f us per step incl. the prefix; isa %s, %zu thread%s)\n",
-              steps, micros / 1000, micros / double(std::max<size_t>(steps, 1)),
+  const DecodeStats& stats = decoder.value()->stats();
+  const double steps = double(std::max<size_t>(stats.steps, 1));
+  std::printf("decode: %zu steps, %zu runs, %zu state copies in %.3f ms (%.1f us per step incl. "
+              "the prefix; isa %s, %zu thread%s)\n",
+              stats.steps, stats.runs, stats.forks, micros / 1000, micros / steps,
               std::string(model->isa()).c_str(), options.threads, options.threads == 1 ? "" : "s");
 
   if (options.repeat > 0) {
@@ -85,7 +85,7 @@ int generate(const RunOptions& options, const std::shared_ptr<const Model>& mode
     std::sort(runs.begin(), runs.end());
     auto at = [&](double q) { return runs[std::min(runs.size() - 1, size_t(q * runs.size()))]; };
     std::printf("latency over %zu decodes: p50 %.1f us (%.1f us per step), p90 %.1f us, p99 %.1f us\n",
-                runs.size(), at(0.5), at(0.5) / double(std::max<size_t>(steps, 1)), at(0.9), at(0.99));
+                runs.size(), at(0.5), at(0.5) / steps, at(0.9), at(0.99));
   }
   return 0;
 }

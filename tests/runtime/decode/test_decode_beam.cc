@@ -83,6 +83,21 @@ TEST_SUITE("decode beam") {
           CHECK_MESSAGE(std::fabs(h.log_prob - log_prob) <= test::kLogProbTolerance,
                         test::ids_text(h.ids) << ": log_prob " << h.log_prob << ", re-scored " << log_prob);
         }
+            if (alpha == 0.0) {  // the search itself does not depend on alpha
+          auto decoder = Decoder::create(c.model, [&] {
+            DecodeOptions o = c.options;
+            o.beam_size = o.n_best = 5;
+            o.max_length = 6;
+            o.eos_id = eos;
+            return o;
+          }());
+          REQUIRE(decoder.is_ok());
+          REQUIRE(decoder.value()->decode(c.prepare).is_ok());
+          const DecodeStats& stats = decoder.value()->stats();
+          CHECK(stats.forks > 0);  // 5 hypotheses out of one: some share a parent
+          CHECK(stats.forks < stats.runs);
+          CHECK(stats.runs <= c.options.prefix.size() + 5 * (stats.steps - 1));
+        }
         CHECK(one[0].ids == all[0].ids);
         CHECK(one[0].score == all[0].score);
       }

@@ -77,6 +77,27 @@ TEST_SUITE("decode greedy") {
     }
   }
 
+  TEST_CASE("greedy stats: one run per kept token but the last, no forks") {
+    for (const test::DecodeCase& c : test::all_decode_cases()) {
+      CAPTURE(c.name);
+      DecodeOptions options = c.options;
+      options.max_length = 6;
+      auto decoder = Decoder::create(c.model, options);
+      REQUIRE(decoder.is_ok());
+      auto result = decoder.value()->decode(c.prepare);
+      REQUIRE(result.is_ok());
+      bool has_sequence = false;
+      for (const TensorInfo& input : c.model->inputs()) {
+        if (input.name == c.options.token_input) has_sequence = input.shape[0] < 0;
+      }
+      const size_t prefix_runs = has_sequence ? 1 : c.options.prefix.size();
+      const DecodeStats& stats = decoder.value()->stats();
+      CHECK(stats.steps == 6);
+      CHECK(stats.runs == prefix_runs + 5);
+      CHECK(stats.forks == 0);
+    }
+  }
+
   TEST_CASE("beam 1 continues the prompt as Hugging Face / PyTorch do") {
     for (const test::DecodeCase& c : test::all_decode_cases()) {
       if (c.external_greedy.empty()) continue;
