@@ -16,9 +16,8 @@ double log_sum_exp(const float* row, size_t count) {
 
 const std::vector<BeamCandidate>& BeamCandidateSelector::select(const float* const* rows,
                                                                 const double* log_norm,
-                                                                const double* log_prob,
-                                                                size_t live, size_t vocab,
-                                                                size_t width) {
+                                                                const double* log_prob, size_t live,
+                                                                size_t vocab, size_t width) {
   heap_.clear();
   width = std::min(width, heap_.capacity());
   if (width == 0) return heap_;

@@ -48,8 +48,9 @@ Status check_token_input(const Model& model, const DecodeOptions& options, bool*
     elements *= dim < 0 ? 1 : dim;
   }
   if (input->dtype != "i32" || elements != 1) {
-    return error("token input '" + input->name + "' must be i32 with one token per step ([S] or [1]), found " +
-                 input->dtype + " " + shape_text(input->shape));
+    return error("token input '" + input->name +
+                 "' must be i32 with one token per step ([S] or [1]), found " + input->dtype + " " +
+                 shape_text(input->shape));
   }
   return Status::ok();
 }
@@ -89,8 +90,8 @@ Status check_search_options(const DecodeOptions& options, size_t vocab) {
                  std::to_string(options.length_alpha));
   }
   if (options.eos_id >= 0 && static_cast<size_t>(options.eos_id) >= vocab) {
-    return error("eos_id " + std::to_string(options.eos_id) + " is not a token of the logits (V = " +
-                 std::to_string(vocab) + ")");
+    return error("eos_id " + std::to_string(options.eos_id) +
+                 " is not a token of the logits (V = " + std::to_string(vocab) + ")");
   }
   return Status::ok();
 }
@@ -118,8 +119,9 @@ Expected<std::unique_ptr<Decoder>> Decoder::create(std::shared_ptr<const Model> 
   if (!vocab) return vocab.status();
   if (Status s = check_search_options(options, *vocab); !s) return s;
   if (model->states().empty()) {
-    return error("the model keeps no state (no KV cache, no RNN state): each run feeds one "
-                 "token, so the model must carry the history in session state");
+    return error(
+        "the model keeps no state (no KV cache, no RNN state): each run feeds one "
+        "token, so the model must carry the history in session state");
   }
 
   const size_t k = options.beam_size;
@@ -149,8 +151,9 @@ Expected<std::vector<Hypothesis>> Decoder::decode(const Prepare& prepare) {
 Expected<std::vector<Hypothesis>> Decoder::decode(const std::vector<int32_t>& prefix,
                                                   const Prepare& prepare) {
   if (prefix.empty()) {
-    return error("the prefix is empty: give at least one token to feed before the first step "
-                 "(a BOS, a prompt, or -1 for a zero embedding)");
+    return error(
+        "the prefix is empty: give at least one token to feed before the first step "
+        "(a BOS, a prompt, or -1 for a zero embedding)");
   }
   return run_beam_search(*impl_, prefix, prepare);
 }

@@ -60,13 +60,13 @@ struct Decoder::Impl {
 
   // The search's buffers (decode()), K entries each unless noted.
   Beam beam, next;
-  std::vector<Session*> free_sessions;  ///< the sessions no live hypothesis holds
+  std::vector<Session*> free_sessions;     ///< the sessions no live hypothesis holds
   std::vector<uint8_t> session_handed_on;  ///< per live hypothesis: a child took its session
-  std::vector<const float*> rows;    ///< logits row of live hypothesis i
-  std::vector<double> log_norm;      ///< log_sum_exp of rows[i]
+  std::vector<const float*> rows;          ///< logits row of live hypothesis i
+  std::vector<double> log_norm;            ///< log_sum_exp of rows[i]
   BeamCandidateSelector selector;
-  HypothesisTree tree;               ///< max_length·K nodes
-  std::vector<Ended> ended;          ///< ≤ K finished + ≤ K live at the end
+  HypothesisTree tree;       ///< max_length·K nodes
+  std::vector<Ended> ended;  ///< ≤ K finished + ≤ K live at the end
   DecodeStats stats;
 
   explicit Impl(size_t k) : beam(k), next(k), selector(k) {}

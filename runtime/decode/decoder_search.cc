@@ -24,8 +24,8 @@ std::string where(size_t step, size_t hypothesis) {
 
 // The last row of the session's logits [rows, V]. (Messages are built on
 // failure only: a step allocates nothing.)
-Expected<const float*> last_logits_row(const Decoder::Impl& d, const Session& session,
-                                       size_t step, size_t hypothesis) {
+Expected<const float*> last_logits_row(const Decoder::Impl& d, const Session& session, size_t step,
+                                       size_t hypothesis) {
   Expected<TensorRef> out = session.output(d.options.logits_output);
   if (!out) return Status::error(where(step, hypothesis) + out.status().message());
   if (out->shape.rank != 2 || out->shape[1] != d.vocab || out->shape[0] == 0) {
@@ -45,7 +45,8 @@ Status feed(Decoder::Impl& d, Session& session, const int32_t* tokens, size_t co
 }
 
 // Resets and prepares every session, then feeds the prefix to the first.
-Status start(Decoder::Impl& d, const std::vector<int32_t>& prefix, const Decoder::Prepare& prepare) {
+Status start(Decoder::Impl& d, const std::vector<int32_t>& prefix,
+             const Decoder::Prepare& prepare) {
   for (size_t i = 0; i < d.sessions.size(); ++i) {
     d.sessions[i]->reset();
     if (!prepare) continue;
@@ -173,15 +174,16 @@ Expected<std::vector<Hypothesis>> run_beam_search(Decoder::Impl& d,
     }
     if (next.live == 0) break;
     if (step + 1 == o.max_length) {  // cut: no need to run the last tokens
-      for (size_t j = 0; j < next.live; ++j) d.ended.push_back({next.node[j], next.log_prob[j], false});
+      for (size_t j = 0; j < next.live; ++j)
+        d.ended.push_back({next.node[j], next.log_prob[j], false});
       break;
     }
     if (Status s = hand_on_sessions(d); !s) return Status::error(where(step, 0) + s.message());
     for (size_t j = 0; j < next.live; ++j) {
       const int32_t* token = &d.tree.token[next.node[j]];
       if (Status s = feed(d, *next.session[j], token, 1); !s) {
-        return Status::error(where(step + 1, j) + "feeding token " + std::to_string(*token) +
-                             ": " + s.message());
+        return Status::error(where(step + 1, j) + "feeding token " + std::to_string(*token) + ": " +
+                             s.message());
       }
     }
     std::swap(beam, next);

@@ -33,12 +33,14 @@ Expected<std::string> id_input(const Model& model, const RunOptions& options) {
     for (const auto& file : options.input_files) given = given || file.first == input.name;
     if (given) continue;
     if (!name.empty()) {
-      return Status::error("the model has several i32 inputs ('" + name + "', '" + input.name +
-                           "'); name the token input with --token-input or give the others with --input");
+      return Status::error(
+          "the model has several i32 inputs ('" + name + "', '" + input.name +
+          "'); name the token input with --token-input or give the others with --input");
     }
     name = input.name;
   }
-  if (name.empty()) return Status::error("the model has no i32 (token id) input left for the ids; use --input");
+  if (name.empty())
+    return Status::error("the model has no i32 (token id) input left for the ids; use --input");
   return name;
 }
 
@@ -126,14 +128,18 @@ int run(const RunOptions& options) {
       auto start = std::chrono::steady_clock::now();
       if (Status s = bind_and_run(); !s) return fail(s.message());
       micros.push_back(
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count());
     }
     std::sort(micros.begin(), micros.end());
-    auto at = [&](double q) { return micros[std::min(micros.size() - 1, size_t(q * micros.size()))]; };
-    std::printf("latency over %zu runs (isa %s, %zu thread%s, %s): p50 %.1f us, p90 %.1f us, p99 %.1f us\n",
-                micros.size(), std::string(model.value()->isa()).c_str(), options.threads,
-                options.threads == 1 ? "" : "s", options.fuse ? "fused" : "unfused", at(0.5),
-                at(0.9), at(0.99));
+    auto at = [&](double q) {
+      return micros[std::min(micros.size() - 1, size_t(q * micros.size()))];
+    };
+    std::printf(
+        "latency over %zu runs (isa %s, %zu thread%s, %s): p50 %.1f us, p90 %.1f us, p99 %.1f us\n",
+        micros.size(), std::string(model.value()->isa()).c_str(), options.threads,
+        options.threads == 1 ? "" : "s", options.fuse ? "fused" : "unfused", at(0.5), at(0.9),
+        at(0.99));
   }
   return 0;
 }

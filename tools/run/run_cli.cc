@@ -37,8 +37,10 @@ Expected<double> parse_alpha(const std::string& text) {
   errno = 0;
   double value = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || errno != 0 || !std::isfinite(value) || value < 0) {
-    return Status::error("--length-alpha: expected a finite number ≥ 0 (1: divide by the length), "
-                         "got '" + text + "'");
+    return Status::error(
+        "--length-alpha: expected a finite number ≥ 0 (1: divide by the length), "
+        "got '" +
+        text + "'");
   }
   return value;
 }
@@ -48,7 +50,8 @@ Expected<std::vector<int32_t>> parse_ids(const std::string& text) {
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     char* end = nullptr;
     errno = 0;
     long value = std::strtol(item.c_str(), &end, 10);
@@ -150,9 +153,9 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
       return options;
     }
     static const std::string_view kWithValue[] = {
-        "--text",  "--vocab", "--ids",  "--input",       "--repeat",       "--threads",
-        "--isa",   "--print", "--generate", "--beam",    "--n-best",       "--eos",
-        "--length-alpha", "--token-input", "--logits"};
+        "--text",    "--vocab", "--ids",          "--input",       "--repeat",
+        "--threads", "--isa",   "--print",        "--generate",    "--beam",
+        "--n-best",  "--eos",   "--length-alpha", "--token-input", "--logits"};
     std::string v;
     for (std::string_view flag : kWithValue) {
       if (arg != flag) continue;

@@ -12,27 +12,27 @@
 namespace normrt::run {
 
 struct RunOptions {
-  std::string model;                 ///< model file
-  std::string text;                  ///< --text: tokenized with --vocab into the i32 input
-  std::string vocab;                 ///< --vocab: WordPiece vocab.txt
-  bool keep_case = false;            ///< --cased: no lowercasing / accent stripping
-  std::vector<int32_t> ids;          ///< --ids 101,2023,102
+  std::string model;         ///< model file
+  std::string text;          ///< --text: tokenized with --vocab into the i32 input
+  std::string vocab;         ///< --vocab: WordPiece vocab.txt
+  bool keep_case = false;    ///< --cased: no lowercasing / accent stripping
+  std::vector<int32_t> ids;  ///< --ids 101,2023,102
   /// --input name=file: .npy (by extension or magic) or raw little-endian.
   std::vector<std::pair<std::string, std::string>> input_files;
-  bool check_finite = false;         ///< --check-finite: refuse NaN/Inf in f32 inputs
-  size_t repeat = 0;                 ///< --repeat N: time N runs (p50/p90/p99)
-  size_t threads = 1;                ///< --threads N
-  std::string isa;                   ///< --isa
-  bool fuse = true;                  ///< --no-fuse turns fusion and folding off
-  size_t print_values = 8;           ///< --print N values per output (0: all)
+  bool check_finite = false;  ///< --check-finite: refuse NaN/Inf in f32 inputs
+  size_t repeat = 0;          ///< --repeat N: time N runs (p50/p90/p99)
+  size_t threads = 1;         ///< --threads N
+  std::string isa;            ///< --isa
+  bool fuse = true;           ///< --no-fuse turns fusion and folding off
+  size_t print_values = 8;    ///< --print N values per output (0: all)
 
   // Decoding (docs/decoding.md): the ids (or the text's) are the prefix.
-  size_t generate = 0;               ///< --generate N: decode at most N tokens (0: no decoding)
-  size_t beam = 1;                   ///< --beam K
-  size_t n_best = 1;                 ///< --n-best N (≤ K)
-  int32_t eos = -1;                  ///< --eos ID (-1: none)
-  double length_alpha = 0;           ///< --length-alpha A
-  std::string token_input;           ///< --token-input NAME ("": the unbound i32 input)
+  size_t generate = 0;                   ///< --generate N: decode at most N tokens (0: no decoding)
+  size_t beam = 1;                       ///< --beam K
+  size_t n_best = 1;                     ///< --n-best N (≤ K)
+  int32_t eos = -1;                      ///< --eos ID (-1: none)
+  double length_alpha = 0;               ///< --length-alpha A
+  std::string token_input;               ///< --token-input NAME ("": the unbound i32 input)
   std::string logits_output = "logits";  ///< --logits NAME
 };
 

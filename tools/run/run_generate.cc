@@ -51,8 +51,8 @@ int generate(const RunOptions& options, const std::shared_ptr<const Model>& mode
   auto decode_once = [&](double* micros) -> Expected<std::vector<Hypothesis>> {
     auto start = std::chrono::steady_clock::now();
     auto result = decoder.value()->decode(bind_inputs);
-    *micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-                  .count();
+    *micros =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     return result;
   };
   double micros = 0;
@@ -61,15 +61,17 @@ int generate(const RunOptions& options, const std::shared_ptr<const Model>& mode
     std::fprintf(stderr, "normrt-run: %s\n", hypotheses.status().message().c_str());
     return 1;
   }
-  std::printf("decoding: token input '%s', prefix %zu tokens, beam %zu, eos %d, at most %zu tokens\n",
-              token_input.c_str(), prefix.size(), options.beam, options.eos, options.generate);
+  std::printf(
+      "decoding: token input '%s', prefix %zu tokens, beam %zu, eos %d, at most %zu tokens\n",
+      token_input.c_str(), prefix.size(), options.beam, options.eos, options.generate);
   print_hypotheses(*hypotheses);
   const DecodeStats& stats = decoder.value()->stats();
   const double steps = double(std::max<size_t>(stats.steps, 1));
-  std::printf("decode: %zu steps, %zu runs, %zu state copies in %.3f ms (%.1f us per step incl. "
-              "the prefix; isa %s, %zu thread%s)\n",
-              stats.steps, stats.runs, stats.forks, micros / 1000, micros / steps,
-              std::string(model->isa()).c_str(), options.threads, options.threads == 1 ? "" : "s");
+  std::printf(
+      "decode: %zu steps, %zu runs, %zu state copies in %.3f ms (%.1f us per step incl. "
+      "the prefix; isa %s, %zu thread%s)\n",
+      stats.steps, stats.runs, stats.forks, micros / 1000, micros / steps,
+      std::string(model->isa()).c_str(), options.threads, options.threads == 1 ? "" : "s");
 
   if (options.repeat > 0) {
     std::vector<double> runs;
@@ -84,8 +86,9 @@ int generate(const RunOptions& options, const std::shared_ptr<const Model>& mode
     }
     std::sort(runs.begin(), runs.end());
     auto at = [&](double q) { return runs[std::min(runs.size() - 1, size_t(q * runs.size()))]; };
-    std::printf("latency over %zu decodes: p50 %.1f us (%.1f us per step), p90 %.1f us, p99 %.1f us\n",
-                runs.size(), at(0.5), at(0.5) / steps, at(0.9), at(0.99));
+    std::printf(
+        "latency over %zu decodes: p50 %.1f us (%.1f us per step), p90 %.1f us, p99 %.1f us\n",
+        runs.size(), at(0.5), at(0.5) / steps, at(0.9), at(0.99));
   }
   return 0;
 }

@@ -149,7 +149,8 @@ DecodeCase seq2seq_parts_case(const std::string& name) {
   options.source_length = static_cast<int64_t>(f.src_ids.size());
   options.kv_cache = true;
   options.part = TorchTransformerPart::kEncoder;
-  owned->encoder = fresh_session(compile(build_torch_transformer(f.config, *f.weights, DataType::kF32, options)));
+  owned->encoder = fresh_session(
+      compile(build_torch_transformer(f.config, *f.weights, DataType::kF32, options)));
   bind(*owned->encoder, "src_ids", f.src_ids.data(), f.src_ids.size() * 4);
   run_ok(*owned->encoder);
   options.part = TorchTransformerPart::kDecoder;
@@ -185,14 +186,15 @@ DecodeCase toy_rnn_case(size_t vocab, size_t dim, uint32_t seed) {
   TensorId table = b.weight("embedding", {v, d}, random_values(vocab * dim, 1.0f, rng));
   TensorId w = b.weight("w", {d, d}, random_values(dim * dim, 1.5f / std::sqrt(float(dim)), rng));
   TensorId bias = b.weight("b", {d}, random_values(dim, 0.1f, rng));
-  TensorId wo = b.weight("wo", {v, d}, random_values(vocab * dim, 3.0f / std::sqrt(float(dim)), rng));
+  TensorId wo =
+      b.weight("wo", {v, d}, random_values(vocab * dim, 3.0f / std::sqrt(float(dim)), rng));
   TensorId bo = b.weight("bo", {v}, random_values(vocab, 0.5f, rng));
   TensorId e = b.node(OpType::kEmbedding, "embed", {prev, table}, {{1, d}});
   TensorId sum = b.node(OpType::kAdd, "add_state", {e, h}, {{1, d}});
   sum = b.node(OpType::kAdd, "add_context", {sum, context}, {{1, d}});
   TensorId z = b.node(OpType::kLinear, "cell", {sum, w, bias}, {{1, d}});
-  TensorId next = b.node(OpType::kActivation, "tanh", {z}, {{1, d}},
-                         {{"activation", std::string("tanh")}});
+  TensorId next =
+      b.node(OpType::kActivation, "tanh", {z}, {{1, d}}, {{"activation", std::string("tanh")}});
   b.state_update(h, next);
   TensorId logits = b.node(OpType::kLinear, "readout", {next, wo, bo}, {{1, v}});
   b.rename(logits, "logits");
@@ -207,7 +209,8 @@ DecodeCase toy_rnn_case(size_t vocab, size_t dim, uint32_t seed) {
   c.options.token_input = "prev_id";
   c.options.prefix = {static_cast<int32_t>(seed % vocab), 0};  // fed one run each
   auto prepare = [owned](Session& session) -> Status {
-    if (Status s = session.set_input("context", owned->context.data(), owned->context.size() * 4); !s) {
+    if (Status s = session.set_input("context", owned->context.data(), owned->context.size() * 4);
+        !s) {
       return s;
     }
     return session.set_state("h", owned->h0.data(), owned->h0.size() * 4);

@@ -26,7 +26,8 @@ std::vector<int32_t> reference_greedy(const DecodeCase& c, size_t steps) {
   std::vector<int32_t> ids;
   while (ids.size() < steps) {
     std::vector<float> logits = c.next_logits(ids);
-    ids.push_back(static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin()));
+    ids.push_back(
+        static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin()));
   }
   return ids;
 }
@@ -48,8 +49,8 @@ int32_t eos_on_greedy_path(const DecodeCase& c, size_t step, size_t max_length) 
 
 void check_same_hypotheses(const std::vector<Hypothesis>& got,
                            const std::vector<ReferenceHypothesis>& want, const std::string& what) {
-  CHECK_MESSAGE(got.size() == want.size(), what << ": " << got.size() << " hypotheses, reference "
-                                                << want.size());
+  CHECK_MESSAGE(got.size() == want.size(),
+                what << ": " << got.size() << " hypotheses, reference " << want.size());
   for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
     const Hypothesis& g = got[i];
     const ReferenceHypothesis& w = want[i];

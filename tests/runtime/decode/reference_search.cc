@@ -61,10 +61,9 @@ ReferenceResult reference_beam_search(const NextLogits& next_logits, size_t beam
   for (ReferenceHypothesis& h : ended) {
     h.score = h.log_prob / std::pow(double(h.ids.size()), length_alpha);
   }
-  std::stable_sort(ended.begin(), ended.end(),
-                   [](const ReferenceHypothesis& a, const ReferenceHypothesis& b) {
-                     return a.score > b.score;
-                   });
+  std::stable_sort(
+      ended.begin(), ended.end(),
+      [](const ReferenceHypothesis& a, const ReferenceHypothesis& b) { return a.score > b.score; });
   result.ranked = ended;
   return result;
 }

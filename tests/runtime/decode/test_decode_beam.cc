@@ -21,15 +21,17 @@ struct Search {
 TEST_SUITE("decode beam") {
   TEST_CASE("beam K = 1, 2, 3, 5 equals the reference beam search") {
     std::vector<test::DecodeCase> cases = test::all_decode_cases();
-    const size_t main_cases = cases.size();  // each must exercise a shrinking beam
+    const size_t main_cases = cases.size();         // each must exercise a shrinking beam
     cases.push_back(test::toy_rnn_case(3, 4, 11));  // V < K: the first step offers only 3
     const size_t max_length = 7;
     for (size_t index = 0; index < cases.size(); ++index) {
       const test::DecodeCase& c = cases[index];
       size_t shrinking_searches = 0;  // some finished, some still live afterwards
-      for (Search search : {Search{SIZE_MAX, 0.0}, Search{3, 0.0}, Search{3, 1.0}, Search{1, 0.6}}) {
-        const int32_t eos =
-            search.eos_step == SIZE_MAX ? -1 : test::eos_on_greedy_path(c, search.eos_step, max_length);
+      for (Search search :
+           {Search{SIZE_MAX, 0.0}, Search{3, 0.0}, Search{3, 1.0}, Search{1, 0.6}}) {
+        const int32_t eos = search.eos_step == SIZE_MAX
+                                ? -1
+                                : test::eos_on_greedy_path(c, search.eos_step, max_length);
         for (size_t k : {1, 2, 3, 5}) {
           const std::string what = c.name + ", K " + std::to_string(k) + ", eos " +
                                    std::to_string(eos) + ", alpha " + std::to_string(search.alpha);
@@ -48,12 +50,14 @@ TEST_SUITE("decode beam") {
         }
       }
       if (index < main_cases) {
-        CHECK_MESSAGE(shrinking_searches > 0, c.name << ": no search both finished and cut hypotheses");
+        CHECK_MESSAGE(shrinking_searches > 0,
+                      c.name << ": no search both finished and cut hypotheses");
       }
     }
   }
 
-  TEST_CASE("n-best: best first, score = log_prob / length^alpha, log_prob re-scored from scratch") {
+  TEST_CASE(
+      "n-best: best first, score = log_prob / length^alpha, log_prob re-scored from scratch") {
     for (const test::DecodeCase& c : test::all_decode_cases()) {
       const int32_t eos = test::eos_on_greedy_path(c, 2, 6);
       for (double alpha : {0.0, 1.0, 0.5}) {
@@ -72,7 +76,8 @@ TEST_SUITE("decode beam") {
           if (i < 3) CHECK(three[i].ids == h.ids);
           CHECK(h.finished == (h.ids.back() == eos));
           for (size_t t = 0; t + 1 < h.ids.size(); ++t) CHECK(h.ids[t] != eos);
-          CHECK(h.score == doctest::Approx(h.log_prob / std::pow(double(h.ids.size()), alpha)).epsilon(1e-12));
+          CHECK(h.score ==
+                doctest::Approx(h.log_prob / std::pow(double(h.ids.size()), alpha)).epsilon(1e-12));
           // Σ log softmax along the ids, each from a fresh session over the history.
           double log_prob = 0;
           std::vector<int32_t> history;
@@ -81,9 +86,10 @@ TEST_SUITE("decode beam") {
             history.push_back(id);
           }
           CHECK_MESSAGE(std::fabs(h.log_prob - log_prob) <= test::kLogProbTolerance,
-                        test::ids_text(h.ids) << ": log_prob " << h.log_prob << ", re-scored " << log_prob);
+                        test::ids_text(h.ids)
+                            << ": log_prob " << h.log_prob << ", re-scored " << log_prob);
         }
-            if (alpha == 0.0) {  // the search itself does not depend on alpha
+        if (alpha == 0.0) {  // the search itself does not depend on alpha
           auto decoder = Decoder::create(c.model, [&] {
             DecodeOptions o = c.options;
             o.beam_size = o.n_best = 5;
@@ -104,7 +110,9 @@ TEST_SUITE("decode beam") {
     }
   }
 
-  TEST_CASE("decoding twice with one Decoder gives the same hypotheses; decode(prefix) overrides the prefix") {
+  TEST_CASE(
+      "decoding twice with one Decoder gives the same hypotheses; decode(prefix) overrides the "
+      "prefix") {
     test::DecodeCase c = test::llama_case();
     DecodeOptions options = c.options;
     options.beam_size = 3;

@@ -92,9 +92,11 @@ TEST_SUITE("decode errors") {
     o.max_length = 3;
     o.token_input = "context";
     CHECK(contains(create_error(rnn.model, o),
-                   "token input 'context' must be i32 with one token per step ([S] or [1]), found f32 [1, 4]"));
-    CHECK(contains(create_error(tiny_model({2}, true), valid_options()),
-                   "token input 'ids' must be i32 with one token per step ([S] or [1]), found i32 [2]"));
+                   "token input 'context' must be i32 with one token per step ([S] or [1]), found "
+                   "f32 [1, 4]"));
+    CHECK(contains(
+        create_error(tiny_model({2}, true), valid_options()),
+        "token input 'ids' must be i32 with one token per step ([S] or [1]), found i32 [2]"));
     CHECK(contains(create_error(tiny_model({1, kSequenceDim}, true), valid_options()),
                    "logits output 'logits' must be f32 [S, V] or [1, V], found f32 [1, S, 6]"));
     CHECK(contains(create_error(tiny_model({kSequenceDim}, false), valid_options()),
@@ -126,7 +128,8 @@ TEST_SUITE("decode errors") {
     CHECK(contains(create_error(model, o), "eos_id 6 is not a token of the logits (V = 6)"));
   }
 
-  TEST_CASE("decode() errors name the prefix, the prepare hook, the step and the run's own message") {
+  TEST_CASE(
+      "decode() errors name the prefix, the prepare hook, the step and the run's own message") {
     test::DecodeCase llama = test::llama_case();
     DecodeOptions o = llama.options;
     o.max_length = 4;
@@ -135,9 +138,8 @@ TEST_SUITE("decode errors") {
     std::string range = decode_error(llama, o, {3, 97}, {});
     CHECK(contains(range, "feeding the prefix (2 tokens)"));
     CHECK(contains(range, "ids[1] = 97 is out of range for table"));
-    std::string failed = decode_error(llama, o, o.prefix, [](Session&) {
-      return Status::error("no source today");
-    });
+    std::string failed =
+        decode_error(llama, o, o.prefix, [](Session&) { return Status::error("no source today"); });
     CHECK(contains(failed, "prepare (session 0): no source today"));
 
     // The KV cache holds 64 rows: the 7-token prompt and tokens of steps 0 .. 57.
@@ -161,7 +163,9 @@ TEST_SUITE("decode errors") {
     std::string message = decode_error(rnn, o, o.prefix, [&](Session& session) {
       return session.set_input("context", nan_context.data(), 16);
     });
-    CHECK(contains(message, "step 0, hypothesis 0: logits 'logits' have no finite log-softmax (index 0 of 5 is nan)"));
+    CHECK(contains(
+        message,
+        "step 0, hypothesis 0: logits 'logits' have no finite log-softmax (index 0 of 5 is nan)"));
   }
 }
 

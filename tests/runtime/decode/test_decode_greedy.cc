@@ -42,7 +42,8 @@ GreedyLoop argmax_loop(const test::DecodeCase& c, size_t max_length, int32_t eos
     REQUIRE(out.is_ok());
     const size_t vocab = out->shape[1];
     std::vector<float> row(out->f32() + out->elements() - vocab, out->f32() + out->elements());
-    const int32_t best = static_cast<int32_t>(std::max_element(row.begin(), row.end()) - row.begin());
+    const int32_t best =
+        static_cast<int32_t>(std::max_element(row.begin(), row.end()) - row.begin());
     loop.ids.push_back(best);
     loop.log_prob += test::log_softmax(row)[best];
     if (best == eos_id) break;
@@ -63,8 +64,8 @@ TEST_SUITE("decode greedy") {
         GreedyLoop want = argmax_loop(c, max_length, eos);
         std::vector<Hypothesis> got = test::run_decoder(c, 1, 1, max_length, eos, 0.0);
         REQUIRE(got.size() == 1);
-        CHECK_MESSAGE(got[0].ids == want.ids,
-                      "decoder " << test::ids_text(got[0].ids) << ", loop " << test::ids_text(want.ids));
+        CHECK_MESSAGE(got[0].ids == want.ids, "decoder " << test::ids_text(got[0].ids) << ", loop "
+                                                         << test::ids_text(want.ids));
         CHECK(got[0].finished == (eos >= 0));
         // The EOS ends the greedy path at its first occurrence.
         const std::vector<int32_t> path = test::reference_greedy(c, max_length);
@@ -104,9 +105,9 @@ TEST_SUITE("decode greedy") {
       CAPTURE(c.name);
       std::vector<Hypothesis> got = test::run_decoder(c, 1, 1, c.external_greedy.size(), -1, 0.0);
       REQUIRE(got.size() == 1);
-      CHECK_MESSAGE(got[0].ids == c.external_greedy, "decoder " << test::ids_text(got[0].ids)
-                                                                << ", external "
-                                                                << test::ids_text(c.external_greedy));
+      CHECK_MESSAGE(got[0].ids == c.external_greedy,
+                    "decoder " << test::ids_text(got[0].ids) << ", external "
+                               << test::ids_text(c.external_greedy));
     }
   }
 

@@ -54,12 +54,14 @@ TEST_SUITE("decode threads") {
         const size_t short_run = allocations_of_decode(c, beam, 3);
         const size_t long_run = allocations_of_decode(c, beam, 12);
         CHECK(short_run == long_run);
-        MESSAGE(c.name << ", K " << beam << ": " << long_run << " allocations per decode (the result)");
+        MESSAGE(c.name << ", K " << beam << ": " << long_run
+                       << " allocations per decode (the result)");
       }
     }
   }
 
-  TEST_CASE("4 threads decoding with their own Decoders on one Model match one thread bit for bit") {
+  TEST_CASE(
+      "4 threads decoding with their own Decoders on one Model match one thread bit for bit") {
     std::vector<test::DecodeCase> cases;
     cases.push_back(test::llama_case());
     cases.push_back(test::seq2seq_parts_case("pre_rms_gelu"));

@@ -17,7 +17,8 @@ namespace {
 // A version 1.0 .npy of `values` (bytes of `descr` elements) with `shape`.
 bool write_npy(const std::string& path, const std::string& descr, const std::string& shape,
                const void* values, size_t bytes, size_t keep_bytes = SIZE_MAX) {
-  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  std::string header =
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
   while ((10 + header.size() + 1) % 64 != 0) header += ' ';
   header += '\n';
   std::string file = "\x93NUMPY";
@@ -50,7 +51,8 @@ int main(int argc, char** argv) {
   std::ifstream raw(in + "/c_api_x.f32", std::ios::binary);
   std::vector<char> bytes((std::istreambuf_iterator<char>(raw)), std::istreambuf_iterator<char>());
   if (bytes.size() != 3 * 48 * 4) {
-    std::fprintf(stderr, "%s/c_api_x.f32: expected 576 bytes, found %zu\n", in.c_str(), bytes.size());
+    std::fprintf(stderr, "%s/c_api_x.f32: expected 576 bytes, found %zu\n", in.c_str(),
+                 bytes.size());
     return 1;
   }
   std::vector<float> x(144);
