@@ -158,7 +158,8 @@ TEST_CASE("http: bodies over --max-body-bytes are 413, with Content-Length or ch
               "payload_too_large", "larger than the limit of 1000 bytes (--max-body-bytes)");
 
   // httplib 0.11 does not limit chunked bodies itself: the server must.
-  std::string chunked = "POST /v1/run HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+  std::string chunked =
+      "POST /v1/run HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n";
   for (int i = 0; i < 4; ++i) {
     const std::string chunk(400, ' ');
     char size[16];
@@ -172,9 +173,10 @@ TEST_CASE("http: bodies over --max-body-bytes are 413, with Content-Length or ch
   const std::string body = kGoodRun;
   char size[16];
   std::snprintf(size, sizeof size, "%zx\r\n", body.size());
-  serve::Reply small = raw_reply(raw_exchange(
-      server.port(), "POST /v1/run HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" +
-                         std::string(size) + body + "\r\n0\r\n\r\n"));
+  serve::Reply small = raw_reply(raw_exchange(server.port(),
+                                              "POST /v1/run HTTP/1.1\r\nHost: x\r\nConnection: "
+                                              "close\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                                                  std::string(size) + body + "\r\n0\r\n\r\n"));
   CHECK_MESSAGE(small.status == 200, small.body);
 }
 
@@ -182,11 +184,14 @@ TEST_CASE("http: malformed requests, empty and multipart bodies get JSON errors"
   RunningServer server(linear_model().model, serve::ServiceOptions{}, small_limits());
   check_error(raw_reply(raw_exchange(server.port(), "HELLO\r\n\r\n")), 400, "bad_http_request",
               "malformed HTTP request");
-  check_error(raw_reply(raw_exchange(server.port(), "FOO /v1/run HTTP/1.1\r\nHost: x\r\n\r\n")),
-              400, "bad_http_request", "malformed");
   check_error(raw_reply(raw_exchange(
-                  server.port(), "POST /v1/run HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")),
-              400, "invalid_json", "the request body is empty");
+                  server.port(), "FOO /v1/run HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")),
+              400, "bad_http_request", "malformed");
+  check_error(
+      raw_reply(raw_exchange(
+          server.port(),
+          "POST /v1/run HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")),
+      400, "invalid_json", "the request body is empty");
   httplib::Client client = server.client();
   httplib::MultipartFormDataItems items = {{"inputs", "{}", "", "application/json"}};
   check_error(client_reply(client.Post("/v1/run", items)), 415, "unsupported_media_type",
