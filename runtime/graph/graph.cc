@@ -127,7 +127,8 @@ const char* op_type_name(OpType type) {
   static const char* const kNames[] = {
       "Linear",  "LayerNorm", "RmsNorm", "PRmsNorm", "Add",      "Mul",         "Activation",
       "Embedding", "Softmax", "Attention", "Concat", "Split",    "Slice",       "LstmCell",
-      "GruCell", "FusedLinear", "Rope",    "MeanPool", "L2Normalize"};
+      "GruCell", "FusedLinear", "Rope",    "MeanPool", "L2Normalize", "AdditiveAttention",
+      "GruRecurrence"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(OpType::kCount));
   auto index = static_cast<size_t>(type);
   return index < static_cast<size_t>(OpType::kCount) ? kNames[index] : "invalid";

@@ -107,6 +107,8 @@ enum class OpType : uint16_t {
   kRope = 16,       ///< rotary position embedding of (x[S, H·d]) at the session position
   kMeanPool = 17,   ///< (x[S, D]) → [1, D] mean over rows
   kL2Normalize = 18,  ///< (x) → x / max(‖x‖₂, eps) over the last axis
+  kAdditiveAttention = 19,  ///< (query, keys, v, c?, values) → (context, alignment?): Bahdanau
+  kGruRecurrence = 20,      ///< a GRU's recurrent half over precomputed input projections
   kCount
 };
 const char* op_type_name(OpType type);  ///< "Linear", ...; "invalid" otherwise

@@ -8,7 +8,8 @@ const OpSchema* find_op_schema(OpType type) {
       &kAddSchema,       &kMulSchema,       &kActivationSchema, &kEmbeddingSchema,
       &kSoftmaxSchema,   &kAttentionSchema, &kConcatSchema,   &kSplitSchema,
       &kSliceSchema,     &kLstmCellSchema,  &kGruCellSchema,  &kFusedLinearSchema,
-      &kRopeSchema,      &kMeanPoolSchema,  &kL2NormalizeSchema};
+      &kRopeSchema,      &kMeanPoolSchema,  &kL2NormalizeSchema,
+      &kAdditiveAttentionSchema, &kGruRecurrenceSchema};
   static_assert(sizeof(kSchemas) / sizeof(kSchemas[0]) == static_cast<size_t>(OpType::kCount));
   auto index = static_cast<size_t>(type);
   if (index >= static_cast<size_t>(OpType::kCount)) return nullptr;

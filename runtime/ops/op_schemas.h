@@ -24,5 +24,7 @@ extern const OpSchema kFusedLinearSchema;  // op_fused_linear.cc
 extern const OpSchema kRopeSchema;         // op_rope.cc
 extern const OpSchema kMeanPoolSchema;     // op_pool.cc
 extern const OpSchema kL2NormalizeSchema;  // op_pool.cc
+extern const OpSchema kAdditiveAttentionSchema;  // op_additive_attention.cc
+extern const OpSchema kGruRecurrenceSchema;      // op_gru_recurrence.cc
 
 }  // namespace normrt
