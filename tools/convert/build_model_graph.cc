@@ -70,6 +70,8 @@ Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
     build.max_sequence_length = options.max_sequence_length;
     return build_llama_decoder(llama.value(), weights, options.dtype, build);
   }
+  if (family == ModelFamily::kRnnSearch)
+    return Status::error("rnnsearch builds two graphs: build_rnnsearch_graphs() (a converter bug)");
   if (Status s = refuse_bert_options(options, family); !s) return s;
   if (family == ModelFamily::kMlp) {
     Expected<MlpConfig> mlp = read_mlp_config(config);
@@ -86,21 +88,25 @@ Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
   return lstm ? build_ln_lstm(c, weights, options.dtype) : build_ln_gru(c, weights, options.dtype);
 }
 
-Expected<std::unique_ptr<WeightSource>> open_weights(const std::string& path,
-                                                     const JsonConfig& config) {
+Expected<RnnSearchGraphs> build_rnnsearch_graphs(const JsonConfig& config,
+                                                 const WeightSource& weights,
+                                                 const ConvertOptions& options) {
+  if (options.pooling != "none")
+    return Status::error("--pooling applies to BERT encoders only, not to rnnsearch");
+  Expected<RnnSearchConfig> c = read_rnnsearch_config(config, options.norm, options.p);
+  if (!c) return c.status();
+  RnnSearchBuildOptions build;
+  if (options.max_sequence_length > 0) build.max_source_length = options.max_sequence_length;
+  return build_rnnsearch(c.value(), weights, options.dtype, build);
+}
+
+Expected<std::unique_ptr<WeightSource>> open_weights(const std::string& path) {
   if (ends_with(path, ".safetensors")) {
     auto file = SafetensorsFile::open(path);
     if (!file) return file.status();
     return std::unique_ptr<WeightSource>(std::move(file).value());
   }
   if (ends_with(path, ".npz")) {
-    // Only normrt's own configs name their architecture; an .npz with any
-    // other config is a Nematus-style checkpoint.
-    if (!config.has("architecture"))
-      return Status::error(path +
-                           ": Nematus-style RNNSearch checkpoints (.npz) are not supported yet "
-                           "(the RNNSearch builder does not exist); convert BERT encoders or "
-                           "normrt's RNN/MLP models from safetensors");
     auto file = NpzFile::open(path);
     if (!file) return file.status();
     return std::unique_ptr<WeightSource>(std::move(file).value());

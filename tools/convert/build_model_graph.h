@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "kernels/common/status.h"
+#include "models/rnnsearch/rnnsearch_builder.h"
 #include "models/weight_source.h"
 #include "runtime/graph/graph.h"
 #include "tools/convert/convert.h"
@@ -18,9 +19,15 @@ namespace normrt {
 Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
                                   const WeightSource& weights, const ConvertOptions& options);
 
-/// Opens `path` by its extension: .safetensors or .npz. `config` decides the
-/// message for a Nematus-style .npz (not supported yet).
-Expected<std::unique_ptr<WeightSource>> open_weights(const std::string& path,
-                                                     const JsonConfig& config);
+/// The two graphs of a Nematus RNNSearch (family kRnnSearch): --norm/--p
+/// choose the checkpoint's norm, --max-seq the longest source (default 256);
+/// --pooling is an error.
+Expected<RnnSearchGraphs> build_rnnsearch_graphs(const JsonConfig& config,
+                                                 const WeightSource& weights,
+                                                 const ConvertOptions& options);
+
+/// Opens `path` by its extension: .safetensors or .npz (normrt's RNN/MLP
+/// weights, or a Nematus checkpoint).
+Expected<std::unique_ptr<WeightSource>> open_weights(const std::string& path);
 
 }  // namespace normrt

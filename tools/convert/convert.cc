@@ -1,61 +1,16 @@
 #include "tools/convert/convert.h"
 
-#include <sys/stat.h>
-
-#include <cstring>
-
 #include "kernels/common/isa.h"
 #include "runtime/format/model_file.h"
-#include "runtime/graph/graph_validate.h"
 #include "runtime/passes/prepack_linear_weights.h"
 #include "tools/convert/build_model_graph.h"
+#include "tools/convert/convert_rnnsearch.h"
+#include "tools/convert/convert_steps.h"
 #include "tools/convert/model_config.h"
 #include "tools/convert/progress.h"
 #include "tools/convert/readers/json_config.h"
 
 namespace normrt {
-namespace {
-
-std::string base_name(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// Replaces or appends a metadata entry (the builders record architecture,
-// norm and eps; the converter adds what only it knows).
-void set_metadata(Graph& graph, const std::string& name, AttributeValue value) {
-  for (Attribute& a : graph.metadata)
-    if (a.name == name) {
-      a.value = std::move(value);
-      return;
-    }
-  graph.metadata.push_back({name, std::move(value)});
-}
-
-struct WeightTotals {
-  size_t tensors = 0;
-  uint64_t parameters = 0, bytes = 0;
-};
-
-WeightTotals weight_totals(const Graph& graph) {
-  WeightTotals totals;
-  for (const Tensor& t : graph.tensors) {
-    if (t.kind != TensorKind::kWeight) continue;
-    ++totals.tensors;
-    totals.parameters += shape_elements(t.shape, 1);
-    totals.bytes += t.data.size;
-  }
-  return totals;
-}
-
-uint64_t source_bytes(const WeightSource& weights) {
-  uint64_t bytes = 0;
-  for (const std::string& name : weights.names())
-    if (const SourceTensor* t = weights.find(name)) bytes += t->size;
-  return bytes;
-}
-
-}  // namespace
 
 Expected<TensorLayout> resolve_layout(const std::string& name) {
   if (name == "native") {
@@ -80,8 +35,7 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
 
   Expected<JsonConfig> config = JsonConfig::load(options.config_path);
   if (!config) return config.status();
-  Expected<std::unique_ptr<WeightSource>> weights =
-      open_weights(options.weights_path, config.value());
+  Expected<std::unique_ptr<WeightSource>> weights = open_weights(options.weights_path);
   if (!weights) return weights.status();
   const WeightSource& source = *weights.value();
   progress.stage(1, "read " + base_name(options.weights_path) + ": " +
@@ -90,46 +44,35 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
 
   Expected<ModelFamily> family = detect_model_family(config.value());
   if (!family) return family.status();
+  if (family.value() == ModelFamily::kRnnSearch)
+    return convert_rnnsearch(options, config.value(), source, layout.value(), progress);
   Expected<Graph> built = build_model_graph(family.value(), config.value(), source, options);
   if (!built) return built.status();
   Graph graph = std::move(built).value();
-  set_metadata(graph, "dtype", std::string(data_type_name(options.dtype)));
-  set_metadata(graph, "layout", std::string(tensor_layout_name(layout.value())));
-  set_metadata(graph, "source_config", base_name(options.config_path));
-  set_metadata(graph, "source_weights", base_name(options.weights_path));
-  set_metadata(graph, "converter", std::string("normrt-convert"));
-  if (Status s = graph_validate(graph); !s)
-    return Status::error("the built graph is invalid (a builder bug): " + s.message());
   const WeightTotals totals = weight_totals(graph);
+  Expected<size_t> packed = finish_graph(graph, options, layout.value());
+  if (!packed) return packed.status();
   progress.stage(2, std::string("built and validated ") + model_family_name(family.value()) + ": " +
                         format_count(graph.nodes.size()) + " nodes, " +
                         format_count(totals.parameters) + " parameters");
-
-  size_t packed = 0;
-  if (layout.value() != TensorLayout::kRowMajor) {
-    Expected<size_t> count = prepack_linear_weights(graph, layout.value());
-    if (!count) return count.status();
-    packed = count.value();
-  }
-  progress.stage(3, "packed " + std::to_string(packed) + " Linear weights as " +
+  progress.stage(3, "packed " + std::to_string(packed.value()) + " Linear weights as " +
                         tensor_layout_name(layout.value()));
 
   progress.stage(4, "writing " + options.output_path + " (about " +
                         format_bytes(weight_totals(graph).bytes) + " of weights)");
   if (Status s = write_model_file(graph, options.output_path); !s) return s;
-  struct stat info {};
-  if (::stat(options.output_path.c_str(), &info) != 0)
-    return Status::error(options.output_path +
-                         ": cannot stat the written file: " + std::strerror(errno));
+  Expected<uint64_t> bytes = written_file_bytes(options.output_path);
+  if (!bytes) return bytes.status();
 
   ConvertSummary summary;
   summary.architecture = model_family_name(family.value());
   summary.tensors = totals.tensors;
   summary.parameters = totals.parameters;
-  summary.file_bytes = static_cast<uint64_t>(info.st_size);
+  summary.file_bytes = bytes.value();
   summary.dtype = options.dtype;
   summary.layout = layout.value();
-  summary.packed_weights = packed;
+  summary.packed_weights = packed.value();
+  summary.files = {options.output_path};
   summary.seconds = progress.elapsed_seconds();
   return summary;
 }
@@ -137,10 +80,13 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
 std::string summary_line(const ConvertSummary& s) {
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.2f s", s.seconds);
+  std::string files;  // named when there is more than one (RNNSearch's pair)
+  for (size_t i = 0; s.files.size() > 1 && i < s.files.size(); ++i)
+    files += (i == 0 ? ": " : ", ") + s.files[i];
   return "converted " + s.architecture + ": " + format_count(s.tensors) + " tensors, " +
          format_count(s.parameters) + " parameters, " + format_bytes(s.file_bytes) + ", " +
          data_type_name(s.dtype) + ", " + tensor_layout_name(s.layout) + " (" +
-         std::to_string(s.packed_weights) + " packed), " + seconds;
+         std::to_string(s.packed_weights) + " packed), " + seconds + files;
 }
 
 }  // namespace normrt

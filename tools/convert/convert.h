@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "kernels/common/status.h"
 #include "runtime/graph/graph.h"
@@ -34,17 +35,27 @@ struct ConvertOptions {
 };
 
 struct ConvertSummary {
-  std::string architecture;  ///< "bert_encoder", "lstm", "gru", "mlp"
+  std::string architecture;  ///< "bert_encoder", "lstm", "gru", "mlp", "llama_decoder", "rnnsearch"
   size_t tensors = 0;        ///< weights in the file
   uint64_t parameters = 0;   ///< their elements
   uint64_t file_bytes = 0;
   DataType dtype = DataType::kF32;
   TensorLayout layout = TensorLayout::kRowMajor;
   size_t packed_weights = 0;  ///< Linear weights stored in panels
+  std::vector<std::string> files;  ///< written: output_path, or RNNSearch's pair
   double seconds = 0;
 };
 
+/// Converts. A Nematus RNNSearch checkpoint gives two files, the encoder and
+/// the decoder step (rnnsearch_output_paths()); both or neither are written.
 Expected<ConvertSummary> convert(const ConvertOptions& options);
+
+/// RNNSearch's pair for --output `path`: "<base>.encoder.nrmt" and
+/// "<base>.decoder.nrmt", base being `path` without a trailing ".nrmt".
+struct RnnSearchOutputs {
+  std::string encoder, decoder;
+};
+RnnSearchOutputs rnnsearch_output_paths(const std::string& path);
 
 /// "converted lstm: 23 tensors, 1,234 parameters, 8.1 kB, f32, panels16 (8 packed), 0.01 s".
 std::string summary_line(const ConvertSummary& summary);

@@ -78,6 +78,8 @@ const char* model_family_name(ModelFamily family) {
       return "mlp";
     case ModelFamily::kLlamaDecoder:
       return "llama_decoder";
+    case ModelFamily::kRnnSearch:
+      return "rnnsearch";
   }
   return "invalid";
 }
@@ -100,6 +102,10 @@ Expected<ModelFamily> detect_model_family(const JsonConfig& config) {
     const std::string& t = type.value();
     if (t == "bert") return ModelFamily::kBertEncoder;
     if (t == "llama") return ModelFamily::kLlamaDecoder;
+    if (t == "rnn" || t == "transformer")
+      return Status::error(file + ": model_type '" + t +
+                           "' looks like a TensorFlow Nematus config; of Nematus only the Theano "
+                           "RNNSearch (model.npz.json with \"decoder\": \"gru_cond\") converts");
     if (t == "mistral" || t == "qwen2")
       return Status::error(file + ": model_type '" + t +
                            "' is not supported yet: of the decoders only 'llama' converts");
@@ -107,9 +113,14 @@ Expected<ModelFamily> detect_model_family(const JsonConfig& config) {
                          "', expected 'bert' (Hugging Face BERT-family encoders) or 'llama'");
   }
   if (contains_bert_class(config)) return ModelFamily::kBertEncoder;
+  // A Theano Nematus model.npz.json has neither key (docs/rnnsearch.md).
+  const nlohmann::json& decoder = config.root().value("decoder", nlohmann::json());
+  if (decoder == "gru_cond" || (config.has("dim_word") && config.has("n_words_src")))
+    return ModelFamily::kRnnSearch;
   return Status::error(file +
                        ": cannot tell the architecture: missing key 'architecture' (normrt's "
-                       "RNN/MLP config) and 'model_type' (Hugging Face config.json)");
+                       "RNN/MLP config), 'model_type' (Hugging Face config.json) and "
+                       "'dim_word' with 'n_words_src' (Nematus model.npz.json)");
 }
 
 Expected<BertConfig> read_bert_config(const JsonConfig& config) {

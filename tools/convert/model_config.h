@@ -7,21 +7,25 @@
 //     "architecture" key ("lstm" | "gru" | "mlp", also spelled "ln_lstm",
 //     "ln_gru", "ln_mlp") → RnnConfig / MlpConfig. Its keys are checked
 //     against the documented list, so a misspelt key is an error rather than
-//     a silent default.
+//     a silent default;
+//   - a Nematus (Theano) model.npz.json, recognised by "decoder": "gru_cond"
+//     or, without "architecture" and "model_type", by "dim_word" and
+//     "n_words_src" → RnnSearchConfig (docs/rnnsearch.md, "Config").
 // Every error names the config file and the key.
 #include <string>
 
 #include "kernels/common/status.h"
 #include "models/mlp/mlp_builder.h"
 #include "models/rnn/rnn_config.h"
+#include "models/rnnsearch/rnnsearch_builder.h"
 #include "models/transformer/bert_encoder.h"
 #include "models/transformer/llama_decoder.h"
 #include "tools/convert/readers/json_config.h"
 
 namespace normrt {
 
-enum class ModelFamily { kBertEncoder, kLstm, kGru, kMlp, kLlamaDecoder };
-/// "bert_encoder", "lstm", "gru", "mlp", "llama_decoder".
+enum class ModelFamily { kBertEncoder, kLstm, kGru, kMlp, kLlamaDecoder, kRnnSearch };
+/// "bert_encoder", "lstm", "gru", "mlp", "llama_decoder", "rnnsearch".
 const char* model_family_name(ModelFamily family);
 
 /// The family of `config`; an error for an unknown or unsupported one
@@ -34,5 +38,15 @@ Expected<BertConfig> read_bert_config(const JsonConfig& config);
 Expected<LlamaConfig> read_llama_config(const JsonConfig& config);
 Expected<RnnConfig> read_rnn_config(const JsonConfig& config, bool is_lstm);
 Expected<MlpConfig> read_mlp_config(const JsonConfig& config);
+/// A Nematus config: dim_word, dim, n_words_src, n_words (required),
+/// layer_normalisation and the two tie_* flags; the keys that select another
+/// architecture (encoder, decoder, enc_depth, dec_depth, the recurrence
+/// transition depths, factors, weight_normalisation, ...) must keep the
+/// values of the supported one, and the error names the key otherwise;
+/// training keys are ignored. `norm` ("" or layer_norm | rms_norm |
+/// prms_norm, normrt-convert's --norm) says which norm a checkpoint with
+/// layer_normalisation was trained with (default layer_norm); `p` for prms_norm.
+Expected<RnnSearchConfig> read_rnnsearch_config(const JsonConfig& config, const std::string& norm,
+                                                double p);
 
 }  // namespace normrt

@@ -1,0 +1,69 @@
+#include "tools/convert/convert_steps.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "runtime/graph/graph_validate.h"
+#include "runtime/passes/prepack_linear_weights.h"
+
+namespace normrt {
+namespace {
+
+// Replaces or appends a metadata entry (the builders record architecture,
+// norm and eps; the converter adds what only it knows).
+void set_metadata(Graph& graph, const std::string& name, AttributeValue value) {
+  for (Attribute& a : graph.metadata)
+    if (a.name == name) {
+      a.value = std::move(value);
+      return;
+    }
+  graph.metadata.push_back({name, std::move(value)});
+}
+
+}  // namespace
+
+std::string base_name(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+WeightTotals weight_totals(const Graph& graph) {
+  WeightTotals totals;
+  for (const Tensor& t : graph.tensors) {
+    if (t.kind != TensorKind::kWeight) continue;
+    ++totals.tensors;
+    totals.parameters += shape_elements(t.shape, 1);
+    totals.bytes += t.data.size;
+  }
+  return totals;
+}
+
+uint64_t source_bytes(const WeightSource& weights) {
+  uint64_t bytes = 0;
+  for (const std::string& name : weights.names())
+    if (const SourceTensor* t = weights.find(name)) bytes += t->size;
+  return bytes;
+}
+
+Expected<size_t> finish_graph(Graph& graph, const ConvertOptions& options, TensorLayout layout) {
+  set_metadata(graph, "dtype", std::string(data_type_name(options.dtype)));
+  set_metadata(graph, "layout", std::string(tensor_layout_name(layout)));
+  set_metadata(graph, "source_config", base_name(options.config_path));
+  set_metadata(graph, "source_weights", base_name(options.weights_path));
+  set_metadata(graph, "converter", std::string("normrt-convert"));
+  if (Status s = graph_validate(graph); !s)
+    return Status::error("the built graph is invalid (a builder bug): " + s.message());
+  if (layout == TensorLayout::kRowMajor) return size_t{0};
+  return prepack_linear_weights(graph, layout);
+}
+
+Expected<uint64_t> written_file_bytes(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0)
+    return Status::error(path + ": cannot stat the written file: " + std::strerror(errno));
+  return static_cast<uint64_t>(info.st_size);
+}
+
+}  // namespace normrt

@@ -1,0 +1,33 @@
+#pragma once
+// The steps convert() takes for every built graph, shared by the one-graph
+// path (convert.cc) and RNNSearch's encoder/decoder pair (convert_rnnsearch.cc).
+#include <cstdint>
+#include <string>
+
+#include "kernels/common/status.h"
+#include "models/weight_source.h"
+#include "runtime/graph/graph.h"
+#include "tools/convert/convert.h"
+
+namespace normrt {
+
+/// "dir/model.nrmt" → "model.nrmt".
+std::string base_name(const std::string& path);
+
+struct WeightTotals {
+  size_t tensors = 0;
+  uint64_t parameters = 0, bytes = 0;
+};
+WeightTotals weight_totals(const Graph& graph);
+/// Bytes of every tensor of the source.
+uint64_t source_bytes(const WeightSource& weights);
+
+/// Records the converter's metadata (dtype, layout, source files), validates
+/// the graph (an invalid one is a builder bug) and, for a panel layout,
+/// pre-packs its Linear weights; returns how many were packed.
+Expected<size_t> finish_graph(Graph& graph, const ConvertOptions& options, TensorLayout layout);
+
+/// The size of a file just written (errors name it).
+Expected<uint64_t> written_file_bytes(const std::string& path);
+
+}  // namespace normrt

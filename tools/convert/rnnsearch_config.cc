@@ -1,0 +1,90 @@
+// read_rnnsearch_config (model_config.h): a Theano Nematus model.npz.json →
+// RnnSearchConfig. Nematus writes every train() argument into it, training
+// options included; only the architecture keys are read, and those that
+// would select an architecture normrt does not build are checked against
+// the supported value (nematus/nmt.py's defaults, docs/rnnsearch.md).
+#include <nlohmann/json.hpp>
+
+#include "tools/convert/model_config.h"
+
+namespace normrt {
+namespace {
+
+std::string json_text(const nlohmann::json& value) { return value.dump(); }
+
+// `key` absent, null, or equal to `supported`; an error naming it otherwise.
+Status require_value(const JsonConfig& config, const char* key, const nlohmann::json& supported,
+                     const char* why) {
+  if (!config.has(key)) return Status::ok();
+  const nlohmann::json& value = config.root()[key];
+  if (value == supported) return Status::ok();
+  return Status::error(config.description() + ": key '" + key + "', expected " +
+                       json_text(supported) + ", found " + json_text(value) + " (" + why + ")");
+}
+
+Status check_supported_architecture(const JsonConfig& config, int64_t dim_word) {
+  const struct {
+    const char* key;
+    nlohmann::json supported;
+    const char* why;
+  } keys[] = {
+      {"encoder", "gru", "only GRU encoders are supported"},
+      {"decoder", "gru_cond", "only the conditional GRU decoder is supported"},
+      {"enc_depth", 1, "deep encoders are not supported"},
+      {"dec_depth", 1, "deep decoders are not supported"},
+      {"enc_recurrence_transition_depth", 1, "deep transition encoders are not supported"},
+      {"dec_base_recurrence_transition_depth", 2,
+       "the decoder's base GRU must be gru_cond's two transitions"},
+      {"factors", 1, "factored inputs are not supported"},
+      {"dim_per_factor", nlohmann::json::array({dim_word}), "one factor of dim_word"},
+      {"weight_normalisation", false, "weight normalisation is not supported"},
+      {"deep_fusion_lm", nullptr, "deep fusion with a language model is not supported"},
+  };
+  for (const auto& k : keys)
+    if (Status s = require_value(config, k.key, k.supported, k.why); !s) return s;
+  return Status::ok();
+}
+
+}  // namespace
+
+Expected<RnnSearchConfig> read_rnnsearch_config(const JsonConfig& config, const std::string& norm,
+                                                double p) {
+  RnnSearchConfig c;
+  const std::pair<const char*, int64_t*> required[] = {{"dim_word", &c.dim_word},
+                                                       {"dim", &c.dim},
+                                                       {"n_words_src", &c.n_words_src},
+                                                       {"n_words", &c.n_words}};
+  for (auto [key, field] : required) {
+    Expected<int64_t> value = config.require_int(key);
+    if (!value) return value.status();
+    *field = value.value();
+  }
+  if (Status s = check_supported_architecture(config, c.dim_word); !s) return s;
+  Expected<bool> layer_norm = config.optional_bool("layer_normalisation", false);
+  Expected<bool> tie_enc_dec = config.optional_bool("tie_encoder_decoder_embeddings", false);
+  Expected<bool> tie_dec = config.optional_bool("tie_decoder_embeddings", false);
+  for (const Status& s : {layer_norm.status(), tie_enc_dec.status(), tie_dec.status()})
+    if (!s) return s;
+  c.tie_encoder_decoder_embeddings = tie_enc_dec.value();
+  c.tie_decoder_embeddings = tie_dec.value();
+
+  // Nematus' layer_norm: eps 1e-5 inside the root, gains as stored; the
+  // RMSNorm authors' variants keep both (their Theano layer_norm).
+  c.norm.eps = 1e-5;
+  c.norm.eps_placement = "inside_sqrt";
+  c.norm.gain_convention = "as_stored";
+  if (!layer_norm.value()) {
+    if (!norm.empty())
+      return Status::error("--norm " + norm + ": " + config.description() +
+                           " has layer_normalisation false, so the model has no norm to choose");
+    c.norm.kind = "none";
+  } else {
+    c.norm.kind = norm.empty() ? "layer_norm" : norm;
+    if (c.norm.kind == "prms_norm") c.norm.p = p;
+  }
+  if (Status s = check_rnnsearch_config(c); !s)
+    return Status::error(config.description() + ": " + s.message());
+  return c;
+}
+
+}  // namespace normrt
