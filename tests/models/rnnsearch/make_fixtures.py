@@ -35,6 +35,11 @@ Files per case <name> in fixtures/:
                        -9), beamK_lengths_i i32 [n], beamK_costs_i f64 [n]
                        (-log p, ascending). Reference values in float64.
 
+Also rnnsearch_broken.npz: rnnsearch_layer_norm's parameters with four
+problems for the converter's error test (decoder_c_tt missing, an unknown
+"decoder_U_att_extra", encoder_Wx transposed, ff_logit_b stored as int32),
+besides the training entries it must skip.
+
 Beam search as nematus' gen_sample (k > 1, not stochastic): candidates
 cost + (-log softmax) over live hypotheses × vocabulary; the k - dead
 cheapest survive (ties: the lower flat index live·V + word first); a
@@ -318,11 +323,21 @@ def write_case(name, seed):
     np.savez(os.path.join(OUT, name + ".expected.npz"), **expected)
 
 
+def write_broken():
+    ok = dict(np.load(os.path.join(OUT, "rnnsearch_layer_norm.npz")))
+    del ok["decoder_c_tt"]
+    ok["decoder_U_att_extra"] = np.zeros(3, dtype=np.float32)
+    ok["encoder_Wx"] = np.ascontiguousarray(ok["encoder_Wx"].T)
+    ok["ff_logit_b"] = np.arange(ok["ff_logit_b"].shape[0], dtype=np.int32)
+    np.savez(os.path.join(OUT, "rnnsearch_broken.npz"), **ok)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     torch.manual_seed(0)
     for seed, name in enumerate(CASES):
         write_case(name, 100 + seed)
+    write_broken()
 
 
 if __name__ == "__main__":
