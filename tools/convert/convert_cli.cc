@@ -33,9 +33,11 @@ std::string convert_usage() {
 
 Converts exported weights into a normrt model file. The architecture comes
 from the config: a Hugging Face config.json with "model_type": "bert" (BERT,
-MiniLM, sentence-transformers encoders), or normrt's RNN/MLP config
-("architecture": "lstm" | "gru" | "mlp", docs/models_rnn.md). Every tensor
-name, shape and dtype is checked; on any error nothing is written.
+MiniLM, sentence-transformers encoders), normrt's RNN/MLP config
+("architecture": "lstm" | "gru" | "mlp", docs/models_rnn.md), or a Nematus
+model.npz.json with its model.npz (RNNSearch: writes <output without .nrmt>
+.encoder.nrmt and .decoder.nrmt, docs/rnnsearch.md). Every tensor name,
+shape and dtype is checked; on any error nothing is written.
 
 options:
   --dtype f32|bf16          storage of the matrices (default f32; vectors stay f32)
@@ -43,8 +45,9 @@ options:
                             file without copying), row_major (portable, packed at
                             load), panels16, panels32, panels64
   --norm layer_norm|rms_norm|prms_norm
-                            BERT only: run the weights with another norm (default:
-                            the checkpoint's LayerNorm)
+                            BERT: run the weights with another norm (default: the
+                            checkpoint's LayerNorm); Nematus: the norm a
+                            layer_normalisation checkpoint was trained with
   --p P                     with --norm prms_norm: the fraction in (0, 1]
   --pooling none|mean       BERT only: mean adds the L2-normalised mean-pooled output
                             "embedding" [1, H] (sentence-transformers); default none
