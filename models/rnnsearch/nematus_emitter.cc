@@ -74,9 +74,8 @@ std::vector<Attribute> NematusEmitter::gru_attributes(bool reverse) const {
 }
 
 TensorId NematusEmitter::gru(const std::string& node, Projections x, TensorId h0, int64_t rows,
-                             const std::string& prefix, const std::string& u,
-                             const std::string& ux, const std::string& b_u,
-                             const std::string& b_ux, bool reverse) {
+                             const std::string& prefix, const std::string& u, const std::string& ux,
+                             const std::string& b_u, const std::string& b_ux, bool reverse) {
   const int64_t d = c_.dim;
   const bool normalized = c_.norm.kind != "none";
   const NormSite gates = gru_site(prefix, u), candidate = gru_site(prefix, ux);

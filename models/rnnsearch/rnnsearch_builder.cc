@@ -39,11 +39,11 @@ Status check_rnnsearch_config(const RnnSearchConfig& c) {
     if (!s) return s;
   }
   if (c.tie_encoder_decoder_embeddings && c.n_words_src != c.n_words)
-    return Status::error("RNNSearch config: tie_encoder_decoder_embeddings needs n_words_src = "
-                         "n_words, found " + std::to_string(c.n_words_src) + " and " +
-                         std::to_string(c.n_words));
-  if (Status s = check_norm_config(c.norm); !s)
-    return Status::error("RNNSearch " + s.message());
+    return Status::error(
+        "RNNSearch config: tie_encoder_decoder_embeddings needs n_words_src = "
+        "n_words, found " +
+        std::to_string(c.n_words_src) + " and " + std::to_string(c.n_words));
+  if (Status s = check_norm_config(c.norm); !s) return Status::error("RNNSearch " + s.message());
   return Status::ok();
 }
 

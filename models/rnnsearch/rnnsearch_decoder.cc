@@ -42,12 +42,13 @@ void emit_rnnsearch_decoder(NematusEmitter& e) {
 
   const std::string table_name = c.tie_encoder_decoder_embeddings ? "Wemb" : "Wemb_dec";
   const std::vector<float>& table = e.values(table_name, {v, w});
-  TensorId table_z = e.weight_from(table_name + ".with_zero_row", {v + 1, w}, with_zero_row(table, w));
+  TensorId table_z =
+      e.weight_from(table_name + ".with_zero_row", {v + 1, w}, with_zero_row(table, w));
   TensorId emb = b.node(OpType::kEmbedding, "tgt_embedding", {prev, table_z}, {{1, w}},
                         {{"row_offset", int64_t{1}}});
 
-  TensorId s1 = e.gru("decoder.gru1", e.gru_inputs("decoder", emb, 1, w), state, 1, "decoder",
-                      "U", "Ux", "", "", false);
+  TensorId s1 = e.gru("decoder.gru1", e.gru_inputs("decoder", emb, 1, w), state, 1, "decoder", "U",
+                      "Ux", "", "", false);
 
   TensorId pstate = e.projection("decoder_W_comb_att", s1, 1, "decoder_W_comb_att", "", d, a,
                                  gru_site("decoder", "W_comb_att"));
@@ -58,10 +59,10 @@ void emit_rnnsearch_decoder(NematusEmitter& e) {
   TensorId alignment = b.last_outputs()[1];
 
   NematusEmitter::Projections from_context;
-  from_context.xg = e.projection("decoder_Wc", context, 1, "decoder_Wc", "", a, 2 * d,
-                                 gru_site("decoder", "Wc"));
-  from_context.xc = e.projection("decoder_Wcx", context, 1, "decoder_Wcx", "", a, d,
-                                 gru_site("decoder", "Wcx"));
+  from_context.xg =
+      e.projection("decoder_Wc", context, 1, "decoder_Wc", "", a, 2 * d, gru_site("decoder", "Wc"));
+  from_context.xc =
+      e.projection("decoder_Wcx", context, 1, "decoder_Wcx", "", a, d, gru_site("decoder", "Wcx"));
   TensorId s2 = e.gru("decoder.gru2", from_context, s1, 1, "decoder", "U_nl", "Ux_nl",
                       "decoder_b_nl", "decoder_bx_nl", false);
   b.state_update(state, s2);
@@ -78,8 +79,8 @@ void emit_rnnsearch_decoder(NematusEmitter& e) {
                            {{"activation", std::string("tanh")}});
   TensorId out_w = c.tie_decoder_embeddings ? e.weight_from(table_name, {v, w}, table)
                                             : e.matrix_t("ff_logit_W", w, v);
-  TensorId logits = b.node(OpType::kLinear, "ff_logit", {hidden, out_w, e.weight("ff_logit_b", {v})},
-                           {{1, v}});
+  TensorId logits =
+      b.node(OpType::kLinear, "ff_logit", {hidden, out_w, e.weight("ff_logit_b", {v})}, {{1, v}});
 
   b.rename(logits, "logits");
   b.rename(alignment, "alignment");

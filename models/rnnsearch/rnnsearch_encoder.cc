@@ -27,17 +27,17 @@ void emit_rnnsearch_encoder(NematusEmitter& e) {
                            "U", "Ux", "", "", false);
   TensorId backward = e.gru("encoder_r", e.gru_inputs("encoder_r", emb, s, w), kNoTensor, s,
                             "encoder_r", "U", "Ux", "", "", true);
-  TensorId annotations = b.node(OpType::kConcat, "annotations", {forward, backward},
-                                {{s, 2 * d}}, {{"axis", int64_t{-1}}});
+  TensorId annotations = b.node(OpType::kConcat, "annotations", {forward, backward}, {{s, 2 * d}},
+                                {{"axis", int64_t{-1}}});
 
   TensorId mean = b.node(OpType::kMeanPool, "annotations.mean", {annotations}, {{1, 2 * d}});
-  TensorId init = e.projection("ff_state", mean, 1, "ff_state_W", "ff_state_b", 2 * d, d,
-                               ff_site("ff_state"));
+  TensorId init =
+      e.projection("ff_state", mean, 1, "ff_state_W", "ff_state_b", 2 * d, d, ff_site("ff_state"));
   init = b.node(OpType::kActivation, "ff_state.tanh", {init}, {{1, d}},
                 {{"activation", std::string("tanh")}});
 
-  TensorId keys = e.projection("decoder_Wc_att", annotations, s, "decoder_Wc_att",
-                               "decoder_b_att", 2 * d, 2 * d, gru_site("decoder", "Wc_att"));
+  TensorId keys = e.projection("decoder_Wc_att", annotations, s, "decoder_Wc_att", "decoder_b_att",
+                               2 * d, 2 * d, gru_site("decoder", "Wc_att"));
 
   b.rename(annotations, "annotations");
   b.rename(keys, "attention_keys");

@@ -39,9 +39,9 @@ enum Output : size_t { kContext, kAlignment };
 constexpr size_t kKeyBlock = 32;  // keys whose tanh arguments are formed at once
 
 struct AttentionShapes {
-  size_t width = 0;      ///< A
-  size_t channels = 0;   ///< C
-  size_t max_keys = 0;   ///< L at S = max_sequence_length
+  size_t width = 0;     ///< A
+  size_t channels = 0;  ///< C
+  size_t max_keys = 0;  ///< L at S = max_sequence_length
 };
 
 Expected<AttentionShapes> check_attention(const Graph& graph, const Node& node,
@@ -67,9 +67,9 @@ Expected<AttentionShapes> check_attention(const Graph& graph, const Node& node,
                    NodeChecker::describe(values, "values") + " " + shape_string(values.shape) +
                    " must have at least one row and column");
   if (query.shape[1] != a)
-    return c.error(NodeChecker::describe(query, "query") + " has A = " +
-                   std::to_string(query.shape[1]) + " columns, but keys '" + keys.name +
-                   "' has A = " + std::to_string(a));
+    return c.error(NodeChecker::describe(query, "query") +
+                   " has A = " + std::to_string(query.shape[1]) + " columns, but keys '" +
+                   keys.name + "' has A = " + std::to_string(a));
   if (query.shape[0] == 0) return c.error(NodeChecker::describe(query, "query") + " has no rows");
   if (Status s = c.check_shape(*operands[kV], "v (A from keys)", {a}); !s) return s;
   if (operands[kC] != nullptr) {
@@ -87,7 +87,8 @@ Expected<AttentionShapes> check_attention(const Graph& graph, const Node& node,
   AttentionShapes shapes;
   shapes.width = static_cast<size_t>(a);
   shapes.channels = static_cast<size_t>(channels);
-  shapes.max_keys = static_cast<size_t>(length == kSequenceDim ? graph.max_sequence_length : length);
+  shapes.max_keys =
+      static_cast<size_t>(length == kSequenceDim ? graph.max_sequence_length : length);
   return shapes;
 }
 
@@ -123,7 +124,8 @@ class AdditiveAttentionOp final : public OpKernel {
       for (size_t first = 0; first < length; first += kKeyBlock) {
         const size_t count = std::min(kKeyBlock, length - first);
         for (size_t j = 0; j < count; ++j)
-          for (size_t i = 0; i < a; ++i) block[j * a + i] = query_row[i] + keys[(first + j) * a + i];
+          for (size_t i = 0; i < a; ++i)
+            block[j * a + i] = query_row[i] + keys[(first + j) * a + i];
         tanh_(Activation::kTanh, block, block, count * a);
         for (size_t j = 0; j < count; ++j) {
           double e = c != nullptr ? c[0] : 0.0;
@@ -138,7 +140,8 @@ class AdditiveAttentionOp final : public OpKernel {
       float* context_row = context.outputs[kContext].f32() + q * channels;
       for (size_t i = 0; i < channels; ++i) context_row[i] = static_cast<float>(sums[i]);
       if (alignment != nullptr)
-        for (size_t j = 0; j < length; ++j) alignment[q * length + j] = static_cast<float>(scores[j]);
+        for (size_t j = 0; j < length; ++j)
+          alignment[q * length + j] = static_cast<float>(scores[j]);
     }
     return Status::ok();
   }
@@ -178,7 +181,7 @@ Expected<std::unique_ptr<OpKernel>> create_attention(const OpBuildContext& conte
 
 }  // namespace
 
-const OpSchema kAdditiveAttentionSchema = {OpType::kAdditiveAttention, "AdditiveAttention", 5, 5,
-                                           1, 2, infer_attention, create_attention};
+const OpSchema kAdditiveAttentionSchema = {
+    OpType::kAdditiveAttention, "AdditiveAttention", 5, 5, 1, 2, infer_attention, create_attention};
 
 }  // namespace normrt

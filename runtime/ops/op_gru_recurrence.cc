@@ -136,9 +136,12 @@ Status check_recurrence(const Graph& graph, const Node& node, RecurrenceConfig& 
     const char* what;
     int64_t n;
     bool norm_only;
-  } vectors[] = {{kBiasG, "bias_g", 2 * h, false},   {kGainG, "gain_g", 2 * h, true},
-                 {kNormBiasG, "norm_bias_g", 2 * h, true}, {kBiasC, "bias_c", h, false},
-                 {kGainC, "gain_c", h, true},       {kNormBiasC, "norm_bias_c", h, true}};
+  } vectors[] = {{kBiasG, "bias_g", 2 * h, false},
+                 {kGainG, "gain_g", 2 * h, true},
+                 {kNormBiasG, "norm_bias_g", 2 * h, true},
+                 {kBiasC, "bias_c", h, false},
+                 {kGainC, "gain_c", h, true},
+                 {kNormBiasC, "norm_bias_c", h, true}};
   for (const auto& v : vectors) {
     if (Status s = check_optional_vector(c, v.index, v.what, v.n); !s) return s;
     if (v.norm_only && !config.norm.enabled && input_tensor(graph, node, v.index) != nullptr)
@@ -244,7 +247,8 @@ Expected<std::unique_ptr<OpKernel>> create_recurrence(const OpBuildContext& cont
 
 }  // namespace
 
-const OpSchema kGruRecurrenceSchema = {OpType::kGruRecurrence, "GruRecurrence", 5, kInputCount,
-                                       1, 2, infer_recurrence, create_recurrence};
+const OpSchema kGruRecurrenceSchema = {
+    OpType::kGruRecurrence, "GruRecurrence",  5, kInputCount, 1, 2,
+    infer_recurrence,       create_recurrence};
 
 }  // namespace normrt

@@ -10,8 +10,8 @@ namespace normrt {
 
 RnnSearchOutputs rnnsearch_output_paths(const std::string& path) {
   const std::string suffix = ".nrmt";
-  const bool has_suffix =
-      path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const bool has_suffix = path.size() > suffix.size() &&
+                          path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
   const std::string base = has_suffix ? path.substr(0, path.size() - suffix.size()) : path;
   return {base + ".encoder.nrmt", base + ".decoder.nrmt"};
 }
@@ -32,10 +32,9 @@ Expected<ConvertSummary> convert_rnnsearch(const ConvertOptions& options, const 
   progress.stage(2, "built and validated rnnsearch: encoder " +
                         format_count(graphs[0]->nodes.size()) + " nodes, decoder " +
                         format_count(graphs[1]->nodes.size()) + " nodes, " +
-                        format_count(totals[0].parameters + totals[1].parameters) +
-                        " parameters");
-  progress.stage(3, "packed " + std::to_string(packed) + " Linear weights as " +
-                        tensor_layout_name(layout));
+                        format_count(totals[0].parameters + totals[1].parameters) + " parameters");
+  progress.stage(
+      3, "packed " + std::to_string(packed) + " Linear weights as " + tensor_layout_name(layout));
 
   const RnnSearchOutputs paths = rnnsearch_output_paths(options.output_path);
   progress.stage(4, "writing " + paths.encoder + " and " + paths.decoder);

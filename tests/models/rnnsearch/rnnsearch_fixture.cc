@@ -129,9 +129,10 @@ Encoded encode(std::shared_ptr<const Model> encoder, const std::vector<int32_t>&
   REQUIRE_MESSAGE(run.is_ok(), run.message());
   Encoded out;
   out.length = src_ids.size();
-  for (auto [name, dst] : {std::pair<const char*, std::vector<float>*>{"annotations", &out.annotations},
-                           {"attention_keys", &out.attention_keys},
-                           {"init_state", &out.init_state}}) {
+  for (auto [name, dst] :
+       {std::pair<const char*, std::vector<float>*>{"annotations", &out.annotations},
+        {"attention_keys", &out.attention_keys},
+        {"init_state", &out.init_state}}) {
     auto ref = s.output(name);
     REQUIRE_MESSAGE(ref.is_ok(), ref.status().message());
     dst->assign(ref.value().f32(), ref.value().f32() + ref.value().elements());
@@ -139,15 +140,16 @@ Encoded encode(std::shared_ptr<const Model> encoder, const std::vector<int32_t>&
   return out;
 }
 
-std::unique_ptr<Session> start_decoder(std::shared_ptr<const Model> decoder, const Encoded& source) {
+std::unique_ptr<Session> start_decoder(std::shared_ptr<const Model> decoder,
+                                       const Encoded& source) {
   auto session = Session::create(std::move(decoder));
   REQUIRE_MESSAGE(session.is_ok(), session.status().message());
   Session& s = *session.value();
-  REQUIRE(s.set_input("annotations", source.annotations.data(), source.annotations.size() * 4)
-              .is_ok());
-  REQUIRE(s.set_input("attention_keys", source.attention_keys.data(),
-                      source.attention_keys.size() * 4)
-              .is_ok());
+  REQUIRE(
+      s.set_input("annotations", source.annotations.data(), source.annotations.size() * 4).is_ok());
+  REQUIRE(
+      s.set_input("attention_keys", source.attention_keys.data(), source.attention_keys.size() * 4)
+          .is_ok());
   Status seeded = s.set_state("state", source.init_state.data(), source.init_state.size() * 4);
   REQUIRE_MESSAGE(seeded.is_ok(), seeded.message());
   return std::move(session).value();

@@ -66,22 +66,20 @@ Graph attention_graph(const Case& k, const std::vector<float>& keys, const std::
   const int64_t q = k.q, a = k.a, ch = k.channels;
   const int64_t l = k.symbolic_keys ? kSequenceDim : int64_t(k.length);
   TensorId query = b.input("query", DataType::kF32, {q, a});
-  TensorId key_tensor = k.symbolic_keys ? b.input("keys", DataType::kF32, {l, a})
-                                        : b.weight("keys", {l, a}, keys);
+  TensorId key_tensor =
+      k.symbolic_keys ? b.input("keys", DataType::kF32, {l, a}) : b.weight("keys", {l, a}, keys);
   TensorId values = b.input("values", DataType::kF32, {l, ch});
   TensorId v_tensor = b.weight("v", {a}, v);
   TensorId c_tensor = k.with_c ? b.weight("c", {1}, {c}) : kNoTensor;
   std::vector<Shape> outs = {{q, ch}};
   if (k.with_alignment) outs.push_back({q, l});
-  b.node(OpType::kAdditiveAttention, "attn", {query, key_tensor, v_tensor, c_tensor, values},
-         outs);
+  b.node(OpType::kAdditiveAttention, "attn", {query, key_tensor, v_tensor, c_tensor, values}, outs);
   for (TensorId t : b.last_outputs()) b.output(t);
   return b.finish(k.symbolic_keys ? int64_t(k.length) + 3 : 1);
 }
 
-Result run_attention(const Case& k, const std::vector<float>& query,
-                     const std::vector<float>& keys, const std::vector<float>& v, float c,
-                     const std::vector<float>& values) {
+Result run_attention(const Case& k, const std::vector<float>& query, const std::vector<float>& keys,
+                     const std::vector<float>& v, float c, const std::vector<float>& values) {
   auto model = compile_model(attention_graph(k, keys, v, c), ModelOptions{});
   REQUIRE_MESSAGE(model.is_ok(), model.status().message());
   auto session = Session::create(model.value());
@@ -107,7 +105,7 @@ Result run_attention(const Case& k, const std::vector<float>& query,
 
 TEST_CASE("AdditiveAttention matches its equations in double for odd sizes") {
   const std::vector<Case> cases = {
-      {1, 1, 1, 1, true, true, true, 1.0f},    {1, 7, 3, 5, true, true, true, 2.0f},
+      {1, 1, 1, 1, true, true, true, 1.0f},     {1, 7, 3, 5, true, true, true, 2.0f},
       {2, 48, 33, 48, true, false, true, 1.0f}, {1, 13, 65, 3, false, true, false, 3.0f},
       {3, 5, 31, 9, false, false, true, 8.0f},  {1, 48, 32, 48, true, true, true, 0.5f}};
   double worst_ratio = 0;
@@ -137,14 +135,14 @@ TEST_CASE("AdditiveAttention matches its equations in double for odd sizes") {
       const double diff = std::fabs(got.context[i] - context[i]);
       worst_ratio = std::max(worst_ratio, diff / context_tol);
       CHECK_MESSAGE(diff <= context_tol, "context[" << i << "]: got " << got.context[i]
-                                                    << ", expected " << context[i]
-                                                    << ", tolerance " << context_tol);
+                                                    << ", expected " << context[i] << ", tolerance "
+                                                    << context_tol);
     }
     for (size_t i = 0; i < got.alignment.size(); ++i) {
       const double diff = std::fabs(got.alignment[i] - alignment[i]);
-      CHECK_MESSAGE(diff <= align_tol * alignment[i] + 1e-7,
-                    "alignment[" << i << "]: got " << got.alignment[i] << ", expected "
-                                 << alignment[i]);
+      CHECK_MESSAGE(
+          diff <= align_tol * alignment[i] + 1e-7,
+          "alignment[" << i << "]: got " << got.alignment[i] << ", expected " << alignment[i]);
     }
   }
   MESSAGE("AdditiveAttention: worst |error| / tolerance " << worst_ratio);
@@ -183,8 +181,8 @@ void expect_invalid(size_t which, const Shape& shape, DataType dtype,
 }
 
 TEST_CASE("AdditiveAttention names the operand, the expected and the found shape") {
-  expect_invalid(0, {1, 5}, DataType::kF32, {"node 'attn' (AdditiveAttention)", "query 'bad'",
-                                             "A = 5", "A = 4"});
+  expect_invalid(0, {1, 5}, DataType::kF32,
+                 {"node 'attn' (AdditiveAttention)", "query 'bad'", "A = 5", "A = 4"});
   expect_invalid(2, {3}, DataType::kF32, {"v (A from keys) 'bad'", "[4]", "found [3]"});
   expect_invalid(3, {2}, DataType::kF32, {"c 'bad'", "[1]", "found [2]"});
   expect_invalid(4, {6, 3}, DataType::kF32, {"values 'bad'", "[6] rows", "[S]"});

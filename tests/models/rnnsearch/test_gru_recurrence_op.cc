@@ -216,7 +216,8 @@ TEST_CASE("GruRecurrence reverse = 1 is the forward recurrence over reversed row
     forward.reverse = false;
     const size_t h = 9, rows = 7;
     for (size_t t = 0; t < rows; ++t) {  // row t of forward = row rows−1−t of backward
-      std::copy_n(backward.xg.begin() + (rows - 1 - t) * 2 * h, 2 * h, forward.xg.begin() + t * 2 * h);
+      std::copy_n(backward.xg.begin() + (rows - 1 - t) * 2 * h, 2 * h,
+                  forward.xg.begin() + t * 2 * h);
       std::copy_n(backward.xc.begin() + (rows - 1 - t) * h, h, forward.xc.begin() + t * h);
     }
     const Output b = run_recurrence(backward), f = run_recurrence(forward);

@@ -49,8 +49,8 @@ Worst check_against_reference(const RnnSearchCase& c, const RnnSearchModels& m, 
       REQUIRE(alignment.size() == s);
       const double err = normwise_error(logits.data(), &e.logits.values[t * v], v);
       const double align = normwise_error(alignment.data(), &e.alignment.values[t * s], s);
-      CHECK_MESSAGE(err <= tolerance, "step " << t << " (prev id " << prev
-                                              << ") logits: normwise error " << err);
+      CHECK_MESSAGE(err <= tolerance,
+                    "step " << t << " (prev id " << prev << ") logits: normwise error " << err);
       CHECK_MESSAGE(align <= tolerance, "step " << t << " alignment: normwise error " << align);
       worst.logits = std::max(worst.logits, err);
       worst.alignment = std::max(worst.alignment, align);
@@ -133,8 +133,8 @@ TEST_CASE("rnnsearch greedy decoding gives PyTorch's token ids") {
     for (const SentenceExpectation& e : load_expectations(c.name)) {
       CAPTURE(c.name);
       const std::vector<int32_t> ids = greedy_ids(m, e.src_ids, 12);
-      CHECK_MESSAGE(ids == e.greedy_ids, "normrt " << ids_text(ids) << ", PyTorch "
-                                                  << ids_text(e.greedy_ids));
+      CHECK_MESSAGE(ids == e.greedy_ids,
+                    "normrt " << ids_text(ids) << ", PyTorch " << ids_text(e.greedy_ids));
     }
   }
 }

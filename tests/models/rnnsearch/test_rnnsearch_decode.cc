@@ -29,8 +29,8 @@ std::string ids_text(const std::vector<int32_t>& ids) {
 // init_state through the prepare hook.
 std::vector<Hypothesis> decode_source(Decoder& decoder, const Encoded& source) {
   auto result = decoder.decode([&](Session& s) -> Status {
-    if (Status st = s.set_input("annotations", source.annotations.data(),
-                                source.annotations.size() * 4);
+    if (Status st =
+            s.set_input("annotations", source.annotations.data(), source.annotations.size() * 4);
         !st)
       return st;
     if (Status st = s.set_input("attention_keys", source.attention_keys.data(),

@@ -102,7 +102,7 @@ TEST_CASE("converted models report bad ids and over-long sources by node and val
     auto session = start_decoder(m.decoder, enc);
     REQUIRE(session->set_input("prev_id", &bad, 4).is_ok());
     const Status s = session->run();
-    CHECK(mentions(s.message(), {"tgt_embedding", "ids[0] = " , "out of range"}));
+    CHECK(mentions(s.message(), {"tgt_embedding", "ids[0] = ", "out of range"}));
     CHECK(s.message().find(std::to_string(bad)) != std::string::npos);
   }
 }

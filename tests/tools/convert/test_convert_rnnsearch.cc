@@ -110,7 +110,8 @@ TEST_CASE("Nematus config problems name the key") {
   expect_failure(with_key("tie_encoder_decoder_embeddings", "true"),
                  {"tie_encoder_decoder_embeddings", "30", "31"});
   // A matching config and weights, with mismatched sizes: named per tensor.
-  expect_failure(with_key("n_words", "40"), {"tensor 'Wemb_dec' has shape [31, 16], expected [40, 16]"});
+  expect_failure(with_key("n_words", "40"),
+                 {"tensor 'Wemb_dec' has shape [31, 16], expected [40, 16]"});
 
   ConvertOptions no_norm = fixture_options("rnnsearch_none", "none.nrmt");
   no_norm.norm = "rms_norm";
@@ -137,10 +138,10 @@ TEST_CASE("rnnsearch writes both files or neither") {
 
 TEST_CASE("normrt-convert converts a Nematus checkpoint from the command line") {
   const std::string output = scratch_path("cli_rnnsearch.nrmt");
-  ProcessResult result = run_convert_binary(
-      {"--config", rnnsearch_fixture("rnnsearch_rms_norm_tied.json"), "--weights",
-       rnnsearch_fixture("rnnsearch_rms_norm_tied.npz"), "--output", output, "--norm",
-       "rms_norm", "--dtype", "bf16"});
+  ProcessResult result =
+      run_convert_binary({"--config", rnnsearch_fixture("rnnsearch_rms_norm_tied.json"),
+                          "--weights", rnnsearch_fixture("rnnsearch_rms_norm_tied.npz"), "--output",
+                          output, "--norm", "rms_norm", "--dtype", "bf16"});
   CHECK_MESSAGE(result.exit_code == 0, result.err);
   CHECK(result.out.find("converted rnnsearch") != std::string::npos);
   CHECK(result.out.find("cli_rnnsearch.encoder.nrmt") != std::string::npos);
