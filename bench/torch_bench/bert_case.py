@@ -52,6 +52,9 @@ def random_minilm(ctx, generator):
 
 def run(ctx, minilm_dir):
     from transformers import BertModel
+    from transformers.utils import logging
+    logging.set_verbosity_error()  # the dropped pooler's load report is expected
+    logging.disable_progress_bar()
     generator = torch.Generator().manual_seed(4000)
     if os.path.exists(os.path.join(minilm_dir, "model.safetensors")):
         folder, label = minilm_dir, "BERT encoder (all-MiniLM-L6-v2)"
