@@ -50,6 +50,9 @@ def parse_args(argv):
     parser.add_argument("--rounds", type=int, default=4,
                         help="interleaved rounds: each side's runs are split into this many "
                              "blocks, alternating with the other sides'")
+    parser.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                        help="wall: perf_counter (latency as a caller sees it); cpu: the "
+                             "thread's CPU time (leaves out preemption on a shared machine)")
     parser.add_argument("--no-torch-bf16", action="store_true",
                         help="skip timing PyTorch with the model cast to bfloat16")
     parser.add_argument("--minilm-dir", default="build/models/all-MiniLM-L6-v2",
@@ -92,6 +95,7 @@ def header(args, ctx):
         f"python {platform.python_version()} ({sys.executable}), torch {torch.__version__} "
         f"(threads {torch.get_num_threads()}, interop {torch.get_num_interop_threads()})",
         f"normrt: {ctx.tree.dir} (sessions single-threaded, fusion and norm folding on)",
+        f"clock: {args.clock}; {args.rounds} interleaved rounds; reps scale {args.reps_scale}",
         "load average at start: %.2f %.2f %.2f" % os.getloadavg(),
     ]
     return "\n".join(lines)

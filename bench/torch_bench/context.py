@@ -47,6 +47,7 @@ class Context:
         self.dtypes = args.dtypes
         self.reps_scale = args.reps_scale
         self.rounds = args.rounds
+        self.clock = args.clock
         # PyTorch bf16 is timed beside normrt's bf16 rows only.
         self.torch_bf16 = "bf16" in self.dtypes and not args.no_torch_bf16
         self.rows = []
@@ -61,7 +62,7 @@ class Context:
         rounds = self.rounds
         warmup = max(1, round(warmup * self.reps_scale))
         reps = max(rounds, round(reps * self.reps_scale))
-        return timing.measure_rounds(contenders, warmup, reps, rounds)
+        return timing.measure_rounds(contenders, warmup, reps, rounds, self.clock)
 
     def add_rows(self, arch, shape, times, checks, notes=None):
         """One row per normrt dtype from measure()'s {"normrt f32", "normrt bf16",

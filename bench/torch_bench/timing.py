@@ -1,8 +1,7 @@
 """The one timing protocol both sides go through, so normrt and PyTorch are
 measured the same way: `warmup` untimed calls, then calls each timed alone
-with perf_counter_ns (a Python-level wall clock, so each side's call
-overhead from Python is included: a few microseconds of ctypes for normrt,
-the module dispatch for PyTorch). `prepare`, if given, runs before every
+from Python (so each side's call overhead from Python is included: a few
+microseconds of ctypes for normrt, the module dispatch for PyTorch). `prepare`, if given, runs before every
 call (warm-up and timed) outside the clock: it puts the model back in the
 state the measured call expects (a KV cache filled to position 32, a reset
 encoder session).
@@ -11,7 +10,14 @@ On a shared machine the load drifts, so measure_rounds() interleaves the
 contenders (normrt f32, normrt bf16, PyTorch f32, PyTorch bf16) in rounds:
 each round gives every contender its warm-up and then reps/rounds timed
 calls, and a contender's percentiles pool all its rounds. A burst of load
-then hits every side alike instead of whichever ran at that moment."""
+then hits every side alike instead of whichever ran at that moment.
+
+Clocks: "wall" (perf_counter_ns, the latency a caller sees) or "cpu"
+(thread_time_ns, the CPU time of the calling thread). Both sides compute in
+the calling thread only (PyTorch with one intra-op thread, normrt sessions
+with threads = 0), so on a quiet machine the two agree; on a shared machine
+the CPU clock leaves out the time the thread was preempted by other
+processes (cache pollution by them still counts)."""
 import time
 from dataclasses import dataclass
 
@@ -31,12 +37,15 @@ def percentile(sorted_values, q):
     return sorted_values[int(rank) - 1]
 
 
-def measure_rounds(contenders, warmup, reps, rounds):
+CLOCKS = {"wall": time.perf_counter_ns, "cpu": time.thread_time_ns}
+
+
+def measure_rounds(contenders, warmup, reps, rounds, clock="wall"):
     """contenders: {name: (call, prepare or None)} → {name: Timing}, `reps`
     samples each (split over `rounds` interleaved blocks, each block after
-    its own `warmup` calls)."""
+    its own `warmup` calls), read from CLOCKS[clock]."""
     samples = {name: [] for name in contenders}
-    clock = time.perf_counter_ns
+    clock = CLOCKS[clock]
     for r in range(rounds):
         block = reps // rounds + (1 if r < reps % rounds else 0)
         for name, (call, prepare) in contenders.items():
