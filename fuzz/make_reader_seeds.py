@@ -6,6 +6,10 @@ where they are small.
 
     python3 fuzz/make_reader_seeds.py        (from the repository root)
 
+Also writes the hand-made regression inputs (fuzz/regressions/<target>/):
+inputs that broke a reader before it was fixed, built here rather than
+found by libFuzzer.
+
 Needs only the standard library and numpy (Debian's python3-numpy). The
 model_loader corpus comes from fuzz/make_model_seeds.cc instead.
 """
@@ -15,6 +19,7 @@ import os
 import shutil
 import struct
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -98,9 +103,10 @@ def npy_seeds():
 # ---- npz: a zip of name.npy members, stored or deflated
 def npz(members, compression):
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=compression) as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in members.items():  # a fixed date: the same bytes on every run
+            archive.writestr(zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0)), data,
+                             compress_type=compression)
     return buffer.getvalue()
 
 
@@ -136,7 +142,50 @@ def json_seeds():
     write("json_config", "escapes.json", '{"model_type": "b\\u0065rt", "x": [1e300, -0.0, 18446744073709551615, -9223372036854775808, "\\ud83d\\ude00"]}')
 
 
+# ---- regression inputs crafted by hand (fuzz/regressions/<target>/)
+def overlapping_members(count=8, member_bytes=16 << 20):
+    """A 17 KB .npz whose `count` members share one deflate stream: each local
+    header hides the next in its extra field, so every member's data starts at
+    the same byte. Before npz_file.cc checked that the members' compressed
+    sizes fit in the archive, it inflated count x 16 MiB from it."""
+    buffer = io.BytesIO()
+    np.save(buffer, np.zeros(member_bytes // 4, dtype="<f4"))
+    member = buffer.getvalue()
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+    stream = deflate.compress(member) + deflate.flush()
+    crc = zlib.crc32(member)
+    names = [b"a%d.npy" % i for i in range(count)]
+
+    def local_header(name, extra):
+        return struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 8, 0, 0, crc, len(stream),
+                           len(member), len(name), len(extra)) + name + extra
+
+    headers = b""
+    for name in reversed(names):  # header i's extra field (id 0xCAFE) holds headers i+1..
+        extra = struct.pack("<HH", 0xCAFE, len(headers)) + headers if headers else b""
+        headers = local_header(name, extra)
+    offsets, offset = [], 0
+    for name in names:
+        offsets.append(offset)
+        offset += 30 + len(name) + 4
+    body = headers + stream
+    directory = b"".join(
+        struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 8, 0, 0, crc, len(stream),
+                    len(member), len(name), 0, 0, 0, 0, 0, at) + name
+        for name, at in zip(names, offsets))
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, count, count, len(directory), len(body), 0)
+    return body + directory + end
+
+
+def regression_inputs():
+    folder = os.path.join(ROOT, "fuzz", "regressions", "npz")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "overlapping_members.npz"), "wb") as f:
+        f.write(overlapping_members())
+
+
 if __name__ == "__main__":
+    regression_inputs()
     safetensors_seeds()
     npy_seeds()
     npz_seeds()

@@ -127,7 +127,7 @@ Expected<std::unique_ptr<NpzFile>> parse_npz(const std::byte* data, size_t size,
   const zip_int64_t count = zip_get_num_entries(archive.get(), 0);
   auto buffers = std::make_shared<MemberBuffers>();
   std::vector<std::string> names;
-  uint64_t declared = 0;
+  uint64_t declared = 0, compressed = 0;
   for (zip_int64_t i = 0; i < count; ++i) {
     zip_stat_t stat;
     zip_stat_init(&stat);
@@ -141,6 +141,17 @@ Expected<std::unique_ptr<NpzFile>> parse_npz(const std::byte* data, size_t size,
       return Status::error(what + ": name, expected '<tensor>.npy', found '" + member + "'");
     }
     if (Status s = check_member(stat, declared, what); !s) return s;
+    // Members of a zip do not overlap, so their compressed sizes fit in the
+    // archive; overlapping ones (a local header hidden in another's extra
+    // field) would inflate the same bytes many times over deflate's ratio.
+    if (stat.comp_size > size - compressed) {
+      return Status::error(what + ": compressed size " + std::to_string(stat.comp_size) +
+                           " bytes, expected at most " + std::to_string(size - compressed) +
+                           " (the archive's " + std::to_string(size) + " bytes less the " +
+                           std::to_string(compressed) +
+                           " of the members before it: members overlap)");
+    }
+    compressed += stat.comp_size;
     declared += stat.size;
     buffers->members.emplace_back();
     if (Status s = read_member(archive.get(), static_cast<zip_uint64_t>(i), stat, what,

@@ -8,8 +8,10 @@
 // is encrypted, compressed by anything but store/deflate, not a .npy, or
 // declares an uncompressed size beyond what its method can produce (stored:
 // its compressed size; deflate: 1032 × compressed + 1 KiB, deflate's maximum
-// ratio) or beyond kMaxNpzTotalBytes over the whole archive. Its CRC is
-// checked (libzip) and its data must be exactly the declared size.
+// ratio) or beyond kMaxNpzTotalBytes over the whole archive, or when the
+// members' compressed sizes add up to more than the archive (overlapping
+// members, which would multiply that ratio). Its CRC is checked (libzip) and
+// its data must be exactly the declared size.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
