@@ -2,10 +2,10 @@
 //
 // Each input goes the way Model::load() takes a file: decode_model() (every
 // format check), compile_model() (graph_validate(), the passes, kernels,
-// memory plan: with the decode, what parse_model() and Model::load() do), then a Session runs it on zero-filled inputs with a small S
-// and once more with S = 1 (a stateful model: RNN state, KV cache). Errors
-// are the expected outcome for almost every input; only a crash, a sanitizer
-// report, a leak, a hang or a broken FUZZ_CHECK counts as a finding.
+// memory plan: with the decode, what parse_model() and Model::load() do), then a Session runs it on
+// zero-filled inputs with a small S and once more with S = 1 (a stateful model: RNN state, KV
+// cache). Errors are the expected outcome for almost every input; only a crash, a sanitizer report,
+// a leak, a hang or a broken FUZZ_CHECK counts as a finding.
 //
 // Properties beyond "no crash":
 //   - a file that decodes re-encodes (serialize_model) to bytes that decode
@@ -48,8 +48,9 @@ std::shared_ptr<std::byte> aligned_copy(const void* data, size_t size) {
   auto* bytes = static_cast<std::byte*>(
       ::operator new(std::max<size_t>(size, 1), std::align_val_t(alignment)));
   if (size > 0) std::memcpy(bytes, data, size);
-  return std::shared_ptr<std::byte>(
-      bytes, [](std::byte* p) { ::operator delete(p, std::align_val_t(model_format::kDataAlignment)); });
+  return std::shared_ptr<std::byte>(bytes, [](std::byte* p) {
+    ::operator delete(p, std::align_val_t(model_format::kDataAlignment));
+  });
 }
 
 /// Mutations break the header's file size and checksum on nearly every

@@ -44,12 +44,13 @@ TensorId weight(GraphBuilder& b, const std::string& name, Shape shape, bool bf16
 Graph mlp() {
   GraphBuilder b;
   const TensorId x = b.input("x", DataType::kF32, {S, 4});
-  TensorId h = b.node(OpType::kLinear, "fc1", {x, weight(b, "fc1.w", {6, 4}), weight(b, "fc1.b", {6})},
-                      {{S, 6}});
+  TensorId h = b.node(OpType::kLinear, "fc1",
+                      {x, weight(b, "fc1.w", {6, 4}), weight(b, "fc1.b", {6})}, {{S, 6}});
   h = b.node(OpType::kLayerNorm, "ln1", {h, weight(b, "ln1.g", {6}), weight(b, "ln1.b", {6})},
              {{S, 6}}, {{"eps", 1e-5}});
   h = b.node(OpType::kActivation, "act1", {h}, {{S, 6}}, {{"activation", std::string("relu")}});
-  const TensorId y = b.node(OpType::kLinear, "fc2", {h, weight(b, "fc2.w", {3, 6}, true)}, {{S, 3}});
+  const TensorId y =
+      b.node(OpType::kLinear, "fc2", {h, weight(b, "fc2.w", {3, 6}, true)}, {{S, 3}});
   b.rename(y, "y");
   b.output(y);
   b.metadata("architecture", std::string("mlp"));
@@ -65,16 +66,17 @@ Graph residual_norms() {
   GraphBuilder b;
   const TensorId x = b.input("x", DataType::kF32, {S, 8});
   const TensorId r = b.input("r", DataType::kF32, {S, 8});
-  const TensorId y = b.node(OpType::kRmsNorm, "rms", {x, weight(b, "rms.g", {8}), kNoTensor, r},
-                            {{S, 8}, {S, 8}},
-                            {{"eps_placement", std::string("added_to_rms")},
-                             {"gain_convention", std::string("one_plus")}});
+  const TensorId y =
+      b.node(OpType::kRmsNorm, "rms", {x, weight(b, "rms.g", {8}), kNoTensor, r}, {{S, 8}, {S, 8}},
+             {{"eps_placement", std::string("added_to_rms")},
+              {"gain_convention", std::string("one_plus")}});
   const TensorId sum = y + 1;
   TensorId t = b.node(OpType::kLinear, "proj", {y, weight(b, "proj.w", {8, 8})}, {{S, 8}});
   t = b.node(OpType::kAdd, "add", {t, sum}, {{S, 8}});
   t = b.node(OpType::kPRmsNorm, "prms", {t, weight(b, "prms.g", {8}), weight(b, "prms.b", {8})},
              {{S, 8}}, {{"p", 0.5}});
-  t = b.node(OpType::kActivation, "gelu", {t}, {{S, 8}}, {{"activation", std::string("gelu_tanh")}});
+  t = b.node(OpType::kActivation, "gelu", {t}, {{S, 8}},
+             {{"activation", std::string("gelu_tanh")}});
   t = b.node(OpType::kMul, "scale", {t, weight(b, "scale.w", {8})}, {{S, 8}});
   t = b.node(OpType::kSoftmax, "softmax", {t}, {{S, 8}});
   b.rename(t, "probs");
@@ -87,22 +89,23 @@ Graph residual_norms() {
 Graph encoder() {
   GraphBuilder b;
   const TensorId ids = b.input("ids", DataType::kI32, {S});
-  const TensorId tok = b.node(OpType::kEmbedding, "tok", {ids, weight(b, "tok.table", {5, 4}, true)},
-                              {{S, 4}});
+  const TensorId tok =
+      b.node(OpType::kEmbedding, "tok", {ids, weight(b, "tok.table", {5, 4}, true)}, {{S, 4}});
   const TensorId pos = b.node(OpType::kEmbedding, "pos", {weight(b, "pos.table", {8, 4})}, {{S, 4}},
                               {{"positions", int64_t{1}}});
   TensorId h = b.node(OpType::kAdd, "emb", {tok, pos}, {{S, 4}});
   h = b.node(OpType::kLayerNorm, "ln", {h, weight(b, "ln.g", {4})}, {{S, 4}});
   const TensorId qkv = b.node(OpType::kLinear, "qkv", {h, weight(b, "qkv.w", {12, 4})}, {{S, 12}});
-  const TensorId q = b.node(OpType::kSplit, "split", {qkv}, {{S, 4}, {S, 4}, {S, 4}},
-                            {{"axis", int64_t{1}}});
+  const TensorId q =
+      b.node(OpType::kSplit, "split", {qkv}, {{S, 4}, {S, 4}, {S, 4}}, {{"axis", int64_t{1}}});
   const TensorId a = b.node(OpType::kAttention, "attn", {q, q + 1, q + 2}, {{S, 4}},
                             {{"num_heads", int64_t{2}}, {"scale", 0.5}});
   const TensorId pooled = b.node(OpType::kMeanPool, "pool", {a}, {{1, 4}});
   const TensorId unit = b.node(OpType::kL2Normalize, "l2", {pooled}, {{1, 4}}, {{"eps", 1e-12}});
   const TensorId first = b.node(OpType::kSlice, "cls", {a}, {{1, 4}},
                                 {{"axis", int64_t{0}}, {"begin", int64_t{0}}, {"end", int64_t{1}}});
-  const TensorId both = b.node(OpType::kConcat, "cat", {unit, first}, {{1, 8}}, {{"axis", int64_t{-1}}});
+  const TensorId both =
+      b.node(OpType::kConcat, "cat", {unit, first}, {{1, 8}}, {{"axis", int64_t{-1}}});
   b.rename(both, "embedding");
   b.output(both);
   b.output(a);
@@ -124,12 +127,13 @@ Graph decoder() {
   q = b.node(OpType::kRope, "rope_q", {q}, {{S, 8}}, {{"num_heads", int64_t{2}}});
   k = b.node(OpType::kRope, "rope_k", {k}, {{S, 4}},
              {{"num_heads", int64_t{1}}, {"style", std::string("interleaved")}, {"theta", 500.0}});
-  const TensorId a = b.node(OpType::kAttention, "attn", {q, k, v, k_cache, v_cache}, {{S, 8}},
-                            {{"num_heads", int64_t{2}}, {"num_kv_heads", int64_t{1}},
-                             {"causal", int64_t{1}}});
-  const TensorId last = b.node(OpType::kSlice, "last", {a}, {{1, 8}},
-                               {{"axis", int64_t{0}}, {"begin", int64_t{-1}}});
-  const TensorId logits = b.node(OpType::kLinear, "lm_head", {last, weight(b, "lm.w", {6, 8})}, {{1, 6}});
+  const TensorId a =
+      b.node(OpType::kAttention, "attn", {q, k, v, k_cache, v_cache}, {{S, 8}},
+             {{"num_heads", int64_t{2}}, {"num_kv_heads", int64_t{1}}, {"causal", int64_t{1}}});
+  const TensorId last =
+      b.node(OpType::kSlice, "last", {a}, {{1, 8}}, {{"axis", int64_t{0}}, {"begin", int64_t{-1}}});
+  const TensorId logits =
+      b.node(OpType::kLinear, "lm_head", {last, weight(b, "lm.w", {6, 8})}, {{1, 6}});
   b.rename(logits, "logits");
   b.output(logits);
   return b.finish(8);
@@ -141,12 +145,12 @@ Graph lstm() {
   const TensorId x = b.input("x", DataType::kF32, {S, 3});
   const TensorId h0 = b.state("h", DataType::kF32, {1, 2});
   const TensorId c0 = b.state("c", DataType::kF32, {1, 2});
-  const TensorId h_seq = b.node(
-      OpType::kLstmCell, "lstm",
-      {x, h0, c0, weight(b, "w_x", {8, 3}), weight(b, "w_h", {8, 2}), weight(b, "b", {8}),
-       weight(b, "gain_h", {8}), weight(b, "bias_h", {8}), weight(b, "gain_x", {8}),
-       weight(b, "bias_x", {8}), weight(b, "gain_c", {2}), weight(b, "bias_c", {2})},
-      {{S, 2}, {1, 2}, {1, 2}}, {{"norm", std::string("layer_norm")}});
+  const TensorId h_seq =
+      b.node(OpType::kLstmCell, "lstm",
+             {x, h0, c0, weight(b, "w_x", {8, 3}), weight(b, "w_h", {8, 2}), weight(b, "b", {8}),
+              weight(b, "gain_h", {8}), weight(b, "bias_h", {8}), weight(b, "gain_x", {8}),
+              weight(b, "bias_x", {8}), weight(b, "gain_c", {2}), weight(b, "bias_c", {2})},
+             {{S, 2}, {1, 2}, {1, 2}}, {{"norm", std::string("layer_norm")}});
   b.rename(h_seq, "h_seq");
   b.output(h_seq);
   b.state_update(h0, h_seq + 1);
@@ -159,12 +163,12 @@ Graph gru() {
   GraphBuilder b;
   const TensorId x = b.input("x", DataType::kF32, {S, 3});
   const TensorId h0 = b.state("h", DataType::kF32, {1, 2});
-  const TensorId h_seq = b.node(
-      OpType::kGruCell, "gru",
-      {x, h0, weight(b, "w_x", {4, 3}, true), weight(b, "w_h", {4, 2}, true),
-       weight(b, "w", {2, 3}, true), weight(b, "u", {2, 2}, true), weight(b, "gain_h", {4}),
-       kNoTensor, weight(b, "gain_x", {4})},
-      {{S, 2}, {1, 2}}, {{"norm", std::string("rms_norm")}, {"reverse", int64_t{1}}});
+  const TensorId h_seq =
+      b.node(OpType::kGruCell, "gru",
+             {x, h0, weight(b, "w_x", {4, 3}, true), weight(b, "w_h", {4, 2}, true),
+              weight(b, "w", {2, 3}, true), weight(b, "u", {2, 2}, true), weight(b, "gain_h", {4}),
+              kNoTensor, weight(b, "gain_x", {4})},
+             {{S, 2}, {1, 2}}, {{"norm", std::string("rms_norm")}, {"reverse", int64_t{1}}});
   b.rename(h_seq, "h_seq");
   b.output(h_seq);
   b.state_update(h0, h_seq + 1);
