@@ -30,6 +30,9 @@ def text_table(rows):
 
 
 def markdown_table(rows):
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(cells(r)) + " |" for r in rows]
-    return "\n".join(lines)
+    def line(values):  # a literal | inside a cell must be escaped
+        return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
+
+    lines = [line(COLUMNS), "|" + "---|" * len(COLUMNS)] + [line(cells(r)) for r in rows]
+    notes = [f"- {r.arch} [{r.dtype}]: {note}" for r in rows for note in r.notes]
+    return "\n".join(lines + ([""] + notes if notes else []))
