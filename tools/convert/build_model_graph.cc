@@ -70,6 +70,14 @@ Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
     build.max_sequence_length = options.max_sequence_length;
     return build_llama_decoder(llama.value(), weights, options.dtype, build);
   }
+  if (family == ModelFamily::kTorchTransformer) {
+    if (Status s = refuse_bert_options(options, family); !s) return s;
+    Expected<TorchTransformerJson> json = read_torch_transformer_config(config);
+    if (!json) return json.status();
+    TorchTransformerBuildOptions build = json.value().build;
+    if (options.max_sequence_length > 0) build.max_target_length = options.max_sequence_length;
+    return build_torch_transformer(json.value().config, weights, options.dtype, build);
+  }
   if (family == ModelFamily::kRnnSearch)
     return Status::error("rnnsearch builds two graphs: build_rnnsearch_graphs() (a converter bug)");
   if (Status s = refuse_bert_options(options, family); !s) return s;

@@ -34,7 +34,9 @@ Status read_int(const JsonConfig& config, const char* key, int64_t* field, bool 
   return Status::ok();
 }
 
-Expected<NormConfig> read_norm(const JsonConfig& config) {
+}  // namespace
+
+Expected<NormConfig> read_norm_config(const JsonConfig& config) {
   NormConfig norm;
   Expected<std::string> kind = config.optional_string("norm", norm.kind);
   Expected<double> eps = config.optional_double("eps", norm.eps);
@@ -55,6 +57,8 @@ Expected<NormConfig> read_norm(const JsonConfig& config) {
     return Status::error(config.description() + ": " + s.message());
   return norm;
 }
+
+namespace {
 
 bool contains_bert_class(const JsonConfig& config) {
   const nlohmann::json& list = config.root().value("architectures", nlohmann::json());
@@ -80,6 +84,8 @@ const char* model_family_name(ModelFamily family) {
       return "llama_decoder";
     case ModelFamily::kRnnSearch:
       return "rnnsearch";
+    case ModelFamily::kTorchTransformer:
+      return "torch_transformer";
   }
   return "invalid";
 }
@@ -93,8 +99,10 @@ Expected<ModelFamily> detect_model_family(const JsonConfig& config) {
     if (a == "lstm" || a == "ln_lstm") return ModelFamily::kLstm;
     if (a == "gru" || a == "ln_gru") return ModelFamily::kGru;
     if (a == "mlp" || a == "ln_mlp") return ModelFamily::kMlp;
+    if (a == "torch_transformer") return ModelFamily::kTorchTransformer;
     return Status::error(file + ": unknown architecture '" + a +
-                         "', expected one of lstm, gru, mlp (or ln_lstm, ln_gru, ln_mlp)");
+                         "', expected one of lstm, gru, mlp (or ln_lstm, ln_gru, ln_mlp), "
+                         "torch_transformer");
   }
   if (config.has("model_type")) {
     Expected<std::string> type = config.require_string("model_type");
@@ -228,7 +236,7 @@ Expected<RnnConfig> read_rnn_config(const JsonConfig& config, bool is_lstm) {
         {"output_size", &c.output_size, false},
         {"max_sequence_length", &c.max_sequence_length, false}})
     if (Status s = read_int(config, key, field, required); !s) return s;
-  Expected<NormConfig> norm = read_norm(config);
+  Expected<NormConfig> norm = read_norm_config(config);
   if (!norm) return norm.status();
   c.norm = norm.value();
   Expected<std::string> placement = config.optional_string("placement", c.placement);
@@ -263,7 +271,7 @@ Expected<MlpConfig> read_mlp_config(const JsonConfig& config) {
       c.hidden_sizes.push_back(sizes[i].get<int64_t>());
     }
   }
-  Expected<NormConfig> norm = read_norm(config);
+  Expected<NormConfig> norm = read_norm_config(config);
   if (!norm) return norm.status();
   c.norm = norm.value();
   if (Status s = check_mlp_config(c); !s)

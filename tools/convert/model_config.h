@@ -20,11 +20,13 @@
 #include "models/rnnsearch/rnnsearch_builder.h"
 #include "models/transformer/bert_encoder.h"
 #include "models/transformer/llama_decoder.h"
+#include "models/transformer/torch_transformer.h"
 #include "tools/convert/readers/json_config.h"
 
 namespace normrt {
 
-enum class ModelFamily { kBertEncoder, kLstm, kGru, kMlp, kLlamaDecoder, kRnnSearch };
+enum class ModelFamily { kBertEncoder, kLstm, kGru, kMlp, kLlamaDecoder, kRnnSearch,
+                         kTorchTransformer };
 /// "bert_encoder", "lstm", "gru", "mlp", "llama_decoder", "rnnsearch".
 const char* model_family_name(ModelFamily family);
 
@@ -46,6 +48,18 @@ Expected<MlpConfig> read_mlp_config(const JsonConfig& config);
 /// training keys are ignored. `norm` ("" or layer_norm | rms_norm |
 /// prms_norm, normrt-convert's --norm) says which norm a checkpoint with
 /// layer_normalisation was trained with (default layer_norm); `p` for prms_norm.
+/// The keys norm, eps, eps_placement, gain_convention and p (docs/models_rnn.md).
+Expected<NormConfig> read_norm_config(const JsonConfig& config);
+
+/// normrt's JSON for nn.Transformer encoder-decoders ("architecture":
+/// "torch_transformer", docs/torch_transformer.md): TorchTransformerConfig's
+/// fields and the build options source_length, max_target_length, kv_cache.
+struct TorchTransformerJson {
+  TorchTransformerConfig config;
+  TorchTransformerBuildOptions build;
+};
+Expected<TorchTransformerJson> read_torch_transformer_config(const JsonConfig& config);
+
 Expected<RnnSearchConfig> read_rnnsearch_config(const JsonConfig& config, const std::string& norm,
                                                 double p);
 

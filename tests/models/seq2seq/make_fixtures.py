@@ -20,6 +20,7 @@ Files per case <name>:
 
 Run with Debian's python3-torch: /usr/bin/python3 make_fixtures.py
 """
+import json
 import os
 import sys
 
@@ -91,6 +92,30 @@ def swap_norms(model, make):
     t.decoder.norm = make()
 
 
+# normrt-convert's config keys for each case's norm (docs/torch_transformer.md).
+NORM_KEYS = {
+    "post_ln_relu": {"norm": "layer_norm", "eps": 1e-5},
+    "pre_ln_gelu": {"norm": "layer_norm", "eps": 1e-5},
+    "pre_rms_gelu": {"norm": "rms_norm", "eps": 1e-6},
+    "post_prms_gelu_nofinal": {"norm": "prms_norm", "p": 0.25, "eps": 1e-8,
+                               "eps_placement": "added_to_rms"},
+}
+
+
+def normrt_config(name, activation, norm_first, source_length):
+    """<name>.config.json: the model above in normrt-convert's torch_transformer config."""
+    final = not name.endswith("_nofinal")
+    config = {"architecture": "torch_transformer", "src_vocab_size": VOCAB,
+              "tgt_vocab_size": VOCAB, "d_model": D_MODEL, "nhead": NHEAD,
+              "num_encoder_layers": LAYERS, "num_decoder_layers": LAYERS,
+              "dim_feedforward": FF, "max_positions": MAX_POS, "norm_first": norm_first,
+              "activation": activation, "encoder_final_norm": final,
+              "decoder_final_norm": final}
+    config.update(NORM_KEYS[name])
+    config.update(source_length=source_length, kv_cache=True)
+    return config
+
+
 CASES = [
     # name, activation, norm_first, norm factory (None: nn.LayerNorm)
     ("post_ln_relu", "relu", False, None),
@@ -153,6 +178,9 @@ def main():
             "greedy_ids": torch.tensor(ids, dtype=torch.int32),
         }
         save_safetensors(os.path.join(HERE, name + ".expected.safetensors"), expected)
+        with open(os.path.join(HERE, name + ".config.json"), "w") as f:
+            json.dump(normrt_config(name, activation, norm_first, src.shape[1]), f, indent=2)
+            f.write("\n")
         print(name, "max|logits| %.3f" % float(logits.abs().max()), "greedy", ids)
 
 
