@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# Builds normrt and runs every test, in three stages (CMakePresets.json):
+# Builds normrt and runs every test, in four stages (CMakePresets.json):
 #   release   native Release build, ctest
 #   sanitize  native build with -fsanitize=address,undefined (-Og, asserts on), ctest
 #             (shortened sweep: NORMRT_TEST_QUICK)
 #   aarch64   cross build of kernels/ + their tests for aarch64 (NEON), ctest under
 #             qemu-aarch64 (shortened sweep: NORMRT_TEST_QUICK)
+#   fuzz      libFuzzer targets (clang, ASan+UBSan; scripts/run_fuzz.sh) for
+#             NORMRT_FUZZ_SECONDS each (default 30) from their seed corpora
 # Build trees: build/<stage>. Every stage runs even if an earlier one failed; the
 # script ends with a summary and exits non-zero if any stage failed.
 #
-#   scripts/run_tests.sh                    all three stages
+#   scripts/run_tests.sh                    all four stages
 #   scripts/run_tests.sh release aarch64    only these stages
 #   NORMRT_SKIP_DEPS=1 scripts/run_tests.sh skip scripts/install_deps.sh
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
-all_stages=(release sanitize aarch64)
+all_stages=(release sanitize aarch64 fuzz)
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=("${all_stages[@]}")
 for stage in "${stages[@]}"; do
@@ -80,8 +82,27 @@ run_stage() {
   [[ $rc -eq 0 ]] || { detail[$stage]+=", ctest exit $rc"; return 1; }
 }
 
+# The fuzz stage: run_fuzz.sh builds and runs the fuzzers; its last line reads
+# "fuzz: N targets, M crashes".
+run_fuzz_stage() {
+  local log="build/fuzz.log"
+  echo
+  echo "==== [fuzz] build and run ===="
+  NORMRT_SKIP_DEPS=1 scripts/run_fuzz.sh "${NORMRT_FUZZ_SECONDS:-30}" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  local line
+  line="$(grep -E '^fuzz: [0-9]+ targets' "$log" | tail -n 1)"
+  detail[fuzz]="${line:-run_fuzz.sh printed no summary}"
+  return "$rc"
+}
+
 for stage in "${stages[@]}"; do
   start=$SECONDS
+  if [[ "$stage" == fuzz ]]; then
+    if run_fuzz_stage; then result[$stage]=passed; else result[$stage]=FAILED; fi
+    seconds[$stage]=$((SECONDS - start))
+    continue
+  fi
   if run_stage "$stage"; then
     result[$stage]=passed
   else
@@ -95,7 +116,7 @@ echo "==== summary ===="
 stages_passed=0
 stages_failed=0
 for stage in "${stages[@]}"; do
-  printf '  %-9s %-7s %-34s %s\n' "$stage" "${result[$stage]}" "${detail[$stage]}" \
+  printf '  %-9s %-7s %-40s %s\n' "$stage" "${result[$stage]}" "${detail[$stage]}" \
     "$(fmt_time "${seconds[$stage]}")"
   if [[ "${result[$stage]}" == passed ]]; then
     stages_passed=$((stages_passed + 1))
