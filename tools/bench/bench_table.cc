@@ -31,7 +31,8 @@ void format_model(std::string& out, const ModelResult& m, const BenchSettings& s
          m.description.c_str(), m.sequence_length, m.isa.c_str(), settings.threads,
          settings.threads == 1 ? "" : "s", m.rounds, m.rounds == 1 ? "" : "s",
          m.stopped_by_budget ? " (stopped by --max-seconds)" : "");
-  append(out, "stored norm: %s%s\n\n", m.stored_norm.c_str(),
+  append(out, "stored norm: %s%s%s\n\n", m.stored_norm.c_str(),
+         m.stored_norm == "none" ? " (no norm nodes: every variant runs the same graph)" : "",
          m.stateful ? "; stateful: runs continue from the previous position" : "");
   append(out, "%-18s %-8s %9s %9s %7s %7s %12s\n", "norm", "mode", "p50 ms", "p99 ms", "vs LN",
          "norm %", "fused+norm %");

@@ -119,7 +119,7 @@ TEST_SUITE("replace_norm") {
     Graph graph = before;
     auto report = replace_norm(graph, *norm_replacement("prms_norm", 1.0 / 16));
     REQUIRE_FALSE(report.is_ok());
-    const std::string& message = report.status().message();
+    const std::string message = report.status().message();
     CAPTURE(message);
     CHECK(contains(message, "node 'norm'"));
     CHECK(contains(message, "n = 15"));
