@@ -70,7 +70,7 @@ void draw_axes(std::string& out, const Panel& panel, const std::string& title,
   const double plot_width = kWidth - kLeft - kRight;
   append(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">%s</text>\n",
          kLeft, panel.top - 12, escape(title).c_str());
-  const double step = tick_step(panel.high - panel.low, 5);
+  const double step = tick_step(panel.high - panel.low, 8);
   for (double v = std::ceil(panel.low / step) * step; v <= panel.high + step * 1e-9; v += step) {
     append(out,
            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#dddddd\"/>\n"

@@ -42,15 +42,16 @@ void format_model(std::string& out, const ModelResult& m, const BenchSettings& s
            ratio_text(v.ratio_vs_layer_norm).c_str(), 100 * v.norm_share,
            100 * v.fused_with_norm_share);
   }
-  append(out, "\ntime per run by node kind, ms (nodes: norm / fused+norm / all)\n");
-  append(out, "%-18s %-8s %8s %8s %10s %9s %7s %7s %8s  %s\n", "norm", "mode", "Linear", "FusedLin",
+  append(out, "\ntime per run by node kind, us (nodes: norm / fused+norm / all)\n");
+  append(out, "%-18s %-8s %9s %9s %10s %9s %8s %8s %9s  %s\n", "norm", "mode", "Linear", "FusedLin",
          "Fused+norm", "Attention", "norm", "other", "total", "nodes");
   for (const VariantResult& v : m.variants) {
     const NodeKindTimes& t = v.node_ms;
-    append(out, "%-18s %-8s %8.4g %8.4g %10.4g %9.4g %7.4g %7.4g %8.4g  %zu / %zu / %zu\n",
-           variant_name(v).c_str(), v.fused ? "fused" : "unfused", t.linear, t.fused_linear,
-           t.fused_with_norm, t.attention, t.norm, t.other, t.total(), v.nodes.norm,
-           v.nodes.fused_with_norm, v.nodes.total);
+    constexpr double us = 1000;  // NodeKindTimes are in ms
+    append(out, "%-18s %-8s %9.1f %9.1f %10.1f %9.1f %8.1f %8.1f %9.1f  %zu / %zu / %zu\n",
+           variant_name(v).c_str(), v.fused ? "fused" : "unfused", us * t.linear,
+           us * t.fused_linear, us * t.fused_with_norm, us * t.attention, us * t.norm, us * t.other,
+           us * t.total(), v.nodes.norm, v.nodes.fused_with_norm, v.nodes.total);
   }
 }
 
