@@ -152,6 +152,11 @@ Expected<FoldReport> fold_norm_affine(Graph& graph) {
     }
     Node& folded = graph.nodes[index];
     folded.inputs[where.gain] = kNoTensor;
+    // The gain, 1 + g included, now lives in the readers' weights: without a
+    // gain operand the norm must not ask for one.
+    for (Attribute& attribute : folded.attributes) {
+      if (attribute.name == "gain_convention") attribute.value = std::string("as_stored");
+    }
     if (where.bias < folded.inputs.size()) folded.inputs[where.bias] = kNoTensor;
     report.folded_norms += 1;
   }

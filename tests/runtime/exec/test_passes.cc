@@ -158,6 +158,57 @@ TEST_SUITE("passes") {
     }
   }
 
+  TEST_CASE("a (1 + g) gain folds, and the folded norm stops asking for a gain") {
+    // x → RMSNorm(gain as 1 + g) → Linear → out, against a double evaluation.
+    const int64_t d = 12;
+    const size_t s = 3;
+    std::vector<float> g = test::random_values(d, 0.3f, 4), w = test::random_values(d * d, 0.3f, 5),
+                       b = test::random_values(d, 0.1f, 6), x = test::random_values(s * d, 1.0f, 7);
+    auto build = [&] {
+      GraphBuilder builder;
+      TensorId in = builder.input("x", DataType::kF32, {kSequenceDim, d});
+      TensorId gain = builder.weight("gain", {d}, g);
+      TensorId y = builder.node(OpType::kRmsNorm, "norm", {in, gain, kNoTensor},
+                                {{kSequenceDim, d}},
+                                {{"eps", 1e-6}, {"gain_convention", std::string("one_plus")}});
+      TensorId out = builder.node(OpType::kLinear, "fc",
+                                  {y, builder.weight("fc.weight", {d, d}, w),
+                                   builder.weight("fc.bias", {d}, b)},
+                                  {{kSequenceDim, d}});
+      builder.rename(out, "out");
+      builder.output(out);
+      return builder.finish(4);
+    };
+    std::vector<double> want(s * d);
+    for (size_t r = 0; r < s; ++r) {
+      double ms = 0;
+      for (int64_t j = 0; j < d; ++j) ms += double(x[r * d + j]) * x[r * d + j];
+      const double scale = 1 / std::sqrt(ms / d + 1e-6);
+      for (int64_t i = 0; i < d; ++i) {
+        double sum = b[i];
+        for (int64_t j = 0; j < d; ++j) sum += w[i * d + j] * x[r * d + j] * scale * (1.0 + g[j]);
+        want[r * d + i] = sum;
+      }
+    }
+    for (bool fuse : {false, true}) {
+      for (bool fold : {false, true}) {
+        CAPTURE(fuse);
+        CAPTURE(fold);
+        ModelOptions options;
+        options.fuse = fuse;
+        options.fold_norm_affine = fold;
+        auto model = compile_model(build(), options);
+        REQUIRE_MESSAGE(model.is_ok(), model.status().message());
+        CHECK(model.value()->passes().folded_norms == (fold ? 1u : 0u));
+        std::vector<float> got = run_out(model.value(), x);
+        for (size_t i = 0; i < got.size(); ++i) {
+          INFO("i = ", i, ": ", got[i], " vs ", want[i]);
+          CHECK(std::abs(got[i] - want[i]) <= 1e-5 * (1 + std::abs(want[i])));
+        }
+      }
+    }
+  }
+
   TEST_CASE("folding leaves bf16 weights alone (its accuracy guard)") {
     Graph graph = test::mixed_blocks(test::mixed_blocks_weights(16, 2), 4, true);
     auto report = fold_norm_affine(graph);
