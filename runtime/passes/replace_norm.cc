@@ -40,7 +40,7 @@ enum class NormSite { kNone, kNormOp, kFused, kCell };
 NormSite norm_site(const Node& node) {
   if (norm_op_kind(node.op) != nullptr) return NormSite::kNormOp;
   if (node.op != OpType::kFusedLinear && node.op != OpType::kLstmCell &&
-      node.op != OpType::kGruCell) {
+      node.op != OpType::kGruCell && node.op != OpType::kGruRecurrence) {
     return NormSite::kNone;
   }
   const AttributeValue* norm = node.find_attribute("norm");
