@@ -5,23 +5,15 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "tools/cli/parse_count.h"
+
 namespace normrt::bench {
 
 const std::vector<int64_t> kDefaultWidths = {256, 384, 768};
 
 namespace {
 
-Expected<size_t> parse_count(std::string_view flag, const std::string& text, size_t min,
-                             size_t max) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long value = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-' || value < min || value > max) {
-    return Status::error(std::string(flag) + ": expected an integer in [" + std::to_string(min) +
-                         ", " + std::to_string(max) + "], got '" + text + "'");
-  }
-  return static_cast<size_t>(value);
-}
+using cli::parse_count;
 
 // A finite decimal number, or a fraction "a/b" of two.
 Expected<double> parse_number(const std::string& text) {

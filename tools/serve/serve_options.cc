@@ -6,22 +6,10 @@
 #include <string_view>
 #include <thread>
 
+#include "tools/cli/parse_count.h"
+
 namespace normrt::serve {
-namespace {
-
-Expected<size_t> parse_count(std::string_view flag, const std::string& text, size_t min,
-                             size_t max) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long value = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-' || value < min || value > max) {
-    return Status::error(std::string(flag) + ": expected an integer in [" + std::to_string(min) +
-                         ", " + std::to_string(max) + "], got '" + text + "'");
-  }
-  return static_cast<size_t>(value);
-}
-
-}  // namespace
+using cli::parse_count;
 
 const char* serve_usage() {
   return R"(usage: normrt-serve <model.nrmt> [options]
