@@ -19,12 +19,25 @@ matrices; norm gains unchanged; still run in float64). The weights are drawn
 with larger scales than HF's init (std 0.02 gives near-zero logits and
 arbitrary greedy ties); the seed is kept only if every greedy step has a
 clear margin, so float32 rounding cannot change a token.
+
+Norm variants (<name>.norms.expected.txt, same format; the weights are
+<name>.safetensors as committed, read back, not regenerated): the same model
+with every LlamaRMSNorm replaced by what normrt's LlamaBuildOptions{norm =
+"layer_norm" | "prms_norm", p} graph computes with the RMSNorm's gain, eps =
+rms_norm_eps inside the sqrt, no bias (the builder passes none: bias 0):
+  layer_norm: (x - mean) / sqrt(biased var + eps) * g
+  prms_norm:  x / sqrt(mean(x[:k]^2) + eps) * g,  k = int(d * 0.25)
+Variants layer_norm_f32, layer_norm_bf16, prms_norm_f32, prms_norm_bf16
+(bf16: matrices rounded as above), all in float64 throughout (HF's own
+LlamaRMSNorm computes in float32; the replacements do not). `--norms-only`
+writes only these files.
 """
+import argparse
 import json
 import os
 
 import torch
-from safetensors.torch import save_file
+from safetensors.torch import load_file, save_file
 from transformers import LlamaConfig, LlamaForCausalLM
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -114,6 +127,77 @@ def write(name, seed, tie):
     print(name, "written")
 
 
+PRMS_P = 0.25
+
+
+class NormLikeNormrt(torch.nn.Module):
+    """normrt's layer_norm / prms_norm in place of a LlamaRMSNorm: its gain, no
+    bias, eps inside the sqrt, float64 throughout."""
+
+    def __init__(self, rms_norm, kind):
+        super().__init__()
+        self.weight = rms_norm.weight
+        self.eps = rms_norm.variance_epsilon
+        self.kind = kind
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        if self.kind == "layer_norm":
+            centered = x - x.mean(-1, keepdim=True)
+            return centered / torch.sqrt(centered.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+        k = int(x.shape[-1] * PRMS_P)
+        return x / torch.sqrt(x[..., :k].pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def swap_norms(model, kind):
+    swapped = []
+    for module in list(model.modules()):
+        for child_name, child in list(module.named_children()):
+            if type(child).__name__ == "LlamaRMSNorm":
+                replacement = NormLikeNormrt(child, kind)
+                setattr(module, child_name, replacement)
+                swapped.append(replacement)
+    return swapped
+
+
+def write_norm_variants(name, seed, tie):
+    """<name>.norms.expected.txt from the committed <name>.safetensors."""
+    stored = load_file(os.path.join(HERE, name + ".safetensors"))
+    lines = ["prompt %d %s" % (len(PROMPT), " ".join(map(str, PROMPT)))]
+    for kind in ("layer_norm", "prms_norm"):
+        for dtype in ("f32", "bf16"):
+            config, m = make_model(seed, tie)
+            missing, unexpected = m.load_state_dict(stored, strict=False)
+            assert not unexpected and missing == (["lm_head.weight"] if tie else []), (missing, unexpected)
+            m = m.double()
+            if dtype == "bf16":
+                bf16_rounded(m)
+            swapped = swap_norms(m, kind)
+            assert len(swapped) == 2 * config.num_hidden_layers + 1
+            prompt_logits, ids, decode, margin = run(m)
+            # Every replacement ran once per forward (the prompt, STEPS decodes).
+            assert all(n.calls == 1 + STEPS for n in swapped), [n.calls for n in swapped]
+            # The weights are fixed here (no seed to re-pick): 0.01 is still
+            # far above the 1e-4 * max|logit| (~5e-4) the test allows.
+            if margin < 0.01:
+                raise SystemExit(f"{name}/{kind}_{dtype}: greedy margin {margin} too small")
+            variant = f"{kind}_{dtype}"
+            lines.append(f"{variant}.generated {len(ids)} " + " ".join(map(str, ids)))
+            lines.append(f"{variant}.min_margin {margin:.6g}")
+            lines += rows(f"{variant}.prompt_logits", prompt_logits)
+            lines += rows(f"{variant}.decode_logits", decode)
+    with open(os.path.join(HERE, name + ".norms.expected.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(name, "norm variants written")
+
+
 if __name__ == "__main__":
-    write("tiny_llama", seed=1, tie=False)
-    write("tiny_llama_tied", seed=3, tie=True)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--norms-only", action="store_true",
+                        help="write only <name>.norms.expected.txt")
+    args = parser.parse_args()
+    for name, seed, tie in (("tiny_llama", 1, False), ("tiny_llama_tied", 3, True)):
+        if not args.norms_only:
+            write(name, seed=seed, tie=tie)
+        write_norm_variants(name, seed, tie)
