@@ -1,7 +1,8 @@
 // build_bert_encoder on tiny random-weight BertModels exported from PyTorch
 // (make_tiny_bert_fixtures.py): the runtime's outputs against PyTorch's
 // float64 outputs, fused and unfused, f32 and bf16 matrices; the norm
-// override against a double reference; every weight problem in one error.
+// overrides against PyTorch with swapped norm modules and a double reference;
+// every weight problem in one error.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -74,6 +75,28 @@ double check_close(const std::vector<float>& got, const std::vector<double>& wan
 // PyTorch in float64 vs the runtime in float: activations are O(1), so the
 // bound is absolute plus relative 1e-4 (measured errors are ~1e-6).
 constexpr double kAtol = 1e-5, kRtol = 1e-4;
+
+// |got − want| ≤ rtol·max|want| everywhere (issue 5's bound for the norm
+// variants); returns the largest error relative to max|want|.
+double check_scaled(const std::vector<float>& got, const std::vector<double>& want, double rtol,
+                    const std::string& what) {
+  REQUIRE_MESSAGE(got.size() == want.size(),
+                  what << ": " << got.size() << " values, expected " << want.size());
+  double scale = 0;
+  for (double v : want) scale = std::max(scale, std::fabs(v));
+  double worst = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double error = std::fabs(got[i] - want[i]);
+    worst = std::max(worst, error);
+    if (!(error <= rtol * scale)) {
+      FAIL_CHECK(what << ": index " << i << " got " << got[i] << ", want " << want[i]
+                      << ", |diff| = " << error << " > " << rtol << " * max|want| " << scale);
+      break;
+    }
+  }
+  MESSAGE(what << ": max |diff| / max|want| = " << worst / scale);
+  return worst / scale;
+}
 
 std::vector<int32_t> first(const std::vector<int32_t>& ids, size_t s) {
   return std::vector<int32_t>(ids.begin(), ids.begin() + s);
@@ -170,6 +193,60 @@ TEST_SUITE("bert_encoder") {
         REQUIRE(session.is_ok());
         check_close(run(*session.value(), m.fixture.ids, "last_hidden_state"), want, kAtol, kRtol,
                     std::string(kind) + " p=" + std::to_string(p) + (fuse ? " fused" : " unfused"));
+      }
+    }
+  }
+
+  TEST_CASE("rms_norm and prms_norm overrides match PyTorch's BertModel with swapped norms") {
+    // <name>.norms.expected.txt: PyTorch float64 over the committed weights,
+    // every nn.LayerNorm replaced by gain-only x / sqrt(mean(x[:k]²) + eps)·g
+    // (make_tiny_bert_fixtures.py asserts each replacement ran).
+    for (const char* name : {"tiny_bert_gelu", "tiny_bert_tanh"}) {
+      Loaded m = load(name);
+      auto variants = test::read_bert_fixture(test::fixture_dir() + "/" + name +
+                                              ".norms.expected.txt");
+      REQUIRE_MESSAGE(variants.is_ok(), variants.status().message());
+      REQUIRE(variants.value().ids == m.fixture.ids);
+      for (auto [kind, p] : {std::pair<const char*, double>{"rms_norm", 0.0}, {"prms_norm", 0.25}}) {
+        const auto& outputs = variants.value().outputs;
+        const std::string key = std::string(kind) + ".";
+        // The double reference agrees with PyTorch here too.
+        std::vector<double> ref = test::bert_reference(*m.weights, m.fixture.prefix,
+                                                       m.fixture.config, m.fixture.ids, {kind, p});
+        const auto& want7 = outputs.at(key + "last_hidden_state@7").values;
+        REQUIRE(ref.size() == want7.size());
+        for (size_t i = 0; i < ref.size(); ++i)
+          REQUIRE_MESSAGE(std::fabs(ref[i] - want7[i]) < 1e-9, name << " " << kind << " index " << i);
+
+        BertBuildOptions options;
+        options.norm = kind;
+        options.p = p;
+        for (DataType dtype : {DataType::kF32, DataType::kBF16}) {
+          for (bool fuse : {true, false}) {
+            const std::string what = std::string(name) + " " + kind +
+                                     (dtype == DataType::kBF16 ? " bf16" : " f32") +
+                                     (fuse ? " fused" : " unfused");
+            CAPTURE(what);
+            auto model =
+                compile(build_bert_encoder(m.fixture.config, *m.weights, dtype, options), fuse);
+            CHECK(model->metadata("norm") == kind);
+            // As with LayerNorm: Linear+residual+norm twice and Linear+GELU per layer.
+            CHECK(model->passes().fused_linear_nodes == (fuse ? 3u * 2u : 0u));
+            auto session = Session::create(model);
+            REQUIRE(session.is_ok());
+            if (dtype == DataType::kBF16) {
+              check_scaled(run(*session.value(), m.fixture.ids, "last_hidden_state"),
+                           outputs.at(key + "bf16_last_hidden_state@7").values, kRtol,
+                           what + " S=7");
+              continue;
+            }
+            for (size_t s : {7, 1}) {
+              check_scaled(run(*session.value(), first(m.fixture.ids, s), "last_hidden_state"),
+                           outputs.at(key + "last_hidden_state@" + std::to_string(s)).values,
+                           kRtol, what + " S=" + std::to_string(s));
+            }
+          }
+        }
       }
     }
   }
