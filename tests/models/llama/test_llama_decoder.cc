@@ -11,9 +11,9 @@
 #include <list>
 #include <memory>
 
+#include "kernels/linear/linear.h"
 #include "llama_fixture.h"
 #include "models/transformer/llama_decoder.h"
-#include "kernels/linear/linear.h"
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
 #include "tools/convert/readers/safetensors_file.h"
@@ -179,9 +179,12 @@ TEST_SUITE("llama_decoder") {
       bool fuse, fold;
       double rtol;
     };
-    const Case cases[] = {{"f32", true, true, kRtol},          {"f32", false, true, kRtol},
-                          {"f32", false, false, kRtol},        {"bf16", true, false, kRtol},
-                          {"bf16", false, false, kRtol},       {"bf16", true, true, kRtolBf16Folded},
+    const Case cases[] = {{"f32", true, true, kRtol},
+                          {"f32", false, true, kRtol},
+                          {"f32", false, false, kRtol},
+                          {"bf16", true, false, kRtol},
+                          {"bf16", false, false, kRtol},
+                          {"bf16", true, true, kRtolBf16Folded},
                           {"bf16", false, true, kRtolBf16Folded}};
     for (const char* name : kFixtures) {
       Loaded m = load(name);
@@ -212,16 +215,19 @@ TEST_SUITE("llama_decoder") {
       const char* dtype;
       bool fuse, fold;
     };
-    const Case cases[] = {
-        {"f32", true, true}, {"f32", false, true}, {"f32", false, false},
-        {"bf16", true, false}, {"bf16", false, false}};
+    const Case cases[] = {{"f32", true, true},
+                          {"f32", false, true},
+                          {"f32", false, false},
+                          {"bf16", true, false},
+                          {"bf16", false, false}};
     for (const char* name : kFixtures) {
       Loaded m = load(name);
       auto variants =
           test::read_llama_fixture(test::llama_fixture_dir() + "/" + name + ".norms.expected.txt");
       REQUIRE_MESSAGE(variants.is_ok(), variants.status().message());
       REQUIRE(variants.value().prompt == m.fixture.prompt);
-      for (auto [kind, p] : {std::pair<const char*, double>{"layer_norm", 0.0}, {"prms_norm", 0.25}}) {
+      for (auto [kind, p] :
+           {std::pair<const char*, double>{"layer_norm", 0.0}, {"prms_norm", 0.25}}) {
         LlamaBuildOptions options;
         options.norm = kind;
         options.p = p;
@@ -275,8 +281,8 @@ TEST_SUITE("llama_decoder") {
         std::vector<int32_t> tail(m.fixture.prompt.begin() + 4, m.fixture.prompt.end());
         feed(s, head);
         std::vector<float> rest = feed(s, tail);
-        check_logits(rest.data(), reference.data() + 4 * vocab, rest.size(),
-                     max_abs(want.values), 1e-5, std::string(name) + " 4 + 3 tokens");
+        check_logits(rest.data(), reference.data() + 4 * vocab, rest.size(), max_abs(want.values),
+                     1e-5, std::string(name) + " 4 + 3 tokens");
       }
     }
   }

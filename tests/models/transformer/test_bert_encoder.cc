@@ -203,11 +203,12 @@ TEST_SUITE("bert_encoder") {
     // (make_tiny_bert_fixtures.py asserts each replacement ran).
     for (const char* name : {"tiny_bert_gelu", "tiny_bert_tanh"}) {
       Loaded m = load(name);
-      auto variants = test::read_bert_fixture(test::fixture_dir() + "/" + name +
-                                              ".norms.expected.txt");
+      auto variants =
+          test::read_bert_fixture(test::fixture_dir() + "/" + name + ".norms.expected.txt");
       REQUIRE_MESSAGE(variants.is_ok(), variants.status().message());
       REQUIRE(variants.value().ids == m.fixture.ids);
-      for (auto [kind, p] : {std::pair<const char*, double>{"rms_norm", 0.0}, {"prms_norm", 0.25}}) {
+      for (auto [kind, p] :
+           {std::pair<const char*, double>{"rms_norm", 0.0}, {"prms_norm", 0.25}}) {
         const auto& outputs = variants.value().outputs;
         const std::string key = std::string(kind) + ".";
         // The double reference agrees with PyTorch here too.
@@ -216,7 +217,8 @@ TEST_SUITE("bert_encoder") {
         const auto& want7 = outputs.at(key + "last_hidden_state@7").values;
         REQUIRE(ref.size() == want7.size());
         for (size_t i = 0; i < ref.size(); ++i)
-          REQUIRE_MESSAGE(std::fabs(ref[i] - want7[i]) < 1e-9, name << " " << kind << " index " << i);
+          REQUIRE_MESSAGE(std::fabs(ref[i] - want7[i]) < 1e-9,
+                          name << " " << kind << " index " << i);
 
         BertBuildOptions options;
         options.norm = kind;
@@ -242,8 +244,8 @@ TEST_SUITE("bert_encoder") {
             }
             for (size_t s : {7, 1}) {
               check_scaled(run(*session.value(), first(m.fixture.ids, s), "last_hidden_state"),
-                           outputs.at(key + "last_hidden_state@" + std::to_string(s)).values,
-                           kRtol, what + " S=" + std::to_string(s));
+                           outputs.at(key + "last_hidden_state@" + std::to_string(s)).values, kRtol,
+                           what + " S=" + std::to_string(s));
             }
           }
         }
