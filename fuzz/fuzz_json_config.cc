@@ -1,7 +1,8 @@
 // libFuzzer target: the input bytes as a converter config file — JSON text
 // through JsonConfig::parse() (the depth pre-scan, nlohmann's parser), every
 // typed accessor on every top-level key, then model family detection and
-// every family's config reader (tools/convert/model_config.h), whatever the
+// every config reader of tools/convert/model_config.h (BERT, Llama, LSTM,
+// GRU, MLP, norm, torch_transformer, Nematus RNNSearch), whatever the
 // detected family: a reader must turn any object into a config or an error.
 // nlohmann throws on misuse (a type error, a missing key through at()); an
 // exception escaping here terminates, which the fuzzer reports as a crash.
@@ -45,6 +46,11 @@ void read_every_family(const JsonConfig& config) {
   (void)read_rnn_config(config, /*is_lstm=*/true);
   (void)read_rnn_config(config, /*is_lstm=*/false);
   (void)read_mlp_config(config);
+  (void)read_norm_config(config);
+  (void)read_torch_transformer_config(config);
+  // norm and p come from normrt-convert's --norm / --p, not from the file.
+  (void)read_rnnsearch_config(config, "", 0.0);
+  (void)read_rnnsearch_config(config, "prms_norm", 0.5);
 }
 
 }  // namespace

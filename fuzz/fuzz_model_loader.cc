@@ -10,6 +10,8 @@
 // Properties beyond "no crash":
 //   - a file that decodes re-encodes (serialize_model) to bytes that decode
 //     again and re-encode to the very same bytes (reader and writer agree);
+//   - the passes keep a valid graph valid (compile_model() never fails in
+//     its re-validation after them);
 //   - a model that compiles runs or fails with an error, under two option
 //     sets (passes on with the best ISA; passes off with the scalar kernels).
 //
@@ -116,7 +118,13 @@ void run_once(Session& session, const Model& model, size_t length, std::vector<s
 
 void compile_and_run(Graph graph, const ModelOptions& options) {
   Expected<std::shared_ptr<const Model>> model = compile_model(std::move(graph), options);
-  if (!model) return;
+  if (!model) {
+    // compile_model() validates the graph again after the passes, which
+    // promise valid graphs (compiled_model.cc): failing there is a pass bug.
+    const std::string message = model.status().message();
+    FUZZ_CHECK(message.rfind("after the graph passes", 0) != 0, "%s", message.c_str());
+    return;
+  }
   const Model& compiled = **model;
   const MemoryPlan& plan = compiled.impl().plan;
   const size_t length = std::min<size_t>(kRunSequenceLength, compiled.max_sequence_length());

@@ -175,6 +175,30 @@ Graph gru() {
   return b.finish(4);
 }
 
+// RNNSearch's pieces: a GruRecurrence over projected inputs (h in state,
+// pRMSNorm in the recurrence) feeding an AdditiveAttention over the inputs.
+Graph recurrence_attention() {
+  GraphBuilder b;
+  const TensorId x = b.input("x", DataType::kF32, {S, 3});
+  const TensorId h0 = b.state("h", DataType::kF32, {1, 2});
+  const TensorId xg = b.node(OpType::kLinear, "xg", {x, weight(b, "xg.w", {4, 3})}, {{S, 4}});
+  const TensorId xc = b.node(OpType::kLinear, "xc", {x, weight(b, "xc.w", {2, 3})}, {{S, 2}});
+  const TensorId h_seq =
+      b.node(OpType::kGruRecurrence, "gru",
+             {xg, xc, h0, weight(b, "w_g", {4, 2}), weight(b, "w_c", {2, 2}, true),
+              weight(b, "b_g", {4}), weight(b, "gain_g", {4})},
+             {{S, 2}, {1, 2}}, {{"norm", std::string("prms_norm")}, {"p", 0.5}});
+  const TensorId keys = b.node(OpType::kLinear, "keys", {x, weight(b, "keys.w", {2, 3})}, {{S, 2}});
+  const TensorId context =
+      b.node(OpType::kAdditiveAttention, "attend",
+             {h_seq, keys, weight(b, "att.v", {2}), weight(b, "att.c", {1}), x}, {{S, 3}, {S, S}});
+  b.rename(context, "context");
+  b.output(context);
+  b.output(context + 1);
+  b.state_update(h0, h_seq + 1);
+  return b.finish(4);
+}
+
 // mlp() after the fusion pass (FusedLinear nodes in the file) with its
 // Linear weights packed in 16-column panels (a version-2 file).
 Expected<Graph> fused_packed() {
@@ -241,6 +265,7 @@ int main(int argc, char** argv) {
   ok &= write_seed(dir, "decoder", decoder());
   ok &= write_seed(dir, "lstm", lstm());
   ok &= write_seed(dir, "gru", gru());
+  ok &= write_seed(dir, "recurrence_attention", recurrence_attention());
   ok &= write_seed(dir, "fused_packed", fused_packed());
   return ok ? 0 : 1;
 }

@@ -125,6 +125,8 @@ def json_seeds():
     for name in ("lstm_draw_prms_norm", "gru_rms_norm", "mlp_layer_norm"):
         copy("json_config", f"tests/models/rnn/fixtures/{name}.json")
     copy("json_config", "tests/models/llama/tiny_llama.config.json")
+    copy("json_config", "tests/models/seq2seq/post_prms_gelu_nofinal.config.json")
+    copy("json_config", "tests/models/rnnsearch/fixtures/rnnsearch_rms_norm_tied.json")
     bert = {"architectures": ["BertModel"], "model_type": "bert", "vocab_size": 64,
             "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2,
             "intermediate_size": 16, "hidden_act": "gelu", "max_position_embeddings": 16,
