@@ -218,7 +218,8 @@ Expected<LlamaConfig> read_llama_config(const JsonConfig& config) {
   }
   if (root.contains("head_dim") && !root["head_dim"].is_null() &&
       !(root["head_dim"].is_number_integer() && c.num_attention_heads > 0 &&
-        root["head_dim"].get<int64_t>() * c.num_attention_heads == c.hidden_size))
+        c.hidden_size % c.num_attention_heads == 0 &&  // compared by division: no overflow
+        root["head_dim"].get<int64_t>() == c.hidden_size / c.num_attention_heads))
     return Status::error(file + ": key 'head_dim', expected hidden_size / num_attention_heads, " +
                          "found " + root["head_dim"].dump());
   if (Status s = check_llama_config(c); !s) return Status::error(file + ": " + s.message());
