@@ -2,7 +2,6 @@
 
 #include <cfloat>
 #include <cmath>
-#include <sstream>
 #include <string>
 
 #include "runtime/ops/op_support.h"
@@ -13,13 +12,6 @@ const std::vector<std::string_view> kNormConventionAttributeNames = {"eps", "eps
                                                                      "gain_convention"};
 
 namespace {
-
-std::string number(double value) {
-  std::ostringstream text;
-  text.precision(9);
-  text << value;
-  return text.str();
-}
 
 Expected<EpsPlacement> eps_placement_from(const Node& node) {
   Expected<std::string> name = node.string_attribute("eps_placement", "inside_sqrt");
@@ -63,7 +55,7 @@ Expected<NormParams> norm_params_from_attributes(const Node& node, NormKind kind
   if (!eps) return eps.status();
   // The kernels take eps as a float: it must stay finite once rounded.
   if (!(*eps >= 0.0) || !(*eps <= FLT_MAX)) {
-    return node_error(node, "attribute 'eps' must be finite and >= 0, found " + number(*eps));
+    return node_error(node, "attribute 'eps' must be finite and >= 0, found " + message_number(*eps));
   }
   params.eps = static_cast<float>(*eps);
 
@@ -86,7 +78,7 @@ Expected<NormParams> norm_params_from_attributes(const Node& node, NormKind kind
   Expected<double> p = node.float_attribute("p", 1.0);
   if (!p) return p.status();
   if (!(*p > 0.0 && *p <= 1.0)) {
-    return node_error(node, "attribute 'p' must be in (0, 1], found " + number(*p));
+    return node_error(node, "attribute 'p' must be in (0, 1], found " + message_number(*p));
   }
   params.partial_fraction = *p;
   return params;

@@ -1,8 +1,16 @@
 #include "runtime/ops/op_support.h"
 
+#include <sstream>
 #include <variant>
 
 namespace normrt {
+
+std::string message_number(double value) {
+  std::ostringstream text;
+  text.precision(9);
+  text << value;
+  return text.str();
+}
 
 std::string node_label(const Node& node) {
   return "node '" + node.name + "' (" + op_type_name(node.op) + ")";

@@ -15,6 +15,10 @@
 
 namespace normrt {
 
+/// A number for an error message: 9 significant digits, so a float reads
+/// back exactly ("1e-05", "0.0625").
+std::string message_number(double value);
+
 /// "node 'name' (Op)".
 std::string node_label(const Node& node);
 /// An error "node 'name' (Op): <what>".

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -12,13 +11,6 @@
 
 namespace normrt {
 namespace {
-
-std::string number(double value) {
-  std::ostringstream text;
-  text.precision(9);
-  text << value;
-  return text.str();
-}
 
 OpType norm_op_type(NormKind kind) {
   switch (kind) {
@@ -89,9 +81,9 @@ Status check_partial_count(const Graph& graph, const Node& node, const NormRepla
   params.partial_fraction = target.p;
   const auto n = static_cast<size_t>(shape.back());
   if (norm_stat_count(params, n) == 0) {
-    return node_error(node, "pRMSNorm with p = " + number(target.p) + " over rows of n = " +
+    return node_error(node, "pRMSNorm with p = " + message_number(target.p) + " over rows of n = " +
                                 std::to_string(n) + " values keeps floor(p·n) = 0 of them " +
-                                "(p must be at least 1/n = " + number(1.0 / double(n)) + ")");
+                                "(p must be at least 1/n = " + message_number(1.0 / double(n)) + ")");
   }
   return Status::ok();
 }
@@ -112,7 +104,7 @@ Expected<NormReplacement> norm_replacement(std::string_view kind, double p) {
                          "': expected layer_norm, rms_norm or prms_norm");
   }
   if (target.kind == NormKind::kRmsNormPartial && !(p > 0.0 && p <= 1.0)) {
-    return Status::error("pRMSNorm's p must be in (0, 1], found " + number(p));
+    return Status::error("pRMSNorm's p must be in (0, 1], found " + message_number(p));
   }
   if (target.kind != NormKind::kRmsNormPartial) target.p = 1.0;
   return target;
@@ -120,7 +112,7 @@ Expected<NormReplacement> norm_replacement(std::string_view kind, double p) {
 
 std::string norm_replacement_label(const NormReplacement& target) {
   std::string label = norm_kind_attribute_name(target.kind);
-  if (target.kind == NormKind::kRmsNormPartial) label += ":" + number(target.p);
+  if (target.kind == NormKind::kRmsNormPartial) label += ":" + message_number(target.p);
   return label;
 }
 
@@ -130,7 +122,7 @@ Expected<ReplaceNormReport> replace_norm(Graph& graph, const NormReplacement& ta
                          std::to_string(static_cast<int>(target.kind)));
   }
   if (target.kind == NormKind::kRmsNormPartial && !(target.p > 0.0 && target.p <= 1.0)) {
-    return Status::error("replace_norm: pRMSNorm's p must be in (0, 1], found " + number(target.p));
+    return Status::error("replace_norm: pRMSNorm's p must be in (0, 1], found " + message_number(target.p));
   }
   // Every check before any change: an error leaves the graph as it was.
   for (const Node& node : graph.nodes) {

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <vector>
+
+#include "tools/bench/append_format.h"
 
 namespace normrt::bench {
 namespace {
@@ -13,15 +14,6 @@ constexpr double kWidth = 960, kPanelHeight = 300, kLeft = 80, kRight = 20, kTop
 constexpr double kPanelGap = 70, kLegendRow = 22;
 const char* const kColors[] = {"#4c72b0", "#dd8452", "#55a868", "#c44e52",
                                "#8172b3", "#937860", "#da8bc3", "#8c8c8c"};
-
-void append(std::string& out, const char* format, ...) {
-  char text[1024];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(text, sizeof text, format, args);
-  va_end(args);
-  out += text;
-}
 
 std::string escape(const std::string& text) {
   std::string out;

@@ -1,19 +1,11 @@
 #include "tools/bench/bench_table.h"
 
-#include <cstdarg>
 #include <cstdio>
+
+#include "tools/bench/append_format.h"
 
 namespace normrt::bench {
 namespace {
-
-void append(std::string& out, const char* format, ...) {
-  char line[512];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(line, sizeof line, format, args);
-  va_end(args);
-  out += line;
-}
 
 std::string variant_name(const VariantResult& v) {
   return norm_replacement_label(v.norm) + (v.as_stored ? " *" : "");
