@@ -68,4 +68,19 @@ Expected<LlamaFixture> read_llama_fixture(const std::string& path) {
   return fixture;
 }
 
+LlamaConfig tiny_llama_config(bool tied) {
+  LlamaConfig c;
+  c.vocab_size = 97;
+  c.hidden_size = 32;
+  c.intermediate_size = 64;
+  c.num_hidden_layers = 2;
+  c.num_attention_heads = 4;
+  c.num_key_value_heads = 2;
+  c.rms_norm_eps = 1e-5;
+  c.rope_theta = 10000.0;
+  c.max_position_embeddings = 64;
+  c.tie_word_embeddings = tied;
+  return c;
+}
+
 }  // namespace normrt::test

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/common/status.h"
+#include "models/transformer/llama_decoder.h"
 
 namespace normrt::test {
 
@@ -29,6 +30,9 @@ struct LlamaFixture {
 
 /// Reads an <name>.expected.txt; an error names the file and the line.
 Expected<LlamaFixture> read_llama_fixture(const std::string& path);
+
+/// make_fixtures.py's model (also in tiny_llama[_tied].config.json).
+LlamaConfig tiny_llama_config(bool tied = false);
 
 /// The folder of the committed fixtures (a compile definition).
 std::string llama_fixture_dir();

@@ -21,22 +21,6 @@
 namespace normrt {
 namespace {
 
-// make_fixtures.py's config (also in <name>.config.json, read by the converter test).
-LlamaConfig tiny_config(bool tied) {
-  LlamaConfig c;
-  c.vocab_size = 97;
-  c.hidden_size = 32;
-  c.intermediate_size = 64;
-  c.num_hidden_layers = 2;
-  c.num_attention_heads = 4;
-  c.num_key_value_heads = 2;
-  c.rms_norm_eps = 1e-5;
-  c.rope_theta = 10000.0;
-  c.max_position_embeddings = 64;
-  c.tie_word_embeddings = tied;
-  return c;
-}
-
 struct Loaded {
   std::string name;
   LlamaConfig config;
@@ -50,7 +34,7 @@ Loaded load(const std::string& name) {
   REQUIRE_MESSAGE(fixture.is_ok(), fixture.status().message());
   auto weights = SafetensorsFile::open(base + ".safetensors");
   REQUIRE_MESSAGE(weights.is_ok(), weights.status().message());
-  return {name, tiny_config(name == "tiny_llama_tied"), fixture.value(),
+  return {name, test::tiny_llama_config(name == "tiny_llama_tied"), fixture.value(),
           std::move(weights).value()};
 }
 

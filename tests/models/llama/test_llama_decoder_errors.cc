@@ -12,18 +12,7 @@
 namespace normrt {
 namespace {
 
-LlamaConfig tiny() {
-  LlamaConfig c;
-  c.vocab_size = 97;
-  c.hidden_size = 32;
-  c.intermediate_size = 64;
-  c.num_hidden_layers = 2;
-  c.num_attention_heads = 4;
-  c.num_key_value_heads = 2;
-  c.rms_norm_eps = 1e-5;
-  c.max_position_embeddings = 64;
-  return c;
-}
+LlamaConfig tiny() { return test::tiny_llama_config(); }
 
 std::unique_ptr<SafetensorsFile> weights(const char* name) {
   auto file = SafetensorsFile::open(test::llama_fixture_dir() + "/" + name + ".safetensors");

@@ -76,15 +76,7 @@ DecodeCase llama_case(const std::vector<int32_t>& prompt_override) {
   REQUIRE_MESSAGE(weights.is_ok(), weights.status().message());
   owned->weights = std::move(weights).value();
 
-  LlamaConfig config;  // make_fixtures.py's (tiny_llama.config.json)
-  config.vocab_size = 97;
-  config.hidden_size = 32;
-  config.intermediate_size = 64;
-  config.num_hidden_layers = 2;
-  config.num_attention_heads = 4;
-  config.num_key_value_heads = 2;
-  config.rms_norm_eps = 1e-5;
-  config.max_position_embeddings = 64;
+  const LlamaConfig config = test::tiny_llama_config();
 
   DecodeCase c;
   c.name = "llama";
