@@ -6,6 +6,9 @@
 //         onednn        oneDNN's LayerNorm primitive (also on the rmsnorm and
 //                       prmsnorm lines: oneDNN 2.6 has no RMSNorm)
 //         copy          memcpy of the same rows: the memory floor
+//         outsweep      the output sweep alone, y = x·c·g (+ b) with c known
+//                       in advance: a floor under any normalization with a
+//                       gain (bench/norm_output_sweep.h; AVX-512 CPUs only)
 //   norm: layernorm (gain, bias), rmsnorm (gain), prmsnorm (gain, p = 1/16);
 //         eps = 1e-5 inside the square root.
 //   n in {256, ..., 8192}, rows in {1, 128}; rows contiguous, dst separate.
@@ -17,6 +20,7 @@
 
 #include "bench/bench_args.h"
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -27,6 +31,7 @@
 
 #include "bench/aligned_buffer.h"
 #include "bench/bench_summary.h"
+#include "bench/norm_output_sweep.h"
 #include "bench/onednn_layer_norm.h"
 #include "bench/result_collector.h"
 #include "kernels/common/isa.h"
@@ -175,6 +180,23 @@ void bench_copy(benchmark::State& state, size_t n, size_t rows) {
   set_counters(state, n, rows);
 }
 
+void bench_output_sweep(benchmark::State& state, const NormCase& norm, size_t n, size_t rows) {
+  Operands& ops = operands_for(n, rows);
+  const float* bias = norm.has_bias ? ops.bias.data() : nullptr;
+  auto sweep_rows = [&] {
+    for (size_t r = 0; r < rows; ++r) {
+      // A fixed scale of 0.5 keeps the outputs ordinary floats.
+      output_sweep(ops.src.data() + r * n, ops.gain.data(), bias, 0.5f, ops.dst.data() + r * n, n);
+    }
+  };
+  sweep_rows();  // warm-up
+  for (auto _ : state) {
+    sweep_rows();
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, n, rows);
+}
+
 std::string bench_name(const std::string& impl, const NormCase& norm, size_t n, size_t rows) {
   return impl + "/" + norm.name + "/" + std::to_string(n) + "/" + std::to_string(rows);
 }
@@ -191,6 +213,10 @@ std::vector<std::string> register_benchmarks() {
     }
   }
 
+  const std::vector<Isa> isas = runnable_isas();
+  const bool with_output_sweep = output_sweep_available() &&
+                           std::find(isas.begin(), isas.end(), Isa::kAvx512) != isas.end();
+
   // Shape-major order: the competitors of one shape run back to back, under
   // the same machine conditions.
   for (const NormCase& norm : kNormCases) {
@@ -200,6 +226,12 @@ std::vector<std::string> register_benchmarks() {
                                      [n, rows](benchmark::State& s) { bench_copy(s, n, rows); });
         benchmark::RegisterBenchmark(bench_name("onednn", norm, n, rows).c_str(),
                                      [n, rows](benchmark::State& s) { bench_onednn(s, n, rows); });
+        if (with_output_sweep) {
+          const NormCase* c = &norm;
+          benchmark::RegisterBenchmark(
+              bench_name("outsweep", norm, n, rows).c_str(),
+              [c, n, rows](benchmark::State& s) { bench_output_sweep(s, *c, n, rows); });
+        }
         for (const auto& [impl, kernel] : kernels) {
           NormKernel k = kernel;
           const NormCase* c = &norm;

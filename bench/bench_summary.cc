@@ -145,14 +145,19 @@ void SummaryPrinter::print_legend(std::ostream& out) const {
       << "(the thread was preempted; rerun on a quiet core).\n"
       << "  speedup  = oneDNN time / normrt time (x faster; higher is better)\n"
       << "  /copy    = normrt time / copy time (memcpy of the same rows: the memory floor)\n"
+      << "  outsweep = time of the output sweep alone / copy time: y = x*c*g (+b) with the scale\n"
+      << "             c known in advance (bench/norm_output_sweep.h). Every normalization with\n"
+      << "             a gain makes this sweep, after a statistics sweep: a /copy target below\n"
+      << "             it is out of reach on this machine\n"
       << "  rms/ln   = RMSNorm time / LayerNorm time, same impl, n, rows\n"
       << "  prms/rms = pRMSNorm time / RMSNorm time, same impl, n, rows\n"
       << "  avx2/512 = normrt_avx2 time / normrt_avx512 time\n"
       << "Targets apply to normrt_<isa> only (scalar is listed for reference): pass/FAIL "
          "marks.\n\n";
   char header[200];
-  std::snprintf(header, sizeof header, "%-10s %4s %5s  %-14s %10s  %10s  %10s %14s%12s%12s%12s%13s",
-                "norm", "rows", "n", "impl", "time", "copy", "onednn", "speedup", "/copy", "rms/ln",
+  std::snprintf(header, sizeof header,
+                "%-10s %4s %5s  %-14s %10s  %10s  %10s %14s%12s%12s%12s%12s%13s", "norm", "rows",
+                "n", "impl", "time", "copy", "onednn", "speedup", "/copy", "outsweep", "rms/ln",
                 "prms/rms", "avx2/512");
   out << header << "\n";
 }
@@ -183,12 +188,16 @@ std::string SummaryPrinter::copy_cell(const std::string& impl, const Shape& shap
   const char* mark = "";
   if (is_targeted(impl) && shape.n >= kCopyTargetMinN) {
     std::string what = bench_name(impl, shape) + ": " + format("%.2f", ratio) + " > ";
+    // A failure also says where the output sweep alone lies.
+    std::optional<double> sweep = time("outsweep", shape);
+    const std::string floor_note =
+        sweep ? " (output sweep alone: " + format("%.2f", *sweep / *copy) + ")" : "";
     if (shape.rows == 1) {
       double limit = max_over_copy_single_row(shape.norm_index);
-      mark = copy_single_.check(ratio <= limit, what + format("%.1f", limit));
+      mark = copy_single_.check(ratio <= limit, what + format("%.1f", limit) + floor_note);
     } else if (shape.rows == kBatchedRows) {
       mark = copy_batched_.check(ratio <= kMaxOverCopyBatched,
-                                 what + format("%.1f", kMaxOverCopyBatched));
+                                 what + format("%.1f", kMaxOverCopyBatched) + floor_note);
     }
   }
   return cell(format("%.2f", ratio), 7, mark);
@@ -219,7 +228,12 @@ void SummaryPrinter::print_line(std::ostream& out, const Shape& shape, const std
                 kNorms[shape.norm_index].data(), shape.rows, shape.n, impl.c_str(),
                 time_cell(impl, shape).c_str(), time_cell("copy", shape).c_str(),
                 time_cell("onednn", shape).c_str());
+  std::optional<std::string> sweep_ratio;
+  if (auto sweep = time("outsweep", shape), copy = time("copy", shape); sweep && copy) {
+    sweep_ratio = format("%.2f", *sweep / *copy);
+  }
   out << head << speedup_cell(impl, shape, t) << copy_cell(impl, shape, t)
+      << cell(sweep_ratio, 7)
       << cell(shape.norm_index == kRmsNorm ? norm_ratio : std::nullopt, 7)
       << cell(shape.norm_index == kPartialRmsNorm ? norm_ratio : std::nullopt, 7)
       << avx2_cell(impl, shape, t) << "\n";
