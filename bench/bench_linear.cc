@@ -12,6 +12,9 @@
 //         fused_layernorm    fused_linear() with LayerNorm, gain and bias
 //         fused_rmsnorm      fused_linear() with RMSNorm, gain
 //         fused_prmsnorm     fused_linear() with pRMSNorm p = 1/16, gain
+//         paired_<norm>      linear() and fused_<norm> alternating in one loop,
+//                            each call timed: the fused ÷ gemv ratio (counter
+//                            "fused/gemv") with bandwidth drifts cancelled
 //         separate_layernorm linear(), then norm() in place: two calls, the
 //                            unfused baseline on normrt's own kernels
 //         onednn_layernorm   oneDNN matmul, then oneDNN layer_normalization
@@ -34,6 +37,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <iostream>
@@ -269,6 +273,74 @@ void bench_fused(benchmark::State& state, Shape shape, size_t m, const LinearVar
   set_counters(state, static_cast<double>(w[0].size_bytes()), w.size());
 }
 
+const char* fused_name(FusedNorm norm) {
+  switch (norm) {
+    case FusedNorm::kLayerNorm: return "fused_layernorm";
+    case FusedNorm::kRmsNorm: return "fused_rmsnorm";
+    case FusedNorm::kRmsNormPartial: return "fused_prmsnorm";
+  }
+  return "";
+}
+
+// linear() and fused_linear() alternating in one loop over the same rotation,
+// each call timed, in alternating order: fused ÷ gemv from sums taken in the
+// same moments, so that drifts of this shared machine's memory bandwidth
+// (which moves separate benchmarks by ±10%) cancel. Records the ratio for the
+// summary's fused/gemv target; the reported time is that of the pairs.
+void bench_paired(benchmark::State& state, Shape shape, size_t m, const LinearVariant* variant,
+                  FusedNorm norm) {
+  using Clock = std::chrono::steady_clock;
+  Operands& ops = operands_for(shape);
+  auto copies = packed_for(ops, *variant);
+  if (!copies) return state.SkipWithError(copies.status().message().c_str());
+  std::vector<PackedWeights>& w = **copies;
+  const LinearEpilogue e = epilogue_for(ops, norm);
+  Status valid = fused_linear_validate(w[0], ops.x.data(), m, shape.k, e, ops.y.data(), shape.n);
+  if (!valid) return state.SkipWithError(valid.message().c_str());
+  const size_t previous = detail::set_fused_linear_min_parallel_bytes(size_t{1} << 40);
+  size_t next = 0;
+  auto take = [&] {
+    const size_t i = next;
+    next = next + 1 == w.size() ? 0 : next + 1;
+    return i;
+  };
+  auto gemv = [&] {
+    const Clock::time_point start = Clock::now();
+    Status s = linear(w[take()], ops.x.data(), m, shape.k, ops.y.data(), shape.n, ops.b.data());
+    benchmark::DoNotOptimize(s);
+    benchmark::ClobberMemory();
+    return Clock::now() - start;
+  };
+  auto fused = [&] {
+    const Clock::time_point start = Clock::now();
+    Status s = fused_linear(w[take()], ops.x.data(), m, shape.k, e, ops.y.data(), shape.n, nullptr);
+    benchmark::DoNotOptimize(s);
+    benchmark::ClobberMemory();
+    return Clock::now() - start;
+  };
+  Clock::duration gemv_time{}, fused_time{};
+  bool gemv_first = true;
+  for (auto _ : state) {
+    if (gemv_first) {
+      gemv_time += gemv();
+      fused_time += fused();
+    } else {
+      fused_time += fused();
+      gemv_time += gemv();
+    }
+    gemv_first = !gemv_first;
+  }
+  detail::set_fused_linear_min_parallel_bytes(previous);
+  set_counters(state, 2.0 * static_cast<double>(w[0].size_bytes()), w.size());
+  if (gemv_time.count() > 0) {
+    const double ratio = std::chrono::duration<double>(fused_time).count() /
+                         std::chrono::duration<double>(gemv_time).count();
+    state.counters["fused/gemv"] = ratio;
+    summary().paired_ratio[std::string(fused_name(norm)) + "/" + shape.name() + "/" +
+                           std::to_string(m)] = ratio;
+  }
+}
+
 // The unfused baseline on normrt's kernels: linear(), then norm() in place.
 void bench_separate(benchmark::State& state, Shape shape, size_t m, const LinearVariant* variant) {
   Operands& ops = operands_for(shape);
@@ -374,6 +446,13 @@ void register_benchmarks() {
                                 std::pair{"fused_prmsnorm/", FusedNorm::kRmsNormPartial}}) {
         benchmark::RegisterBenchmark((name + suffix).c_str(), [=](benchmark::State& s) {
           bench_fused(s, shape, m, best, norm, nullptr);
+        });
+      }
+      for (FusedNorm norm :
+           {FusedNorm::kLayerNorm, FusedNorm::kRmsNorm, FusedNorm::kRmsNormPartial}) {
+        const std::string name = std::string(fused_name(norm)).replace(0, 5, "paired");
+        benchmark::RegisterBenchmark((name + "/" + suffix).c_str(), [=](benchmark::State& s) {
+          bench_paired(s, shape, m, best, norm);
         });
       }
       benchmark::RegisterBenchmark(("separate_layernorm/" + suffix).c_str(),

@@ -22,6 +22,10 @@ struct LinearSummaryInput {
   std::map<std::string, std::string> onednn_impl;
   /// The `<dtype>/<K>x<N>` whose weights are streamed from DRAM (rotated copies).
   std::set<std::string> beyond_l2;
+  /// fused ÷ gemv by `fused_<norm>/<dtype>/<K>x<N>/<M>`, from the paired
+  /// benchmarks (both calls alternating in one loop): preferred for the
+  /// fused/gemv target over the ratio of two separately run benchmarks.
+  std::map<std::string, double> paired_ratio;
 };
 
 /// The GEMV table (gemv against the read floor, oneDNN, bf16 ÷ f32), then
