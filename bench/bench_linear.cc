@@ -250,17 +250,34 @@ LinearEpilogue epilogue_for(Operands& ops, FusedNorm norm) {
   return e;
 }
 
+// The gemv's rotated weights, validated for fused_linear() with `e`; null
+// (the benchmark marked skipped) if they cannot be packed or do not validate.
+std::vector<PackedWeights>* fused_weights(benchmark::State& state, Operands& ops, size_t m,
+                                          const LinearVariant& variant, const LinearEpilogue& e) {
+  auto copies = packed_for(ops, variant);
+  if (!copies) {
+    state.SkipWithError(copies.status().message().c_str());
+    return nullptr;
+  }
+  std::vector<PackedWeights>& w = **copies;
+  Status valid = fused_linear_validate(w[0], ops.x.data(), m, ops.shape.k, e, ops.y.data(),
+                                       ops.shape.n);
+  if (!valid) {
+    state.SkipWithError(valid.message().c_str());
+    return nullptr;
+  }
+  return &w;
+}
+
 // fused_linear() on the gemv's rotated weights; `pool` null: the calling
 // thread only (then the parallel threshold does not matter).
 void bench_fused(benchmark::State& state, Shape shape, size_t m, const LinearVariant* variant,
                  FusedNorm norm, ThreadPool* pool) {
   Operands& ops = operands_for(shape);
-  auto copies = packed_for(ops, *variant);
-  if (!copies) return state.SkipWithError(copies.status().message().c_str());
-  std::vector<PackedWeights>& w = **copies;
   const LinearEpilogue e = epilogue_for(ops, norm);
-  Status valid = fused_linear_validate(w[0], ops.x.data(), m, shape.k, e, ops.y.data(), shape.n);
-  if (!valid) return state.SkipWithError(valid.message().c_str());
+  std::vector<PackedWeights>* rotation = fused_weights(state, ops, m, *variant, e);
+  if (rotation == nullptr) return;
+  std::vector<PackedWeights>& w = *rotation;
   const size_t previous = detail::set_fused_linear_min_parallel_bytes(pool ? 0 : size_t{1} << 40);
   size_t next = 0;
   for (auto _ : state) {
@@ -291,12 +308,10 @@ void bench_paired(benchmark::State& state, Shape shape, size_t m, const LinearVa
                   FusedNorm norm) {
   using Clock = std::chrono::steady_clock;
   Operands& ops = operands_for(shape);
-  auto copies = packed_for(ops, *variant);
-  if (!copies) return state.SkipWithError(copies.status().message().c_str());
-  std::vector<PackedWeights>& w = **copies;
   const LinearEpilogue e = epilogue_for(ops, norm);
-  Status valid = fused_linear_validate(w[0], ops.x.data(), m, shape.k, e, ops.y.data(), shape.n);
-  if (!valid) return state.SkipWithError(valid.message().c_str());
+  std::vector<PackedWeights>* rotation = fused_weights(state, ops, m, *variant, e);
+  if (rotation == nullptr) return;
+  std::vector<PackedWeights>& w = *rotation;
   const size_t previous = detail::set_fused_linear_min_parallel_bytes(size_t{1} << 40);
   size_t next = 0;
   auto take = [&] {
