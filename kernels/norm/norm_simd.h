@@ -262,13 +262,13 @@ struct NormSimd {
     return {norm_scale_float(params, 0.0f, sum_sq * inv_count), sum_is_safe(sum_sq)};
   }
 
-  // Every row of one call, with the operand flags fixed at compile time.
-  // Software-pipelined by one row: row r + 1's statistics sweep is issued
-  // before row r's output sweep, so the latency of turning row r + 1's sums
-  // into its scale (reductions, a square root, a division: about 60 cycles)
-  // overlaps useful work instead of stalling every row.
-  template <bool kResidual, Centering kCenter, bool kGain, bool kOnePlus, bool kBias>
-  static void rows_with(const NormParams& params, const NormRows& rows, size_t stat_count) {
+  // Every row of one call. Software-pipelined by one row: row r + 1's
+  // statistics sweep is issued before row r's output sweep, so the latency
+  // of turning row r + 1's sums into its scale (reductions, a square root, a
+  // division: about 60 cycles) overlaps useful work instead of stalling
+  // every row.
+  template <bool kResidual>
+  static void normalize_rows(const NormParams& params, const NormRows& rows, size_t stat_count) {
     const size_t n = rows.n;
     auto src = [&](size_t r) { return rows.src + r * rows.src_stride; };
     auto residual = [&](size_t r) { return rows.residual + r * rows.residual_stride; };
@@ -290,19 +290,11 @@ struct NormSimd {
       if (r + 1 < rows.rows) next = map_of(r + 1);
       const float* x = kResidual ? sum(r) : src(r);  // the row to normalize
       float* dst = rows.dst + r * rows.dst_stride;
-      if (!current.safe) {
+      if (current.safe) {
+        normalize(params, current.map, x, dst, n, rows.gain, rows.bias);
+      } else {
         norm_row_reference(params, n, stat_count, x, nullptr, nullptr, rows.gain, rows.bias, dst);
-        continue;
       }
-      if constexpr (kCenter == Centering::kMean) {
-        if (current.map.mean_lo != 0.0f) {  // |mean| >> std: subtract it as two floats
-          write_output<Centering::kMeanTwoFloats, kGain, kOnePlus, kBias>(
-              x, dst, n, current.map, rows.gain, rows.bias, Identity{});
-          continue;
-        }
-      }
-      write_output<kCenter, kGain, kOnePlus, kBias>(x, dst, n, current.map, rows.gain, rows.bias,
-                                                    Identity{});
     }
   }
 
@@ -339,21 +331,11 @@ struct NormSimd {
 
   static void run(const NormParams& params, const NormRows& rows) {
     const size_t stat_count = norm_stat_count(params, rows.n);
-    const bool one_plus = params.gain_convention == GainConvention::kOnePlus;
-    with_flag(rows.residual != nullptr, [&](auto residual) {
-      with_flag(params.kind == NormKind::kLayerNorm, [&](auto centered) {
-        with_flag(rows.gain != nullptr, [&](auto gain) {
-          with_flag(one_plus && rows.gain != nullptr, [&](auto plus) {
-            with_flag(rows.bias != nullptr, [&](auto bias) {
-              constexpr Centering kCenter =
-                  decltype(centered)::value ? Centering::kMean : Centering::kNone;
-              rows_with<decltype(residual)::value, kCenter, decltype(gain)::value,
-                        decltype(plus)::value, decltype(bias)::value>(params, rows, stat_count);
-            });
-          });
-        });
-      });
-    });
+    if (rows.residual == nullptr) {
+      normalize_rows<false>(params, rows, stat_count);
+    } else {
+      normalize_rows<true>(params, rows, stat_count);
+    }
   }
 };
 
