@@ -1,17 +1,12 @@
 #include "bench/norm_output_sweep.h"
 
-#if defined(__AVX512F__)
 #include <immintrin.h>
-#endif
 
 namespace normrt::bench {
 
-#if defined(__AVX512F__)
-
-bool output_sweep_available() { return true; }
-
-void output_sweep(const float* x, const float* g, const float* b, float scale, float* y,
-                  size_t n) {
+__attribute__((target("avx512f"))) void output_sweep(const float* x, const float* g,
+                                                     const float* b, float scale, float* y,
+                                                     size_t n) {
   const __m512 c = _mm512_set1_ps(scale);
   size_t i = 0;
   if (b == nullptr) {
@@ -33,12 +28,5 @@ void output_sweep(const float* x, const float* g, const float* b, float scale, f
     _mm512_mask_storeu_ps(y + i, tail, v);
   }
 }
-
-#else
-
-bool output_sweep_available() { return false; }
-void output_sweep(const float*, const float*, const float*, float, float*, size_t) {}
-
-#endif
 
 }  // namespace normrt::bench

@@ -5,16 +5,13 @@
 // reports its time beside the copy floor: where this sweep alone exceeds a
 // copy-floor target, that target is out of reach on this machine.
 //
-// AVX-512 intrinsics (bench/CMakeLists.txt compiles this file with AVX-512
-// flags on x86-64): an independent reference, not normrt's kernel code.
-// Registered only where the CPU runs AVX-512.
+// AVX-512 intrinsics (a target attribute, like bench_linear's read floor): an
+// independent reference, not normrt's kernel code. Call it only where the CPU
+// runs AVX-512.
 
 #include <cstddef>
 
 namespace normrt::bench {
-
-/// True if this build has the AVX-512 sweep (x86-64 only).
-bool output_sweep_available();
 
 /// y[i] = x[i]·scale·g[i] (+ b[i] when b is not null).
 void output_sweep(const float* x, const float* g, const float* b, float scale, float* y,
