@@ -55,7 +55,8 @@ Expected<NormParams> norm_params_from_attributes(const Node& node, NormKind kind
   if (!eps) return eps.status();
   // The kernels take eps as a float: it must stay finite once rounded.
   if (!(*eps >= 0.0) || !(*eps <= FLT_MAX)) {
-    return node_error(node, "attribute 'eps' must be finite and >= 0, found " + message_number(*eps));
+    return node_error(node,
+                      "attribute 'eps' must be finite and >= 0, found " + message_number(*eps));
   }
   params.eps = static_cast<float>(*eps);
 

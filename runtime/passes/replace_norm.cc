@@ -81,9 +81,10 @@ Status check_partial_count(const Graph& graph, const Node& node, const NormRepla
   params.partial_fraction = target.p;
   const auto n = static_cast<size_t>(shape.back());
   if (norm_stat_count(params, n) == 0) {
-    return node_error(node, "pRMSNorm with p = " + message_number(target.p) + " over rows of n = " +
-                                std::to_string(n) + " values keeps floor(p·n) = 0 of them " +
-                                "(p must be at least 1/n = " + message_number(1.0 / double(n)) + ")");
+    return node_error(node, "pRMSNorm with p = " + message_number(target.p) +
+                                " over rows of n = " + std::to_string(n) +
+                                " values keeps floor(p·n) = 0 of them (p must be at least 1/n = " +
+                                message_number(1.0 / double(n)) + ")");
   }
   return Status::ok();
 }
@@ -122,7 +123,8 @@ Expected<ReplaceNormReport> replace_norm(Graph& graph, const NormReplacement& ta
                          std::to_string(static_cast<int>(target.kind)));
   }
   if (target.kind == NormKind::kRmsNormPartial && !(target.p > 0.0 && target.p <= 1.0)) {
-    return Status::error("replace_norm: pRMSNorm's p must be in (0, 1], found " + message_number(target.p));
+    return Status::error("replace_norm: pRMSNorm's p must be in (0, 1], found " +
+                         message_number(target.p));
   }
   // Every check before any change: an error leaves the graph as it was.
   for (const Node& node : graph.nodes) {
