@@ -214,88 +214,49 @@ struct NormSimd {
     });
   }
 
-  // LayerNorm moments in double from the first sweep's Σ s and Σ s² (s is
-  // the row, already summed with any residual): exact enough while |mean| is
-  // at most a few std; otherwise a second sweep around the mean found (the
-  // corrected two-pass algorithm) keeps full accuracy for |mean| >> std.
-  static Moments layer_norm_moments_around_mean(const float* s, size_t n, float sum,
-                                                float sum_sq) {
+  // LayerNorm moments of s = x (+ r, stored to s): one sweep of Σ s and Σ s²,
+  // which is exact enough while |mean| is at most a few std (common after
+  // a matmul); otherwise a second sweep around the mean found (the corrected
+  // two-pass algorithm) keeps full accuracy for |mean| >> std.
+  template <bool kResidual>
+  static Moments layer_norm_moments(const float* x, const float* r, float* s, size_t n) {
+    float sum = 0.0f, sum_sq = 0.0f;
+    sum_deviations<kResidual>(x, r, s, n, 0.0f, &sum, &sum_sq);
     Moments m = moments_from_deviations(n, 0.0, sum, sum_sq);
     if (std::isfinite(sum) && shift_was_poor(m, 0.0)) {
       const float shift = static_cast<float>(m.mean);
-      sum_deviations<false>(s, nullptr, nullptr, n, shift, &sum, &sum_sq);
+      sum_deviations<false>(kResidual ? s : x, nullptr, nullptr, n, shift, &sum, &sum_sq);
       m = moments_from_deviations(n, shift, sum, sum_sq);
     }
     return m;
   }
 
-  // One row's statistics, reduced to the map its output sweep applies.
-  struct RowMap {
-    NormScale map;
-    bool safe = true;  ///< false: the float sums left their safe range
-  };
-
-  // Sweeps src (+ residual, stored to s) for the statistics of one row.
-  // `inv_count` is 1 / stat_count, rounded to float once per call.
   template <bool kResidual>
-  static RowMap row_map(const NormParams& params, size_t n, size_t stat_count, float inv_count,
-                        const float* src, const float* residual, float* s) {
-    if (params.kind == NormKind::kLayerNorm) {
-      float sum = 0.0f, sum_sq = 0.0f;
-      sum_deviations<kResidual>(src, residual, s, n, 0.0f, &sum, &sum_sq);
-      const float mean = sum * inv_count;
-      const float variance = sum_sq * inv_count - mean * mean;
-      // Var = E[s²] - E[s]² keeps all but 3 bits while mean² <= 8·Var
-      // (shift_was_poor's rule); beyond that, or outside the float-safe
-      // range, the corrected two-sweep moments in double.
-      if (sum_is_safe(sum_sq) && mean * mean <= 8.0f * variance) {
-        return {norm_scale_float(params, mean, variance), true};
-      }
-      const Moments m = layer_norm_moments_around_mean(kResidual ? s : src, n, sum, sum_sq);
-      return {norm_scale(params, m.mean, m.m2 / m.count), m.safe};
-    }
-    const float sum_sq = sum_squares<kResidual>(src, residual, s, stat_count);
-    if constexpr (kResidual) {
-      read_row<true>(src + stat_count, residual + stat_count, s + stat_count, n - stat_count, 0.0f,
-                     [](V, size_t) {});
-    }
-    return {norm_scale_float(params, 0.0f, sum_sq * inv_count), sum_is_safe(sum_sq)};
-  }
-
-  // Every row of one call. Software-pipelined by one row: row r + 1's
-  // statistics sweep is issued before row r's output sweep, so the latency
-  // of turning row r + 1's sums into its scale (reductions, a square root, a
-  // division: about 60 cycles) overlaps useful work instead of stalling
-  // every row.
-  template <bool kResidual>
-  static void normalize_rows(const NormParams& params, const NormRows& rows, size_t stat_count) {
+  static void row(const NormParams& params, const NormRows& rows, size_t stat_count,
+                  const float* src, const float* residual, float* s, float* dst) {
     const size_t n = rows.n;
-    auto src = [&](size_t r) { return rows.src + r * rows.src_stride; };
-    auto residual = [&](size_t r) { return rows.residual + r * rows.residual_stride; };
-    // Without a sum_dst, dst holds s until the output sweep overwrites it.
-    auto sum = [&](size_t r) {
-      return rows.sum_dst ? rows.sum_dst + r * rows.sum_stride : rows.dst + r * rows.dst_stride;
-    };
-    const float inv_count = 1.0f / static_cast<float>(stat_count);
-    auto map_of = [&](size_t r) {
+    const float* x = kResidual ? s : src;  // the row to normalize once s is written
+    double mean = 0.0, statistic = 0.0;
+    bool safe;
+    if (params.kind == NormKind::kLayerNorm) {
+      const Moments m = layer_norm_moments<kResidual>(src, residual, s, n);
+      safe = m.safe;
+      mean = m.mean;
+      statistic = m.m2 / m.count;
+    } else {
+      const float sum_sq = sum_squares<kResidual>(src, residual, s, stat_count);
       if constexpr (kResidual) {
-        return row_map<true>(params, n, stat_count, inv_count, src(r), residual(r), sum(r));
-      } else {
-        return row_map<false>(params, n, stat_count, inv_count, src(r), nullptr, nullptr);
+        read_row<true>(src + stat_count, residual + stat_count, s + stat_count, n - stat_count,
+                       0.0f, [](V, size_t) {});
       }
-    };
-    RowMap next = map_of(0);
-    for (size_t r = 0; r < rows.rows; ++r) {
-      const RowMap current = next;
-      if (r + 1 < rows.rows) next = map_of(r + 1);
-      const float* x = kResidual ? sum(r) : src(r);  // the row to normalize
-      float* dst = rows.dst + r * rows.dst_stride;
-      if (current.safe) {
-        normalize(params, current.map, x, dst, n, rows.gain, rows.bias);
-      } else {
-        norm_row_reference(params, n, stat_count, x, nullptr, nullptr, rows.gain, rows.bias, dst);
-      }
+      safe = sum_is_safe(sum_sq);
+      statistic = static_cast<double>(sum_sq) / stat_count;
     }
+    if (!safe) {
+      norm_row_reference(params, n, stat_count, x, nullptr, nullptr, rows.gain, rows.bias, dst);
+      return;
+    }
+    normalize(params, norm_scale(params, mean, statistic), x, dst, n, rows.gain, rows.bias);
   }
 
   // The building blocks for callers that gather statistics in pieces.
@@ -331,10 +292,16 @@ struct NormSimd {
 
   static void run(const NormParams& params, const NormRows& rows) {
     const size_t stat_count = norm_stat_count(params, rows.n);
-    if (rows.residual == nullptr) {
-      normalize_rows<false>(params, rows, stat_count);
-    } else {
-      normalize_rows<true>(params, rows, stat_count);
+    for (size_t r = 0; r < rows.rows; ++r) {
+      const float* src = rows.src + r * rows.src_stride;
+      float* dst = rows.dst + r * rows.dst_stride;
+      if (rows.residual == nullptr) {
+        row<false>(params, rows, stat_count, src, nullptr, nullptr, dst);
+      } else {
+        // Without a sum_dst, dst holds s until the output sweep overwrites it.
+        float* s = rows.sum_dst ? rows.sum_dst + r * rows.sum_stride : dst;
+        row<true>(params, rows, stat_count, src, rows.residual + r * rows.residual_stride, s, dst);
+      }
     }
   }
 };

@@ -3,7 +3,6 @@
 // Shared by the norm kernels and the fused linear epilogue, which gathers the
 // statistics in pieces (column blocks, thread slices) and combines them.
 
-#include <cmath>
 #include <cstddef>
 
 #include "kernels/norm/norm.h"
@@ -49,19 +48,5 @@ struct NormScale {
 /// The map for a statistic (variance, or mean square for the RMSNorm family)
 /// and a mean (0 for the RMSNorm family), honouring params.eps_placement.
 NormScale norm_scale(const NormParams& params, double mean, double statistic);
-
-/// norm_scale in float, for rows whose float sums are safe (sum_is_safe) and
-/// whose mean needs no low part: at batch 1 the chain sums → scale is paid
-/// once per row before the output sweep can start, and float square root and
-/// division are half the latency of double ones. Each step is correctly
-/// rounded, so the scale is within a few float ulps (< 1e-6 relative).
-inline NormScale norm_scale_float(const NormParams& params, float mean, float statistic) {
-  NormScale s;
-  s.mean_hi = mean;
-  s.scale = params.eps_placement == EpsPlacement::kAddedToRms
-                ? 1.0f / (std::sqrt(statistic) + params.eps)
-                : 1.0f / std::sqrt(statistic + params.eps);
-  return s;
-}
 
 }  // namespace normrt::detail
