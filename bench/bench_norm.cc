@@ -6,9 +6,11 @@
 //         onednn        oneDNN's LayerNorm primitive (also on the rmsnorm and
 //                       prmsnorm lines: oneDNN 2.6 has no RMSNorm)
 //         copy          memcpy of the same rows: the memory floor
-//         outsweep      the output sweep alone, y = x·c·g (+ b) with c known
-//                       in advance: a floor under any normalization with a
-//                       gain (bench/norm_output_sweep.h; AVX-512 CPUs only)
+//         sweeps        the statistics sweep and the output sweep
+//                       y = x·c·g (+ b) with c fixed in advance, so neither
+//                       waits for the other: a floor under any normalization
+//                       that reads its row twice (bench/norm_sweeps.h;
+//                       AVX-512 CPUs only)
 //   norm: layernorm (gain, bias), rmsnorm (gain), prmsnorm (gain, p = 1/16);
 //         eps = 1e-5 inside the square root.
 //   n in {256, ..., 8192}, rows in {1, 128}; rows contiguous, dst separate.
@@ -31,7 +33,7 @@
 
 #include "bench/aligned_buffer.h"
 #include "bench/bench_summary.h"
-#include "bench/norm_output_sweep.h"
+#include "bench/norm_sweeps.h"
 #include "bench/onednn_layer_norm.h"
 #include "bench/result_collector.h"
 #include "kernels/common/isa.h"
@@ -180,13 +182,18 @@ void bench_copy(benchmark::State& state, size_t n, size_t rows) {
   set_counters(state, n, rows);
 }
 
-void bench_output_sweep(benchmark::State& state, const NormCase& norm, size_t n, size_t rows) {
+void bench_sweeps(benchmark::State& state, const NormCase& norm, size_t n, size_t rows) {
   Operands& ops = operands_for(n, rows);
   const float* bias = norm.has_bias ? ops.bias.data() : nullptr;
+  const size_t stat_count = norm_stat_count(norm.params, n);
+  const bool layer_norm = norm.params.kind == NormKind::kLayerNorm;
   auto sweep_rows = [&] {
     for (size_t r = 0; r < rows; ++r) {
+      const float* x = ops.src.data() + r * n;
+      float statistic = statistics_sweep(x, stat_count, layer_norm);
+      benchmark::DoNotOptimize(statistic);
       // A fixed scale of 0.5 keeps the outputs ordinary floats.
-      output_sweep(ops.src.data() + r * n, ops.gain.data(), bias, 0.5f, ops.dst.data() + r * n, n);
+      output_sweep(x, ops.gain.data(), bias, 0.5f, ops.dst.data() + r * n, n);
     }
   };
   sweep_rows();  // warm-up
@@ -214,7 +221,7 @@ std::vector<std::string> register_benchmarks() {
   }
 
   const std::vector<Isa> isas = runnable_isas();
-  const bool with_output_sweep = std::find(isas.begin(), isas.end(), Isa::kAvx512) != isas.end();
+  const bool with_sweeps = std::find(isas.begin(), isas.end(), Isa::kAvx512) != isas.end();
 
   // Shape-major order: the competitors of one shape run back to back, under
   // the same machine conditions.
@@ -225,11 +232,11 @@ std::vector<std::string> register_benchmarks() {
                                      [n, rows](benchmark::State& s) { bench_copy(s, n, rows); });
         benchmark::RegisterBenchmark(bench_name("onednn", norm, n, rows).c_str(),
                                      [n, rows](benchmark::State& s) { bench_onednn(s, n, rows); });
-        if (with_output_sweep) {
+        if (with_sweeps) {
           const NormCase* c = &norm;
           benchmark::RegisterBenchmark(
-              bench_name("outsweep", norm, n, rows).c_str(),
-              [c, n, rows](benchmark::State& s) { bench_output_sweep(s, *c, n, rows); });
+              bench_name("sweeps", norm, n, rows).c_str(),
+              [c, n, rows](benchmark::State& s) { bench_sweeps(s, *c, n, rows); });
         }
         for (const auto& [impl, kernel] : kernels) {
           NormKernel k = kernel;

@@ -145,10 +145,10 @@ void SummaryPrinter::print_legend(std::ostream& out) const {
       << "(the thread was preempted; rerun on a quiet core).\n"
       << "  speedup  = oneDNN time / normrt time (x faster; higher is better)\n"
       << "  /copy    = normrt time / copy time (memcpy of the same rows: the memory floor)\n"
-      << "  outsweep = time of the output sweep alone / copy time: y = x*c*g (+b) with the scale\n"
-      << "             c known in advance (bench/norm_output_sweep.h). Every normalization with\n"
-      << "             a gain makes this sweep, after a statistics sweep: a /copy target below\n"
-      << "             it is out of reach on this machine\n"
+      << "  sweeps   = time of a normalization's two sweeps / copy time: the statistics sweep\n"
+      << "             and the output sweep y = x*c*g (+b), with c fixed in advance so neither\n"
+      << "             waits for the other (bench/norm_sweeps.h). A kernel makes both, the\n"
+      << "             second after the first: a /copy target below this is out of reach here\n"
       << "  rms/ln   = RMSNorm time / LayerNorm time, same impl, n, rows\n"
       << "  prms/rms = pRMSNorm time / RMSNorm time, same impl, n, rows\n"
       << "  avx2/512 = normrt_avx2 time / normrt_avx512 time\n"
@@ -157,7 +157,7 @@ void SummaryPrinter::print_legend(std::ostream& out) const {
   char header[200];
   std::snprintf(header, sizeof header,
                 "%-10s %4s %5s  %-14s %10s  %10s  %10s %14s%12s%12s%12s%12s%13s", "norm", "rows",
-                "n", "impl", "time", "copy", "onednn", "speedup", "/copy", "outsweep", "rms/ln",
+                "n", "impl", "time", "copy", "onednn", "speedup", "/copy", "sweeps", "rms/ln",
                 "prms/rms", "avx2/512");
   out << header << "\n";
 }
@@ -188,10 +188,10 @@ std::string SummaryPrinter::copy_cell(const std::string& impl, const Shape& shap
   const char* mark = "";
   if (is_targeted(impl) && shape.n >= kCopyTargetMinN) {
     std::string what = bench_name(impl, shape) + ": " + format("%.2f", ratio) + " > ";
-    // A failure also says where the output sweep alone lies.
-    std::optional<double> sweep = time("outsweep", shape);
+    // A failure also says where the two sweeps alone lie.
+    std::optional<double> sweeps = time("sweeps", shape);
     const std::string floor_note =
-        sweep ? " (output sweep alone: " + format("%.2f", *sweep / *copy) + ")" : "";
+        sweeps ? " (the two sweeps alone: " + format("%.2f", *sweeps / *copy) + ")" : "";
     if (shape.rows == 1) {
       double limit = max_over_copy_single_row(shape.norm_index);
       mark = copy_single_.check(ratio <= limit, what + format("%.1f", limit) + floor_note);
@@ -229,8 +229,8 @@ void SummaryPrinter::print_line(std::ostream& out, const Shape& shape, const std
                 time_cell(impl, shape).c_str(), time_cell("copy", shape).c_str(),
                 time_cell("onednn", shape).c_str());
   std::optional<std::string> sweep_ratio;
-  if (auto sweep = time("outsweep", shape), copy = time("copy", shape); sweep && copy) {
-    sweep_ratio = format("%.2f", *sweep / *copy);
+  if (auto sweeps = time("sweeps", shape), copy = time("copy", shape); sweeps && copy) {
+    sweep_ratio = format("%.2f", *sweeps / *copy);
   }
   out << head << speedup_cell(impl, shape, t) << copy_cell(impl, shape, t)
       << cell(sweep_ratio, 7)
