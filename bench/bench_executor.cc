@@ -169,7 +169,7 @@ void print_ratio(std::ostream& out, const std::map<std::string, MeasuredTime>& t
 }
 
 void print_summary(const ResultCollector& collector, std::ostream& out) {
-  auto times = collector.mean_times();
+  auto times = collector.times();
   out << "\nPer-node executor overhead (target < 50 ns):\n";
   for (int nodes : {10, 100, 1000}) {
     std::string suffix = "/" + std::to_string(nodes);

@@ -32,8 +32,6 @@
 // fused_threads. Ratio tables follow the run (bench/linear_bench_summary.h).
 
 #include <benchmark/benchmark.h>
-
-#include "bench/bench_args.h"
 #include <immintrin.h>
 
 #include <algorithm>
@@ -48,6 +46,7 @@
 #include <vector>
 
 #include "bench/aligned_buffer.h"
+#include "bench/bench_args.h"
 #include "bench/linear_bench_summary.h"
 #include "bench/onednn_layer_norm.h"
 #include "bench/result_collector.h"
@@ -260,8 +259,8 @@ std::vector<PackedWeights>* fused_weights(benchmark::State& state, Operands& ops
     return nullptr;
   }
   std::vector<PackedWeights>& w = **copies;
-  Status valid = fused_linear_validate(w[0], ops.x.data(), m, ops.shape.k, e, ops.y.data(),
-                                       ops.shape.n);
+  Status valid =
+      fused_linear_validate(w[0], ops.x.data(), m, ops.shape.k, e, ops.y.data(), ops.shape.n);
   if (!valid) {
     state.SkipWithError(valid.message().c_str());
     return nullptr;
@@ -292,9 +291,12 @@ void bench_fused(benchmark::State& state, Shape shape, size_t m, const LinearVar
 
 const char* fused_name(FusedNorm norm) {
   switch (norm) {
-    case FusedNorm::kLayerNorm: return "fused_layernorm";
-    case FusedNorm::kRmsNorm: return "fused_rmsnorm";
-    case FusedNorm::kRmsNormPartial: return "fused_prmsnorm";
+    case FusedNorm::kLayerNorm:
+      return "fused_layernorm";
+    case FusedNorm::kRmsNorm:
+      return "fused_rmsnorm";
+    case FusedNorm::kRmsNormPartial:
+      return "fused_prmsnorm";
   }
   return "";
 }
@@ -489,37 +491,6 @@ void register_benchmarks() {
   }
 }
 
-// Keeps the median of each benchmark when --benchmark_repetitions > 1 (the
-// machine is shared: medians resist other processes' bursts better than means).
-class MedianCollector : public ResultCollector {
- public:
-  using ResultCollector::ResultCollector;
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ResultCollector::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred || run.run_type != Run::RT_Aggregate ||
-          run.aggregate_name != "median" || run.aggregate_unit != benchmark::kTime) {
-        continue;
-      }
-      const double scale = run.time_unit == benchmark::kNanosecond    ? 1.0
-                           : run.time_unit == benchmark::kMicrosecond ? 1e3
-                           : run.time_unit == benchmark::kMillisecond ? 1e6
-                                                                      : 1e9;
-      medians_[run.run_name.function_name] = {run.GetAdjustedRealTime() * scale,
-                                              run.GetAdjustedCPUTime() * scale};
-    }
-  }
-  /// Medians where repetitions ran, means otherwise.
-  std::map<std::string, MeasuredTime> times() const {
-    std::map<std::string, MeasuredTime> t = mean_times();
-    for (const auto& [name, median] : medians_) t[name] = median;
-    return t;
-  }
-
- private:
-  std::map<std::string, MeasuredTime> medians_;
-};
-
 }  // namespace
 }  // namespace normrt::bench
 
@@ -536,7 +507,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("bytes_per_second", "packed weight bytes per call");
   register_benchmarks();
 
-  MedianCollector collector(benchmark::CreateDefaultDisplayReporter());
+  ResultCollector collector(benchmark::CreateDefaultDisplayReporter());
   benchmark::RunSpecifiedBenchmarks(&collector);
   LinearSummaryInput& input = summary();
   input.times = collector.times();

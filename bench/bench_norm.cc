@@ -20,10 +20,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include "bench/bench_args.h"
-
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -32,6 +31,7 @@
 #include <vector>
 
 #include "bench/aligned_buffer.h"
+#include "bench/bench_args.h"
 #include "bench/bench_summary.h"
 #include "bench/norm_sweeps.h"
 #include "bench/onednn_layer_norm.h"
@@ -46,9 +46,14 @@ constexpr size_t kSizes[] = {256, 512, 768, 1024, 2048, 4096, 8192};
 constexpr size_t kRowCounts[] = {1, 128};
 constexpr float kEps = 1e-5f;
 
-// Per-benchmark minimum time when the user gives none: keeps the full run
-// (about 210 benchmarks) to a minute or two on a small machine.
-constexpr const char* kDefaultMinTimeFlag = "--benchmark_min_time=0.1";
+// Defaults where the user gives none. Each benchmark runs 5 times, the runs
+// of all benchmarks shuffled, and the summary takes each one's median: on a
+// shared machine a single run of one benchmark can be 30-50% slow, which
+// turns a ratio of two benchmarks run minutes apart into noise. The whole
+// run (about 250 benchmarks) takes about a minute.
+constexpr std::initializer_list<const char*> kDefaultFlags = {
+    "--benchmark_min_time=0.03", "--benchmark_repetitions=5",
+    "--benchmark_enable_random_interleaving=true", "--benchmark_display_aggregates_only=true"};
 
 struct NormCase {
   const char* name;
@@ -263,7 +268,7 @@ int main(int argc, char** argv) {
   const std::string onednn_threading = onednn_use_one_thread();
   const std::string onednn_version = onednn_version_string();
 
-  std::vector<char*> args = with_default_min_time(argc, argv, kDefaultMinTimeFlag);
+  std::vector<char*> args = with_default_flags(argc, argv, kDefaultFlags);
   int args_count = static_cast<int>(args.size()) - 1;
   benchmark::Initialize(&args_count, args.data());
   if (benchmark::ReportUnrecognizedArguments(args_count, args.data())) return 1;
@@ -286,7 +291,7 @@ int main(int argc, char** argv) {
   ResultCollector collector(benchmark::CreateDefaultDisplayReporter());
   benchmark::RunSpecifiedBenchmarks(&collector);
 
-  summary.times = collector.mean_times();
+  summary.times = collector.times();
   std::ostream& out = collector.display_is_console() ? std::cout : std::cerr;
   print_summary(summary, out);
   benchmark::Shutdown();

@@ -32,8 +32,6 @@
 
 #include <benchmark/benchmark.h>
 
-#include "bench/bench_args.h"
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -47,6 +45,7 @@
 #include <vector>
 
 #include "bench/aligned_buffer.h"
+#include "bench/bench_args.h"
 #include "bench/result_collector.h"
 #include "kernels/activation/activation.h"
 #include "kernels/common/isa.h"
@@ -535,25 +534,12 @@ void register_benchmarks(Isa isa) {
   }
 }
 
-// Medians where --benchmark_repetitions ran (the machine is shared: medians
-// resist other processes' bursts), means otherwise.
-class MedianCollector : public ResultCollector {
+// Keeps the paired benchmarks' counters beside the times.
+class PairedCollector : public ResultCollector {
  public:
   using ResultCollector::ResultCollector;
   void ReportRuns(const std::vector<Run>& runs) override {
     ResultCollector::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred || run.run_type != Run::RT_Aggregate ||
-          run.aggregate_name != "median" || run.aggregate_unit != benchmark::kTime) {
-        continue;
-      }
-      const double scale = run.time_unit == benchmark::kNanosecond    ? 1.0
-                           : run.time_unit == benchmark::kMicrosecond ? 1e3
-                           : run.time_unit == benchmark::kMillisecond ? 1e6
-                                                                      : 1e9;
-      medians_[run.run_name.function_name] = {run.GetAdjustedRealTime() * scale,
-                                              run.GetAdjustedCPUTime() * scale};
-    }
     // The paired benchmarks' counters: from the median aggregate if repeated.
     for (const Run& run : runs) {
       const bool usable = run.run_type == Run::RT_Iteration ||
@@ -574,15 +560,12 @@ class MedianCollector : public ResultCollector {
   const std::map<std::string, Paired>& paired() const { return paired_; }
   /// Zero if the benchmark did not run.
   MeasuredTime time(const std::string& name) const {
-    auto m = medians_.find(name);
-    if (m != medians_.end()) return m->second;
-    const auto means = mean_times();
-    auto t = means.find(name);
-    return t == means.end() ? MeasuredTime{} : t->second;
+    const auto all = times();
+    auto t = all.find(name);
+    return t == all.end() ? MeasuredTime{} : t->second;
   }
 
  private:
-  std::map<std::string, MeasuredTime> medians_;
   std::map<std::string, Paired> paired_;
 };
 
@@ -607,7 +590,7 @@ void print_header(std::ostream& out, const char* title, const char* base, const 
   out << line;
 }
 
-void print_summary(const MedianCollector& c, std::ostream& out) {
+void print_summary(const PairedCollector& c, std::ostream& out) {
   print_header(out, "One step: separate / fused (median if repeated)", "fused", "separate");
   for (const char* cell : {"gru", "lstm"}) {
     for (WeightType type : kTypes) {
@@ -670,7 +653,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("isa", normrt::isa_name(*isa));
   benchmark::AddCustomContext("threads", "1");
   register_benchmarks(*isa);
-  MedianCollector collector(benchmark::CreateDefaultDisplayReporter());
+  PairedCollector collector(benchmark::CreateDefaultDisplayReporter());
   benchmark::RunSpecifiedBenchmarks(&collector);
   print_summary(collector, collector.display_is_console() ? std::cout : std::cerr);
   benchmark::Shutdown();

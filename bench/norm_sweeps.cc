@@ -5,7 +5,7 @@
 namespace normrt::bench {
 
 __attribute__((target("avx512f"))) float statistics_sweep(const float* x, size_t count,
-                                                         bool with_sum) {
+                                                          bool with_sum) {
   // Four accumulators of each sum: the loop is bound by loads, not by the
   // add latency.
   __m512 sq[4], sum[4];
@@ -36,15 +36,14 @@ __attribute__((target("avx512f"))) float statistics_sweep(const float* x, size_t
   return folded;
 }
 
-__attribute__((target("avx512f"))) void output_sweep(const float* x, const float* g,
-                                                     const float* b, float scale, float* y,
-                                                     size_t n) {
+__attribute__((target("avx512f"))) void output_sweep(const float* x, const float* g, const float* b,
+                                                     float scale, float* y, size_t n) {
   const __m512 c = _mm512_set1_ps(scale);
   size_t i = 0;
   if (b == nullptr) {
     for (; i + 16 <= n; i += 16) {
-      _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_mul_ps(_mm512_loadu_ps(x + i), c),
-                                            _mm512_loadu_ps(g + i)));
+      _mm512_storeu_ps(
+          y + i, _mm512_mul_ps(_mm512_mul_ps(_mm512_loadu_ps(x + i), c), _mm512_loadu_ps(g + i)));
     }
   } else {
     for (; i + 16 <= n; i += 16) {

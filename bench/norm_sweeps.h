@@ -20,7 +20,6 @@ namespace normrt::bench {
 float statistics_sweep(const float* x, size_t count, bool with_sum);
 
 /// y[i] = x[i]·scale·g[i] (+ b[i] when b is not null).
-void output_sweep(const float* x, const float* g, const float* b, float scale, float* y,
-                  size_t n);
+void output_sweep(const float* x, const float* g, const float* b, float scale, float* y, size_t n);
 
 }  // namespace normrt::bench

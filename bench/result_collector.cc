@@ -39,26 +39,31 @@ void ResultCollector::ReportRuns(const std::vector<Run>& runs) {
       times.iteration_sum.real_ns += t.real_ns;
       times.iteration_sum.cpu_ns += t.cpu_ns;
       ++times.iteration_count;
-    } else if (run.aggregate_name == "mean" && run.aggregate_unit == benchmark::kTime) {
+    } else if (run.aggregate_unit == benchmark::kTime && run.aggregate_name == "mean") {
       times.has_aggregate_mean = true;
       times.aggregate_mean = t;
+    } else if (run.aggregate_unit == benchmark::kTime && run.aggregate_name == "median") {
+      times.has_aggregate_median = true;
+      times.aggregate_median = t;
     }
   }
 }
 
 void ResultCollector::Finalize() { display_->Finalize(); }
 
-std::map<std::string, MeasuredTime> ResultCollector::mean_times() const {
-  std::map<std::string, MeasuredTime> means;
+std::map<std::string, MeasuredTime> ResultCollector::times() const {
+  std::map<std::string, MeasuredTime> result;
   for (const auto& [name, times] : times_) {
-    if (times.has_aggregate_mean) {
-      means[name] = times.aggregate_mean;
+    if (times.has_aggregate_median) {
+      result[name] = times.aggregate_median;
+    } else if (times.has_aggregate_mean) {
+      result[name] = times.aggregate_mean;
     } else if (times.iteration_count > 0) {
-      means[name] = {times.iteration_sum.real_ns / times.iteration_count,
-                     times.iteration_sum.cpu_ns / times.iteration_count};
+      result[name] = {times.iteration_sum.real_ns / times.iteration_count,
+                      times.iteration_sum.cpu_ns / times.iteration_count};
     }
   }
-  return means;
+  return result;
 }
 
 bool ResultCollector::display_is_console() const {

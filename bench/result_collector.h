@@ -1,7 +1,7 @@
 #pragma once
 // A display reporter that forwards everything to the reporter chosen by
 // --benchmark_format (so console, JSON and CSV output are unchanged) and keeps
-// the mean times of every benchmark that ran, for the summary printed after.
+// the time of every benchmark that ran, for the summary printed after.
 
 #include <benchmark/benchmark.h>
 
@@ -26,10 +26,11 @@ class ResultCollector : public benchmark::BenchmarkReporter {
   void ReportRuns(const std::vector<Run>& runs) override;
   void Finalize() override;
 
-  /// Mean times of each benchmark that ran without error, by its registered
-  /// name. With --benchmark_repetitions the "mean" aggregate is used;
-  /// otherwise the mean over the reported runs.
-  std::map<std::string, MeasuredTime> mean_times() const;
+  /// The time of each benchmark that ran without error, by its registered
+  /// name: with --benchmark_repetitions the "median" aggregate (robust to the
+  /// repetitions a busy machine slows down), else the "mean" aggregate, else
+  /// the mean over the reported runs.
+  std::map<std::string, MeasuredTime> times() const;
 
   /// Benchmarks that reported an error, with the message.
   const std::map<std::string, std::string>& errors() const { return errors_; }
@@ -44,6 +45,8 @@ class ResultCollector : public benchmark::BenchmarkReporter {
     int iteration_count = 0;
     bool has_aggregate_mean = false;
     MeasuredTime aggregate_mean;
+    bool has_aggregate_median = false;
+    MeasuredTime aggregate_median;
   };
 
   benchmark::BenchmarkReporter* display_;

@@ -13,12 +13,11 @@
 // chain. Rows whose float statistics would overflow or lose precision to
 // underflow are recomputed by the double reference.
 
-#include <xsimd/xsimd.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <type_traits>
+#include <xsimd/xsimd.hpp>
 
 #include "kernels/activation/activation_simd.h"
 #include "kernels/norm/norm_row_ops.h"
@@ -80,7 +79,8 @@ struct NormSimd {
     if constexpr (kCount == 1) {
       return acc[kBegin];
     } else {
-      return sum_lanes<kBegin, kCount / 2>(acc) + sum_lanes<kBegin + kCount / 2, kCount - kCount / 2>(acc);
+      return sum_lanes<kBegin, kCount / 2>(acc) +
+             sum_lanes<kBegin + kCount / 2, kCount - kCount / 2>(acc);
     }
   }
 
@@ -198,9 +198,8 @@ struct NormSimd {
   // y = act(norm(x)) over n elements with this row's map; gain and bias
   // (or null) are indexed from the same element as x.
   template <class Act = Identity>
-  static void normalize(const NormParams& params, const NormScale& map, const float* x,
-                        float* y, size_t n, const float* gain, const float* bias,
-                        Act act = Act{}) {
+  static void normalize(const NormParams& params, const NormScale& map, const float* x, float* y,
+                        size_t n, const float* gain, const float* bias, Act act = Act{}) {
     const bool one_plus = params.gain_convention == GainConvention::kOnePlus;
     auto with_centering = [&](auto&& f) {
       if (params.kind != NormKind::kLayerNorm) {
@@ -282,8 +281,8 @@ struct NormSimd {
     }
     const float sum_sq = sum_squares<kResidual>(src, residual, s, stat_count);
     if constexpr (kResidual) {
-      read_row<true>(src + stat_count, residual + stat_count, s + stat_count, n - stat_count,
-                     0.0f, [](V, size_t) {});
+      read_row<true>(src + stat_count, residual + stat_count, s + stat_count, n - stat_count, 0.0f,
+                     [](V, size_t) {});
     }
     *map = NormScale{};
     map->scale = float_scale(params, sum_sq / static_cast<float>(stat_count));
@@ -323,8 +322,8 @@ struct NormSimd {
         [](const float* x, const float* r, float* s, size_t n) {
           read_row<true>(x, r, s, n, 0.0f, [](V, size_t) {});
         },
-        [](const NormParams& params, const NormScale& map, Activation act, const float* x,
-           float* y, size_t n, const float* gain, const float* bias) {
+        [](const NormParams& params, const NormScale& map, Activation act, const float* x, float* y,
+           size_t n, const float* gain, const float* bias) {
           simd::with_activation(act, [&](auto a) {
             normalize(params, map, x, y, n, gain, bias,
                       [](V v) { return simd::activate<decltype(a)::value>(v); });
