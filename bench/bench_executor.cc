@@ -76,9 +76,9 @@ void run_session(benchmark::State& state, std::shared_ptr<const Model> model,
 void executor_chain(benchmark::State& state, int nodes) {
   auto model = compile_or_die(relu_chain(nodes), {});
   run_session(state, model, test::random_values(kChainWidth, 1.0f, 1));
-  state.counters["ns_per_node"] = benchmark::Counter(
-      static_cast<double>(nodes), benchmark::Counter::kIsIterationInvariantRate |
-                                      benchmark::Counter::kInvert);
+  state.counters["ns_per_node"] =
+      benchmark::Counter(static_cast<double>(nodes), benchmark::Counter::kIsIterationInvariantRate |
+                                                         benchmark::Counter::kInvert);
 }
 
 void direct_chain(benchmark::State& state, int nodes) {
@@ -93,9 +93,9 @@ void direct_chain(benchmark::State& state, int nodes) {
     }
     benchmark::DoNotOptimize(a.data());
   }
-  state.counters["ns_per_node"] = benchmark::Counter(
-      static_cast<double>(nodes), benchmark::Counter::kIsIterationInvariantRate |
-                                      benchmark::Counter::kInvert);
+  state.counters["ns_per_node"] =
+      benchmark::Counter(static_cast<double>(nodes), benchmark::Counter::kIsIterationInvariantRate |
+                                                         benchmark::Counter::kInvert);
 }
 
 // x → norm(x)·g + β → q, k, v; out = q + k + v (so all three are needed).
@@ -104,16 +104,19 @@ Graph prenorm_qkv(OpType norm, int64_t d) {
   TensorId x = b.input("x", DataType::kF32, {1, d});
   float scale = 1.0f / std::sqrt(static_cast<float>(d));
   TensorId gain = b.weight("gain", {d}, test::random_values(d, 0.5f, 2));
-  TensorId beta = norm == OpType::kLayerNorm ? b.weight("beta", {d}, test::random_values(d, 0.1f, 3))
-                                             : kNoTensor;
+  TensorId beta = norm == OpType::kLayerNorm
+                      ? b.weight("beta", {d}, test::random_values(d, 0.1f, 3))
+                      : kNoTensor;
   std::vector<Attribute> attributes;
   if (norm == OpType::kPRmsNorm) attributes.push_back({"p", 0.0625});
   TensorId n = b.node(norm, "norm", {x, gain, beta}, {{1, d}}, attributes);
   TensorId sum = kNoTensor;
   for (const char* name : {"q", "k", "v"}) {
-    TensorId w = b.weight(std::string(name) + ".w", {d, d}, test::random_values(d * d, scale, name[0]));
+    TensorId w =
+        b.weight(std::string(name) + ".w", {d, d}, test::random_values(d * d, scale, name[0]));
     TensorId y = b.node(OpType::kLinear, name, {n, w}, {{1, d}});
-    sum = sum == kNoTensor ? y : b.node(OpType::kAdd, std::string("sum_") + name, {sum, y}, {{1, d}});
+    sum =
+        sum == kNoTensor ? y : b.node(OpType::kAdd, std::string("sum_") + name, {sum, y}, {{1, d}});
   }
   b.rename(sum, "out");
   b.output(sum);
@@ -124,7 +127,8 @@ void prenorm(benchmark::State& state, OpType norm, int64_t d, bool folded) {
   ModelOptions options;
   options.fuse = false;
   options.fold_norm_affine = folded;
-  run_session(state, compile_or_die(prenorm_qkv(norm, d), options), test::random_values(d, 1.0f, 4));
+  run_session(state, compile_or_die(prenorm_qkv(norm, d), options),
+              test::random_values(d, 1.0f, 4));
 }
 
 void blocks(benchmark::State& state, int64_t d, bool fused) {
@@ -143,18 +147,20 @@ void register_benchmarks() {
     benchmark::RegisterBenchmark(("executor_chain" + suffix).c_str(), executor_chain, nodes);
     benchmark::RegisterBenchmark(("direct_chain" + suffix).c_str(), direct_chain, nodes);
   }
-  const std::pair<const char*, OpType> norms[] = {
-      {"layer_norm", OpType::kLayerNorm}, {"rms_norm", OpType::kRmsNorm}, {"prms_norm", OpType::kPRmsNorm}};
+  const std::pair<const char*, OpType> norms[] = {{"layer_norm", OpType::kLayerNorm},
+                                                  {"rms_norm", OpType::kRmsNorm},
+                                                  {"prms_norm", OpType::kPRmsNorm}};
   for (int64_t d : {256, 768}) {
     for (const auto& [name, op] : norms) {
       for (bool folded : {true, false}) {
-        std::string label = std::string("prenorm_qkv/") + name + (folded ? "/folded/" : "/unfolded/") +
-                            std::to_string(d);
+        std::string label = std::string("prenorm_qkv/") + name +
+                            (folded ? "/folded/" : "/unfolded/") + std::to_string(d);
         benchmark::RegisterBenchmark(label.c_str(), prenorm, op, d, folded);
       }
     }
     for (bool fused : {true, false}) {
-      std::string label = std::string(fused ? "blocks/fused/" : "blocks/unfused/") + std::to_string(d);
+      std::string label =
+          std::string(fused ? "blocks/fused/" : "blocks/unfused/") + std::to_string(d);
       benchmark::RegisterBenchmark(label.c_str(), blocks, d, fused);
     }
   }
@@ -173,7 +179,8 @@ void print_summary(const ResultCollector& collector, std::ostream& out) {
   out << "\nPer-node executor overhead (target < 50 ns):\n";
   for (int nodes : {10, 100, 1000}) {
     std::string suffix = "/" + std::to_string(nodes);
-    auto executor = times.find("executor_chain" + suffix), direct = times.find("direct_chain" + suffix);
+    auto executor = times.find("executor_chain" + suffix),
+         direct = times.find("direct_chain" + suffix);
     if (executor == times.end() || direct == times.end()) continue;
     double overhead = (executor->second.cpu_ns - direct->second.cpu_ns) / nodes;
     out << "  " << nodes << " nodes: executor " << executor->second.cpu_ns / nodes
@@ -189,7 +196,8 @@ void print_summary(const ResultCollector& collector, std::ostream& out) {
   }
   out << "Fusion + folding on the mixed blocks (fused / unfused):\n";
   for (const char* d : {"256", "768"}) {
-    print_ratio(out, times, std::string("blocks/fused/") + d, std::string("blocks/unfused/") + d, "fuse");
+    print_ratio(out, times, std::string("blocks/fused/") + d, std::string("blocks/unfused/") + d,
+                "fuse");
   }
 }
 

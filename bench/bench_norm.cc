@@ -47,13 +47,13 @@ constexpr size_t kRowCounts[] = {1, 128};
 constexpr float kEps = 1e-5f;
 
 // Defaults where the user gives none. Each benchmark runs 5 times, the runs
-// of all benchmarks shuffled, and the summary takes each one's median: on a
-// shared machine a single run of one benchmark can be 30-50% slow, which
-// turns a ratio of two benchmarks run minutes apart into noise. The whole
-// run (about 250 benchmarks) takes about a minute.
+// of all benchmarks shuffled, and the summary takes each one's fastest run:
+// on this shared machine another tenant slows a run of one benchmark by
+// 30-50% at random, which turns a ratio of two benchmarks run a minute
+// apart into noise. The whole run (about 250 benchmarks) takes about a minute.
 constexpr std::initializer_list<const char*> kDefaultFlags = {
     "--benchmark_min_time=0.03", "--benchmark_repetitions=5",
-    "--benchmark_enable_random_interleaving=true", "--benchmark_display_aggregates_only=true"};
+    "--benchmark_enable_random_interleaving=true"};
 
 struct NormCase {
   const char* name;

@@ -60,7 +60,7 @@ void print_linear_summary(const LinearSummaryInput& in, std::ostream& out) {
     return text;
   };
 
-  out << "\nLinear summary (CPU time per call, median of repetitions if run; bandwidth = packed "
+  out << "\nLinear summary (CPU time per call, fastest repetition if repeated; bandwidth = packed "
          "weight bytes / time;\n"
          "  'L2+' = f32 weights beyond L2: both dtypes rotated through copies exceeding the L3)\n";
   char line[256];

@@ -1,5 +1,7 @@
 #include "bench/result_collector.h"
 
+#include <algorithm>
+
 namespace normrt::bench {
 namespace {
 
@@ -24,8 +26,10 @@ bool ResultCollector::ReportContext(const Context& context) {
 }
 
 void ResultCollector::ReportRuns(const std::vector<Run>& runs) {
-  display_->ReportRuns(runs);
+  std::vector<Run> shown;
   for (const Run& run : runs) {
+    const bool repetition = run.run_type == Run::RT_Iteration && run.repetitions > 1;
+    if (!repetition) shown.push_back(run);
     // The registered name; benchmark_name() would add "_mean" and the like.
     const std::string& name = run.run_name.function_name;
     if (run.error_occurred) {
@@ -36,17 +40,13 @@ void ResultCollector::ReportRuns(const std::vector<Run>& runs) {
     MeasuredTime t{to_ns(run.GetAdjustedRealTime(), run.time_unit),
                    to_ns(run.GetAdjustedCPUTime(), run.time_unit)};
     if (run.run_type == Run::RT_Iteration) {
-      times.iteration_sum.real_ns += t.real_ns;
-      times.iteration_sum.cpu_ns += t.cpu_ns;
-      ++times.iteration_count;
-    } else if (run.aggregate_unit == benchmark::kTime && run.aggregate_name == "mean") {
-      times.has_aggregate_mean = true;
-      times.aggregate_mean = t;
+      times.runs.push_back(t);
     } else if (run.aggregate_unit == benchmark::kTime && run.aggregate_name == "median") {
       times.has_aggregate_median = true;
       times.aggregate_median = t;
     }
   }
+  if (!shown.empty()) display_->ReportRuns(shown);
 }
 
 void ResultCollector::Finalize() { display_->Finalize(); }
@@ -54,13 +54,12 @@ void ResultCollector::Finalize() { display_->Finalize(); }
 std::map<std::string, MeasuredTime> ResultCollector::times() const {
   std::map<std::string, MeasuredTime> result;
   for (const auto& [name, times] : times_) {
-    if (times.has_aggregate_median) {
+    if (!times.runs.empty()) {
+      result[name] = *std::min_element(
+          times.runs.begin(), times.runs.end(),
+          [](const MeasuredTime& a, const MeasuredTime& b) { return a.cpu_ns < b.cpu_ns; });
+    } else if (times.has_aggregate_median) {  // --benchmark_*_aggregates_only
       result[name] = times.aggregate_median;
-    } else if (times.has_aggregate_mean) {
-      result[name] = times.aggregate_mean;
-    } else if (times.iteration_count > 0) {
-      result[name] = {times.iteration_sum.real_ns / times.iteration_count,
-                      times.iteration_sum.cpu_ns / times.iteration_count};
     }
   }
   return result;

@@ -1,7 +1,7 @@
 #pragma once
-// A display reporter that forwards everything to the reporter chosen by
-// --benchmark_format (so console, JSON and CSV output are unchanged) and keeps
-// the time of every benchmark that ran, for the summary printed after.
+// A display reporter that forwards to the reporter chosen by
+// --benchmark_format (so console, JSON and CSV output keep their format) and
+// keeps the time of every benchmark that ran, for the summary printed after.
 
 #include <benchmark/benchmark.h>
 
@@ -11,7 +11,7 @@
 
 namespace normrt::bench {
 
-/// Mean time per iteration of one benchmark, nanoseconds.
+/// Time per iteration of one benchmark, nanoseconds.
 struct MeasuredTime {
   double real_ns = 0;
   double cpu_ns = 0;  ///< of the benchmark's thread
@@ -23,13 +23,17 @@ class ResultCollector : public benchmark::BenchmarkReporter {
   explicit ResultCollector(benchmark::BenchmarkReporter* display) : display_(display) {}
 
   bool ReportContext(const Context& context) override;
+  /// Keeps every run; forwards them to the display, except that repeated
+  /// benchmarks show only their aggregates (mean, median, stddev, cv).
   void ReportRuns(const std::vector<Run>& runs) override;
   void Finalize() override;
 
   /// The time of each benchmark that ran without error, by its registered
-  /// name: with --benchmark_repetitions the "median" aggregate (robust to the
-  /// repetitions a busy machine slows down), else the "mean" aggregate, else
-  /// the mean over the reported runs.
+  /// name. With --benchmark_repetitions: the fastest repetition (by CPU
+  /// time). On a shared machine another tenant slows some repetitions by
+  /// 30-50%, often more than half of them, so neither mean nor median is
+  /// stable; the fastest is what the code costs when it has the core.
+  /// Without repetitions: the one run's mean.
   std::map<std::string, MeasuredTime> times() const;
 
   /// Benchmarks that reported an error, with the message.
@@ -41,12 +45,9 @@ class ResultCollector : public benchmark::BenchmarkReporter {
 
  private:
   struct Times {
-    MeasuredTime iteration_sum;
-    int iteration_count = 0;
-    bool has_aggregate_mean = false;
-    MeasuredTime aggregate_mean;
+    std::vector<MeasuredTime> runs;  // one per repetition
     bool has_aggregate_median = false;
-    MeasuredTime aggregate_median;
+    MeasuredTime aggregate_median;  // when only aggregates were reported
   };
 
   benchmark::BenchmarkReporter* display_;
