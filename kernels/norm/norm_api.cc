@@ -18,25 +18,27 @@ std::string str(double value) {
   return text;
 }
 
-// Two operands may be the very same buffer (same base and stride: element-wise
-// kernels read before they write) or disjoint, never partly overlapping.
-Status check_alias(const char* a_name, const float* a, size_t a_stride, const char* b_name,
-                   const float* b, size_t b_stride, const NormRows& rows) {
-  if (a == nullptr || b == nullptr) return Status::ok();
-  if (a == b && (a_stride == b_stride || rows.rows == 1)) return Status::ok();
-  if (overlap(extent_of(a, rows.rows, a_stride, rows.n), extent_of(b, rows.rows, b_stride, rows.n))) {
-    return Status::error(std::string(a_name) + " and " + b_name +
-                         " overlap without being the same buffer with the same stride");
-  }
-  return Status::ok();
+// One strided operand, for the checks below (plain data: the checks run on
+// every call of a fused linear layer, so nothing is built unless one fails).
+struct Operand {
+  const char* name;         // the NormRows field, e.g. "sum_dst"
+  const char* stride_name;  // its stride field, e.g. "sum_stride"
+  const float* data;
+  size_t stride;
+};
+
+// A stride shorter than a row (only matters with more than one row).
+bool stride_too_short(const Operand& o, const NormRows& rows) {
+  return o.data != nullptr && rows.rows > 1 && o.stride < rows.n;
 }
 
-Status check_stride(const char* name, const float* ptr, size_t stride, const NormRows& rows) {
-  if (ptr != nullptr && rows.rows > 1 && stride < rows.n) {
-    return Status::error(std::string(name) + "_stride (" + std::to_string(stride) +
-                         ") is smaller than n (" + std::to_string(rows.n) + ")");
-  }
-  return Status::ok();
+// Two operands may be the very same buffer (same base and stride: element-wise
+// kernels read before they write) or disjoint, never partly overlapping.
+bool bad_alias(const Operand& a, const Operand& b, const NormRows& rows) {
+  if (a.data == nullptr || b.data == nullptr) return false;
+  if (a.data == b.data && (a.stride == b.stride || rows.rows == 1)) return false;
+  return overlap(extent_of(a.data, rows.rows, a.stride, rows.n),
+                 extent_of(b.data, rows.rows, b.stride, rows.n));
 }
 
 }  // namespace
@@ -60,8 +62,9 @@ Status norm_validate(const NormParams& params, const NormRows& rows) {
       return Status::error("norm: partial_fraction p must be in (0, 1] (got " + str(p) + ")");
     }
     if (norm_stat_count(params, rows.n) == 0) {
-      return Status::error("norm: pRMSNorm statistic covers floor(partial_fraction * n) = floor(" + str(p) + "*" +
-                           std::to_string(rows.n) + ") = 0 elements; it needs at least 1");
+      return Status::error("norm: pRMSNorm statistic covers floor(partial_fraction * n) = floor(" +
+                           str(p) + "*" + std::to_string(rows.n) +
+                           ") = 0 elements; it needs at least 1");
     }
   }
   if (params.gain_convention == GainConvention::kOnePlus && rows.gain == nullptr) {
@@ -75,32 +78,33 @@ Status norm_validate(const NormParams& params, const NormRows& rows) {
   }
   if (rows.rows == 0) return Status::ok();
 
-  for (Status s : {check_stride("src", rows.src, rows.src_stride, rows),
-                   check_stride("dst", rows.dst, rows.dst_stride, rows),
-                   check_stride("residual", rows.residual, rows.residual_stride, rows),
-                   check_stride("sum", rows.sum_dst, rows.sum_stride, rows)}) {
-    if (!s) return Status::error("norm: " + s.message());
+  const Operand src{"src", "src_stride", rows.src, rows.src_stride};
+  const Operand dst{"dst", "dst_stride", rows.dst, rows.dst_stride};
+  const Operand residual{"residual", "residual_stride", rows.residual, rows.residual_stride};
+  const Operand sum{"sum_dst", "sum_stride", rows.sum_dst, rows.sum_stride};
+  for (const Operand& o : {src, dst, residual, sum}) {
+    if (stride_too_short(o, rows)) {
+      return Status::error(std::string("norm: ") + o.stride_name + " (" + std::to_string(o.stride) +
+                           ") is smaller than n (" + std::to_string(rows.n) + ")");
+    }
   }
-  const Extent dst = extent_of(rows.dst, rows.rows, rows.dst_stride, rows.n);
-  const Extent sum = rows.sum_dst ? extent_of(rows.sum_dst, rows.rows, rows.sum_stride, rows.n)
-                                  : Extent{};
-  for (Status s :
-       {check_alias("src", rows.src, rows.src_stride, "dst", rows.dst, rows.dst_stride, rows),
-        check_alias("residual", rows.residual, rows.residual_stride, "dst", rows.dst,
-                    rows.dst_stride, rows),
-        check_alias("src", rows.src, rows.src_stride, "sum_dst", rows.sum_dst, rows.sum_stride,
-                    rows),
-        check_alias("residual", rows.residual, rows.residual_stride, "sum_dst", rows.sum_dst,
-                    rows.sum_stride, rows)}) {
-    if (!s) return Status::error("norm: " + s.message());
+  for (auto [a, b] : {std::pair{src, dst}, std::pair{residual, dst}, std::pair{src, sum},
+                      std::pair{residual, sum}}) {
+    if (bad_alias(a, b, rows)) {
+      return Status::error(std::string("norm: ") + a.name + " and " + b.name +
+                           " overlap without being the same buffer with the same stride");
+    }
   }
-  if (rows.sum_dst && overlap(dst, sum)) {
+  const Extent dst_extent = extent_of(rows.dst, rows.rows, rows.dst_stride, rows.n);
+  const Extent sum_extent =
+      rows.sum_dst ? extent_of(rows.sum_dst, rows.rows, rows.sum_stride, rows.n) : Extent{};
+  if (rows.sum_dst && overlap(dst_extent, sum_extent)) {
     return Status::error("norm: sum_dst and dst overlap");
   }
   for (auto [name, vec] : {std::pair{"gain", rows.gain}, std::pair{"bias", rows.bias}}) {
     if (vec == nullptr) continue;
     const Extent e = extent_of(vec, 1, 0, rows.n);
-    if (overlap(e, dst) || (rows.sum_dst && overlap(e, sum))) {
+    if (overlap(e, dst_extent) || (rows.sum_dst && overlap(e, sum_extent))) {
       return Status::error(std::string("norm: ") + name + " overlaps an output buffer");
     }
   }
@@ -109,34 +113,44 @@ Status norm_validate(const NormParams& params, const NormRows& rows) {
 
 NormKernel norm_kernel_for(Isa isa) {
   switch (isa) {
-    case Isa::kScalar: return detail::norm_rows_scalar;
+    case Isa::kScalar:
+      return detail::norm_rows_scalar;
 #ifdef NORMRT_HAVE_AVX2
-    case Isa::kAvx2: return detail::norm_rows_avx2;
+    case Isa::kAvx2:
+      return detail::norm_rows_avx2;
 #endif
 #ifdef NORMRT_HAVE_AVX512
-    case Isa::kAvx512: return detail::norm_rows_avx512;
+    case Isa::kAvx512:
+      return detail::norm_rows_avx512;
 #endif
 #ifdef NORMRT_HAVE_NEON
-    case Isa::kNeon: return detail::norm_rows_neon;
+    case Isa::kNeon:
+      return detail::norm_rows_neon;
 #endif
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 
 namespace detail {
 const NormRowOps* norm_row_ops_for(Isa isa) {
   switch (isa) {
-    case Isa::kScalar: return &norm_row_ops_scalar();
+    case Isa::kScalar:
+      return &norm_row_ops_scalar();
 #ifdef NORMRT_HAVE_AVX2
-    case Isa::kAvx2: return &norm_row_ops_avx2();
+    case Isa::kAvx2:
+      return &norm_row_ops_avx2();
 #endif
 #ifdef NORMRT_HAVE_AVX512
-    case Isa::kAvx512: return &norm_row_ops_avx512();
+    case Isa::kAvx512:
+      return &norm_row_ops_avx512();
 #endif
 #ifdef NORMRT_HAVE_NEON
-    case Isa::kNeon: return &norm_row_ops_neon();
+    case Isa::kNeon:
+      return &norm_row_ops_neon();
 #endif
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 }  // namespace detail
