@@ -26,10 +26,13 @@ bool ResultCollector::ReportContext(const Context& context) {
 }
 
 void ResultCollector::ReportRuns(const std::vector<Run>& runs) {
+  // The console table shows repeated benchmarks by their aggregates only;
+  // JSON and CSV keep every run.
+  const bool console = display_is_console();
   std::vector<Run> shown;
   for (const Run& run : runs) {
     const bool repetition = run.run_type == Run::RT_Iteration && run.repetitions > 1;
-    if (!repetition) shown.push_back(run);
+    if (!(console && repetition)) shown.push_back(run);
     // The registered name; benchmark_name() would add "_mean" and the like.
     const std::string& name = run.run_name.function_name;
     if (run.error_occurred) {

@@ -23,8 +23,8 @@ class ResultCollector : public benchmark::BenchmarkReporter {
   explicit ResultCollector(benchmark::BenchmarkReporter* display) : display_(display) {}
 
   bool ReportContext(const Context& context) override;
-  /// Keeps every run; forwards them to the display, except that repeated
-  /// benchmarks show only their aggregates (mean, median, stddev, cv).
+  /// Keeps every run and forwards them to the display, except that the
+  /// console table shows repeated benchmarks by their aggregates only.
   void ReportRuns(const std::vector<Run>& runs) override;
   void Finalize() override;
 
