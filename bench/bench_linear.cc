@@ -19,6 +19,12 @@
 //                            unfused baseline on normrt's own kernels
 //         onednn_layernorm   oneDNN matmul, then oneDNN layer_normalization
 //                            (bench/onednn_layer_norm.h); primitives created once
+//         out_sweep          the output sweep alone over the M x N output, hot in
+//                            cache as after the matmul: y2 = y·c·g with c fixed
+//                            (bench/norm_sweeps.h; AVX-512 CPUs only). Every
+//                            fused norm makes at least this sweep after its
+//                            last matmul block, so 1 + out_sweep / gemv is the
+//                            floor of fused / gemv
 //   and fused_threads/<dtype>/<K>x<N>/1/<threads>: fused_layernorm at M = 1 on
 //   the calling thread (1) or a ThreadPool(2) (2), the parallel threshold
 //   forced to 0; real time: where the second thread starts to pay.
@@ -48,6 +54,7 @@
 #include "bench/aligned_buffer.h"
 #include "bench/bench_args.h"
 #include "bench/linear_bench_summary.h"
+#include "bench/norm_sweeps.h"
 #include "bench/onednn_layer_norm.h"
 #include "bench/result_collector.h"
 #include "kernels/common/thread_pool.h"
@@ -358,6 +365,26 @@ void bench_paired(benchmark::State& state, Shape shape, size_t m, const LinearVa
   }
 }
 
+// The output sweep of a norm alone over the (m, n) output, hot: the least
+// work any fused epilogue does after its last matmul block. It reads y and
+// writes y2 (in place, y would drift into subnormals as the gain multiplies
+// it call after call).
+void bench_out_sweep(benchmark::State& state, Shape shape, size_t m) {
+  Operands& ops = operands_for(shape);
+  auto sweep = [&] {
+    for (size_t r = 0; r < m; ++r) {
+      output_sweep(ops.y.data() + r * shape.n, ops.gain.data(), nullptr, 1.0f,
+                   ops.y2.data() + r * shape.n, shape.n);
+    }
+  };
+  ops.y.fill_normal(0.0f, 1.0f, 6);
+  sweep();  // warm-up: y, y2 and the gain in cache, as after the matmul
+  for (auto _ : state) {
+    sweep();
+    benchmark::ClobberMemory();
+  }
+}
+
 // The unfused baseline on normrt's kernels: linear(), then norm() in place.
 void bench_separate(benchmark::State& state, Shape shape, size_t m, const LinearVariant* variant) {
   Operands& ops = operands_for(shape);
@@ -433,6 +460,8 @@ void register_benchmarks() {
     for (size_t k : kSquare) shapes.push_back({type, k, k});
     for (size_t k : kWide) shapes.push_back({type, k, 4 * k});
   }
+  const std::vector<Isa> isas = runnable_isas();
+  const bool with_sweep = std::find(isas.begin(), isas.end(), Isa::kAvx512) != isas.end();
   for (const Shape& shape : shapes) {
     const LinearVariant* best = default_variant(shape.type);
     const std::string suffix_base = shape.name() + "/";
@@ -477,6 +506,10 @@ void register_benchmarks() {
       benchmark::RegisterBenchmark(
           ("onednn_layernorm/" + suffix).c_str(),
           [=](benchmark::State& s) { bench_onednn_layer_norm(s, shape, m); });
+      if (with_sweep) {
+        benchmark::RegisterBenchmark(("out_sweep/" + suffix).c_str(),
+                                     [=](benchmark::State& s) { bench_out_sweep(s, shape, m); });
+      }
       if (m != 1) continue;
       for (size_t threads : {1, 2}) {
         ThreadPool* pool = threads == 1 ? nullptr : &two_threads();
