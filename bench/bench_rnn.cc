@@ -591,7 +591,8 @@ void print_header(std::ostream& out, const char* title, const char* base, const 
 }
 
 void print_summary(const PairedCollector& c, std::ostream& out) {
-  print_header(out, "One step: separate / fused (median if repeated)", "fused", "separate");
+  print_header(out, "One step: separate / fused (fastest repetition if repeated)", "fused",
+               "separate");
   for (const char* cell : {"gru", "lstm"}) {
     for (WeightType type : kTypes) {
       for (size_t h : kHidden) {
