@@ -6,8 +6,12 @@
 //         variant:<name> every other runnable non-scalar variant (linear_variants())
 //         onednn_matmul  oneDNN matmul, weights reordered once (format any); bf16
 //                        also converts x to bf16 per call (oneDNN 2.6 has no f32 × bf16)
-//         read_floor     an integer sum over the packed weight buffer: streaming the
+//         read_floor     an integer sum over the packed weight buffer (software
+//                        prefetches from beyond L2, as the kernels): streaming the
 //                        weight bytes once, the memory floor of any GEMV
+//       M = 1 only, alternating in one loop like paired_<norm> below:
+//         paired_floor   read_floor and gemv: the gemv ÷ floor ratio
+//         paired_bf16    (bf16 lines) the f32 and the bf16 gemv: bf16 ÷ f32
 //       M = 1 and 128 only, each y = norm(x · Wᵀ + b) on the gemv's weights:
 //         fused_layernorm    fused_linear() with LayerNorm, gain and bias
 //         fused_rmsnorm      fused_linear() with RMSNorm, gain
@@ -73,6 +77,8 @@ constexpr size_t kWide[] = {256, 512, 768, 1024};  // N = 4K
 constexpr size_t kRowCounts[] = {1, 16, 128};      // 16: where the backend table switches
 constexpr size_t kFusedRowCounts[] = {1, 128};
 constexpr double kPartialFraction = 1.0 / 16;
+constexpr size_t kFloorPrefetchBytes = 2048;     // as LinearSimd::kPrefetchBytes
+constexpr size_t kFloorFarPrefetchBytes = 8192;  // as LinearSimd::kFarPrefetchBytes
 constexpr const char* kDefaultMinTimeFlag = "--benchmark_min_time=0.1";
 
 struct Shape {
@@ -83,20 +89,15 @@ struct Shape {
   }
 };
 
-// The operands of one (dtype, K, N): the float weights, and per implementation
-// its rotation of packed copies. Only one shape is alive at a time (the
-// benchmarks run shape by shape), so that memory stays bounded.
+// The operands of one K x N, shared by both weight types: the float weights,
+// and per implementation its rotation of packed copies. Only one K x N is
+// alive at a time (the benchmarks run shape by shape, f32 and bf16 of a shape
+// back to back, so that their ratio compares the same moments), so that
+// memory stays bounded.
 struct Operands {
-  explicit Operands(const Shape& s)
-      : shape(s),
-        w(s.n * s.k),
-        x(128 * s.k),
-        y(128 * s.n),
-        b(s.n),
-        y2(128 * s.n),
-        gain(s.n),
-        norm_bias(s.n) {
-    w.fill_normal(0.0f, 1.0f / std::sqrt(static_cast<float>(s.k)), 1);  // Xavier-like
+  Operands(size_t k, size_t n)
+      : k(k), n(n), w(n * k), x(128 * k), y(128 * n), b(n), y2(128 * n), gain(n), norm_bias(n) {
+    w.fill_normal(0.0f, 1.0f / std::sqrt(static_cast<float>(k)), 1);  // Xavier-like
     x.fill_normal(0.0f, 1.0f, 2);
     b.fill_normal(0.0f, 0.1f, 3);
     gain.fill_normal(1.0f, 0.1f, 4);
@@ -105,23 +106,24 @@ struct Operands {
   // The layer is "beyond L2" if its float32 weights are (for both dtypes, so
   // that bf16 ÷ f32 compares the same situation): then enough copies of the
   // `bytes` packed weights to exceed kRotateBytes, else one, kept hot.
-  bool beyond_l2() const { return shape.n * shape.k * sizeof(float) > kL2Bytes; }
+  bool beyond_l2() const { return n * k * sizeof(float) > kL2Bytes; }
   size_t copies_for(size_t bytes) const {
     return beyond_l2() ? (kRotateBytes + bytes - 1) / bytes : 1;
   }
-  Shape shape;
+  size_t k, n;
   AlignedBuffer w, x, y, b;           // W (n, k); x (128, k); y (128, n); b (n)
   AlignedBuffer y2, gain, norm_bias;  // y2 (128, n): oneDNN's LayerNorm dst; gain, bias (n)
-  std::map<std::string, std::vector<PackedWeights>> packed;             // by variant name
-  std::map<size_t, std::vector<std::unique_ptr<OneDnnLinear>>> onednn;  // by m
-  std::map<size_t, std::unique_ptr<OneDnnLayerNorm>> onednn_norm;       // by m: y → y2
+  std::map<std::string, std::vector<PackedWeights>> packed;  // by variant name
+  std::map<std::pair<WeightType, size_t>, std::vector<std::unique_ptr<OneDnnLinear>>>
+      onednn;                                                      // by (weight type, m)
+  std::map<size_t, std::unique_ptr<OneDnnLayerNorm>> onednn_norm;  // by m: y → y2
 };
 
 Operands& operands_for(const Shape& shape) {
   static std::unique_ptr<Operands> current;
-  if (!current || current->shape.name() != shape.name()) {
+  if (!current || current->k != shape.k || current->n != shape.n) {
     current.reset();  // free the previous shape first
-    current = std::make_unique<Operands>(shape);
+    current = std::make_unique<Operands>(shape.k, shape.n);
   }
   return *current;
 }
@@ -129,11 +131,20 @@ Operands& operands_for(const Shape& shape) {
 Expected<std::vector<PackedWeights>*> packed_for(Operands& ops, const LinearVariant& variant) {
   auto& copies = ops.packed[variant.name];
   while (copies.empty() || copies.size() < ops.copies_for(copies.front().size_bytes())) {
-    Expected<PackedWeights> p = pack_weights(ops.w.data(), ops.shape.n, ops.shape.k, variant);
+    Expected<PackedWeights> p = pack_weights(ops.w.data(), ops.n, ops.k, variant);
     if (!p) return p.status();
     copies.push_back(std::move(p).value());
   }
   return &copies;
+}
+
+// The variant pack_weights(.., best ISA, type) would choose.
+const LinearVariant* default_variant(WeightType type) {
+  const std::vector<Isa> isas = runnable_isas();
+  for (const LinearVariant& v : linear_variants()) {
+    if (v.isa == isas.back() && v.type == type && linear_variant_runnable(v)) return &v;
+  }
+  return nullptr;
 }
 
 LinearSummaryInput& summary() {
@@ -168,6 +179,9 @@ void bench_gemv(benchmark::State& state, Shape shape, size_t m, const LinearVari
 
 // Sums the buffer as 32-bit integers (floats could hit slow denormal paths on
 // bf16 data), 8 independent accumulators of 64 bytes: a pure read stream.
+// From beyond L2 it prefetches as the kernels do (LinearSimd: 8 KB ahead into
+// L2, 2 KB ahead into L1): with less, the GEMVs ran faster than this "floor".
+template <bool kPrefetch>
 __attribute__((target("avx512f"))) uint32_t read_sum_avx512(const void* data, size_t bytes) {
   const auto* p = static_cast<const __m512i*>(data);
   const size_t vectors = bytes / 64;
@@ -175,6 +189,13 @@ __attribute__((target("avx512f"))) uint32_t read_sum_avx512(const void* data, si
   for (auto& a : acc) a = _mm512_setzero_si512();
   size_t i = 0;
   for (; i + 8 <= vectors; i += 8) {
+    if constexpr (kPrefetch) {
+      for (size_t j = 0; j < 8; ++j) {
+        const char* line = reinterpret_cast<const char*>(p + i + j);
+        __builtin_prefetch(line + kFloorPrefetchBytes, 0, 3);
+        __builtin_prefetch(line + kFloorFarPrefetchBytes, 0, 2);
+      }
+    }
     for (size_t j = 0; j < 8; ++j) acc[j] = _mm512_add_epi32(acc[j], _mm512_load_si512(p + i + j));
   }
   for (; i < vectors; ++i) acc[0] = _mm512_add_epi32(acc[0], _mm512_load_si512(p + i));
@@ -186,6 +207,12 @@ __attribute__((target("avx512f"))) uint32_t read_sum_avx512(const void* data, si
   return sum;
 }
 
+// One pass of the read floor over one packed copy.
+uint32_t read_floor(const Operands& ops, const PackedWeights& w) {
+  return ops.beyond_l2() ? read_sum_avx512<true>(w.data(), w.size_bytes())
+                         : read_sum_avx512<false>(w.data(), w.size_bytes());
+}
+
 void bench_read_floor(benchmark::State& state, Shape shape, const LinearVariant* variant) {
   if (!__builtin_cpu_supports("avx512f")) return state.SkipWithError("needs AVX-512");
   Operands& ops = operands_for(shape);
@@ -194,19 +221,22 @@ void bench_read_floor(benchmark::State& state, Shape shape, const LinearVariant*
   std::vector<PackedWeights>& w = **copies;
   size_t next = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(read_sum_avx512(w[next].data(), w[next].size_bytes()));
+    const uint32_t sum = ops.beyond_l2()
+                             ? read_sum_avx512<true>(w[next].data(), w[next].size_bytes())
+                             : read_sum_avx512<false>(w[next].data(), w[next].size_bytes());
+    benchmark::DoNotOptimize(sum);
     next = next + 1 == w.size() ? 0 : next + 1;
   }
   set_counters(state, static_cast<double>(w[0].size_bytes()), w.size());
 }
 
 // oneDNN matmuls for (shape, m), rotated like the packed weights; created once.
-Expected<std::vector<std::unique_ptr<OneDnnLinear>>*> onednn_for(Operands& ops, size_t m) {
-  auto& copies = ops.onednn[m];
+Expected<std::vector<std::unique_ptr<OneDnnLinear>>*> onednn_for(Operands& ops, WeightType type,
+                                                                 size_t m) {
+  auto& copies = ops.onednn[{type, m}];
   if (copies.empty()) {
     do {
-      auto made =
-          OneDnnLinear::create(ops.w.data(), ops.shape.n, ops.shape.k, ops.shape.type, m, true);
+      auto made = OneDnnLinear::create(ops.w.data(), ops.n, ops.k, type, m, true);
       if (!made) return made.status();
       copies.push_back(std::move(made).value());
     } while (copies.size() < ops.copies_for(copies.front()->weight_bytes()));
@@ -216,7 +246,7 @@ Expected<std::vector<std::unique_ptr<OneDnnLinear>>*> onednn_for(Operands& ops, 
 
 void bench_onednn(benchmark::State& state, Shape shape, size_t m) {
   Operands& ops = operands_for(shape);
-  auto made = onednn_for(ops, m);
+  auto made = onednn_for(ops, shape.type, m);
   if (!made) return state.SkipWithError(made.status().message().c_str());
   auto& copies = **made;
   summary().onednn_impl[shape.name() + "/" + std::to_string(m)] = copies[0]->impl_name();
@@ -266,8 +296,7 @@ std::vector<PackedWeights>* fused_weights(benchmark::State& state, Operands& ops
     return nullptr;
   }
   std::vector<PackedWeights>& w = **copies;
-  Status valid =
-      fused_linear_validate(w[0], ops.x.data(), m, ops.shape.k, e, ops.y.data(), ops.shape.n);
+  Status valid = fused_linear_validate(w[0], ops.x.data(), m, ops.k, e, ops.y.data(), ops.n);
   if (!valid) {
     state.SkipWithError(valid.message().c_str());
     return nullptr;
@@ -308,61 +337,129 @@ const char* fused_name(FusedNorm norm) {
   return "";
 }
 
-// linear() and fused_linear() alternating in one loop over the same rotation,
-// each call timed, in alternating order: fused ÷ gemv from sums taken in the
-// same moments, so that drifts of this shared machine's memory bandwidth
-// (which moves separate benchmarks by ±10%) cancel. Records the ratio for the
-// summary's fused/gemv target; the reported time is that of the pairs.
+// Runs a() and b() alternating in one benchmark loop, each call timed, their
+// order alternating: b ÷ a from sums taken in the same moments, so that drifts
+// of this shared machine's CPU time and memory bandwidth (which move
+// separately run benchmarks by ±10% and more) hit both alike. 0 if nothing ran.
+template <class A, class B>
+double alternate(benchmark::State& state, A&& a, B&& b) {
+  using Clock = std::chrono::steady_clock;
+  auto timed = [](auto& call) {
+    const Clock::time_point start = Clock::now();
+    call();
+    benchmark::ClobberMemory();
+    return Clock::now() - start;
+  };
+  Clock::duration a_time{}, b_time{};
+  bool a_first = true;
+  for (auto _ : state) {
+    if (a_first) {
+      a_time += timed(a);
+      b_time += timed(b);
+    } else {
+      b_time += timed(b);
+      a_time += timed(a);
+    }
+    a_first = !a_first;
+  }
+  if (a_time.count() <= 0) return 0.0;
+  return std::chrono::duration<double>(b_time).count() /
+         std::chrono::duration<double>(a_time).count();
+}
+
+// Cycles through a rotation of weight copies: the next index on each call.
+class Rotation {
+ public:
+  explicit Rotation(size_t size) : size_(size) {}
+  size_t take() {
+    const size_t i = next_;
+    next_ = next_ + 1 == size_ ? 0 : next_ + 1;
+    return i;
+  }
+
+ private:
+  size_t size_, next_ = 0;
+};
+
+// The paired ratios the summary prefers: paired_<norm> (fused ÷ gemv),
+// paired_floor (gemv ÷ read floor), paired_bf16 (bf16 gemv ÷ f32 gemv).
+void record_paired(benchmark::State& state, const std::string& name, const char* counter,
+                   double ratio) {
+  if (ratio <= 0) return;
+  state.counters[counter] = ratio;
+  summary().paired_ratio[name] = ratio;
+}
+
+// linear() and fused_linear() alternating over the same rotation: fused ÷
+// gemv for the summary's fused/gemv target; the reported time is the pairs'.
 void bench_paired(benchmark::State& state, Shape shape, size_t m, const LinearVariant* variant,
                   FusedNorm norm) {
-  using Clock = std::chrono::steady_clock;
   Operands& ops = operands_for(shape);
   const LinearEpilogue e = epilogue_for(ops, norm);
   std::vector<PackedWeights>* rotation = fused_weights(state, ops, m, *variant, e);
   if (rotation == nullptr) return;
   std::vector<PackedWeights>& w = *rotation;
   const size_t previous = detail::set_fused_linear_min_parallel_bytes(size_t{1} << 40);
-  size_t next = 0;
-  auto take = [&] {
-    const size_t i = next;
-    next = next + 1 == w.size() ? 0 : next + 1;
-    return i;
-  };
-  auto gemv = [&] {
-    const Clock::time_point start = Clock::now();
-    Status s = linear(w[take()], ops.x.data(), m, shape.k, ops.y.data(), shape.n, ops.b.data());
-    benchmark::DoNotOptimize(s);
-    benchmark::ClobberMemory();
-    return Clock::now() - start;
-  };
-  auto fused = [&] {
-    const Clock::time_point start = Clock::now();
-    Status s = fused_linear(w[take()], ops.x.data(), m, shape.k, e, ops.y.data(), shape.n, nullptr);
-    benchmark::DoNotOptimize(s);
-    benchmark::ClobberMemory();
-    return Clock::now() - start;
-  };
-  Clock::duration gemv_time{}, fused_time{};
-  bool gemv_first = true;
-  for (auto _ : state) {
-    if (gemv_first) {
-      gemv_time += gemv();
-      fused_time += fused();
-    } else {
-      fused_time += fused();
-      gemv_time += gemv();
-    }
-    gemv_first = !gemv_first;
-  }
+  Rotation next(w.size());
+  const double ratio = alternate(
+      state,
+      [&] {
+        Status s =
+            linear(w[next.take()], ops.x.data(), m, shape.k, ops.y.data(), shape.n, ops.b.data());
+        benchmark::DoNotOptimize(s);
+      },
+      [&] {
+        Status s = fused_linear(w[next.take()], ops.x.data(), m, shape.k, e, ops.y.data(), shape.n,
+                                nullptr);
+        benchmark::DoNotOptimize(s);
+      });
   detail::set_fused_linear_min_parallel_bytes(previous);
   set_counters(state, 2.0 * static_cast<double>(w[0].size_bytes()), w.size());
-  if (gemv_time.count() > 0) {
-    const double ratio = std::chrono::duration<double>(fused_time).count() /
-                         std::chrono::duration<double>(gemv_time).count();
-    state.counters["fused/gemv"] = ratio;
-    summary().paired_ratio[std::string(fused_name(norm)) + "/" + shape.name() + "/" +
-                           std::to_string(m)] = ratio;
-  }
+  record_paired(state, std::string(fused_name(norm)) + "/" + shape.name() + "/" + std::to_string(m),
+                "fused/gemv", ratio);
+}
+
+// The read floor and linear() (m = 1) alternating over the rotation: gemv ÷
+// floor for the summary's floor target.
+void bench_paired_floor(benchmark::State& state, Shape shape, const LinearVariant* variant) {
+  if (!__builtin_cpu_supports("avx512f")) return state.SkipWithError("needs AVX-512");
+  Operands& ops = operands_for(shape);
+  auto copies = packed_for(ops, *variant);
+  if (!copies) return state.SkipWithError(copies.status().message().c_str());
+  std::vector<PackedWeights>& w = **copies;
+  Rotation next(w.size());
+  const double ratio = alternate(
+      state, [&] { benchmark::DoNotOptimize(read_floor(ops, w[next.take()])); },
+      [&] {
+        Status s =
+            linear(w[next.take()], ops.x.data(), 1, shape.k, ops.y.data(), shape.n, ops.b.data());
+        benchmark::DoNotOptimize(s);
+      });
+  set_counters(state, 2.0 * static_cast<double>(w[0].size_bytes()), w.size());
+  record_paired(state, "paired_floor/" + shape.name() + "/1", "gemv/floor", ratio);
+}
+
+// linear() (m = 1) on the f32 and the bf16 weights of one K x N alternating:
+// bf16 ÷ f32 for the summary's bf16 target.
+void bench_paired_bf16(benchmark::State& state, Shape shape) {
+  Operands& ops = operands_for(shape);
+  const LinearVariant* f32 = default_variant(WeightType::kF32);
+  const LinearVariant* bf16 = default_variant(WeightType::kBF16);
+  if (f32 == nullptr || bf16 == nullptr) return state.SkipWithError("no f32 or bf16 variant");
+  auto f32_copies = packed_for(ops, *f32);
+  if (!f32_copies) return state.SkipWithError(f32_copies.status().message().c_str());
+  auto bf16_copies = packed_for(ops, *bf16);
+  if (!bf16_copies) return state.SkipWithError(bf16_copies.status().message().c_str());
+  std::vector<PackedWeights>&wf = **f32_copies, &wb = **bf16_copies;
+  Rotation next_f32(wf.size()), next_bf16(wb.size());
+  auto run = [&](const PackedWeights& w) {
+    Status s = linear(w, ops.x.data(), 1, shape.k, ops.y.data(), shape.n, ops.b.data());
+    benchmark::DoNotOptimize(s);
+  };
+  const double ratio = alternate(
+      state, [&] { run(wf[next_f32.take()]); }, [&] { run(wb[next_bf16.take()]); });
+  set_counters(state, static_cast<double>(wf[0].size_bytes() + wb[0].size_bytes()), wf.size());
+  record_paired(state, "paired_bf16/" + shape.name() + "/1", "bf16/f32", ratio);
 }
 
 // The output sweep of a norm alone over the (m, n) output, hot: the least
@@ -415,7 +512,7 @@ void bench_separate(benchmark::State& state, Shape shape, size_t m, const Linear
 // oneDNN matmul (x → y), then oneDNN LayerNorm (y → y2); both created once.
 void bench_onednn_layer_norm(benchmark::State& state, Shape shape, size_t m) {
   Operands& ops = operands_for(shape);
-  auto made = onednn_for(ops, m);
+  auto made = onednn_for(ops, shape.type, m);
   if (!made) return state.SkipWithError(made.status().message().c_str());
   auto& copies = **made;
   auto& layer_norm = ops.onednn_norm[m];
@@ -445,80 +542,80 @@ ThreadPool& two_threads() {
   return pool;
 }
 
-// The variant pack_weights(.., best ISA, type) would choose.
-const LinearVariant* default_variant(WeightType type) {
-  const std::vector<Isa> isas = runnable_isas();
+// Every benchmark of one (dtype, K, N) at m rows.
+void register_shape(const Shape& shape, size_t m, bool with_sweep) {
+  const LinearVariant* best = default_variant(shape.type);
+  const std::string suffix = shape.name() + "/" + std::to_string(m);
+  benchmark::RegisterBenchmark(("read_floor/" + suffix).c_str(),
+                               [=](benchmark::State& s) { bench_read_floor(s, shape, best); });
+  benchmark::RegisterBenchmark(("gemv/" + suffix).c_str(),
+                               [=](benchmark::State& s) { bench_gemv(s, shape, m, best); });
   for (const LinearVariant& v : linear_variants()) {
-    if (v.isa == isas.back() && v.type == type && linear_variant_runnable(v)) return &v;
+    if (&v == best || v.type != shape.type || v.isa == Isa::kScalar ||
+        !linear_variant_runnable(v)) {
+      continue;
+    }
+    const LinearVariant* variant = &v;
+    benchmark::RegisterBenchmark((std::string("variant:") + v.name + "/" + suffix).c_str(),
+                                 [=](benchmark::State& s) { bench_gemv(s, shape, m, variant); });
   }
-  return nullptr;
+  benchmark::RegisterBenchmark(("onednn_matmul/" + suffix).c_str(),
+                               [=](benchmark::State& s) { bench_onednn(s, shape, m); });
+  if (m == 1) {
+    benchmark::RegisterBenchmark(("paired_floor/" + suffix).c_str(),
+                                 [=](benchmark::State& s) { bench_paired_floor(s, shape, best); });
+    if (shape.type == WeightType::kBF16) {
+      benchmark::RegisterBenchmark(("paired_bf16/" + suffix).c_str(),
+                                   [=](benchmark::State& s) { bench_paired_bf16(s, shape); });
+    }
+  }
+  if (std::find(std::begin(kFusedRowCounts), std::end(kFusedRowCounts), m) ==
+      std::end(kFusedRowCounts)) {
+    return;
+  }
+  for (auto [name, norm] : {std::pair{"fused_layernorm/", FusedNorm::kLayerNorm},
+                            std::pair{"fused_rmsnorm/", FusedNorm::kRmsNorm},
+                            std::pair{"fused_prmsnorm/", FusedNorm::kRmsNormPartial}}) {
+    benchmark::RegisterBenchmark((name + suffix).c_str(), [=](benchmark::State& s) {
+      bench_fused(s, shape, m, best, norm, nullptr);
+    });
+  }
+  for (FusedNorm norm : {FusedNorm::kLayerNorm, FusedNorm::kRmsNorm, FusedNorm::kRmsNormPartial}) {
+    const std::string name = std::string(fused_name(norm)).replace(0, 5, "paired");
+    benchmark::RegisterBenchmark((name + "/" + suffix).c_str(), [=](benchmark::State& s) {
+      bench_paired(s, shape, m, best, norm);
+    });
+  }
+  benchmark::RegisterBenchmark(("separate_layernorm/" + suffix).c_str(),
+                               [=](benchmark::State& s) { bench_separate(s, shape, m, best); });
+  benchmark::RegisterBenchmark(("onednn_layernorm/" + suffix).c_str(),
+                               [=](benchmark::State& s) { bench_onednn_layer_norm(s, shape, m); });
+  if (with_sweep) {
+    benchmark::RegisterBenchmark(("out_sweep/" + suffix).c_str(),
+                                 [=](benchmark::State& s) { bench_out_sweep(s, shape, m); });
+  }
+  if (m != 1) return;
+  for (size_t threads : {1, 2}) {
+    ThreadPool* pool = threads == 1 ? nullptr : &two_threads();
+    benchmark::RegisterBenchmark(
+        ("fused_threads/" + suffix + "/" + std::to_string(threads)).c_str(),
+        [=](benchmark::State& s) { bench_fused(s, shape, 1, best, FusedNorm::kLayerNorm, pool); })
+        ->UseRealTime();
+  }
 }
 
+// Shape by shape, and within a shape and m the two weight types back to
+// back: their ratio then compares measurements minutes closer together.
 void register_benchmarks() {
-  std::vector<Shape> shapes;
-  for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
-    for (size_t k : kSquare) shapes.push_back({type, k, k});
-    for (size_t k : kWide) shapes.push_back({type, k, 4 * k});
-  }
+  std::vector<std::pair<size_t, size_t>> sizes;  // (K, N)
+  for (size_t k : kSquare) sizes.push_back({k, k});
+  for (size_t k : kWide) sizes.push_back({k, 4 * k});
   const std::vector<Isa> isas = runnable_isas();
   const bool with_sweep = std::find(isas.begin(), isas.end(), Isa::kAvx512) != isas.end();
-  for (const Shape& shape : shapes) {
-    const LinearVariant* best = default_variant(shape.type);
-    const std::string suffix_base = shape.name() + "/";
+  for (auto [k, n] : sizes) {
     for (size_t m : kRowCounts) {
-      const std::string suffix = suffix_base + std::to_string(m);
-      benchmark::RegisterBenchmark(("read_floor/" + suffix).c_str(),
-                                   [=](benchmark::State& s) { bench_read_floor(s, shape, best); });
-      benchmark::RegisterBenchmark(("gemv/" + suffix).c_str(),
-                                   [=](benchmark::State& s) { bench_gemv(s, shape, m, best); });
-      for (const LinearVariant& v : linear_variants()) {
-        if (&v == best || v.type != shape.type || v.isa == Isa::kScalar ||
-            !linear_variant_runnable(v)) {
-          continue;
-        }
-        const LinearVariant* variant = &v;
-        benchmark::RegisterBenchmark(
-            (std::string("variant:") + v.name + "/" + suffix).c_str(),
-            [=](benchmark::State& s) { bench_gemv(s, shape, m, variant); });
-      }
-      benchmark::RegisterBenchmark(("onednn_matmul/" + suffix).c_str(),
-                                   [=](benchmark::State& s) { bench_onednn(s, shape, m); });
-      if (std::find(std::begin(kFusedRowCounts), std::end(kFusedRowCounts), m) ==
-          std::end(kFusedRowCounts)) {
-        continue;
-      }
-      for (auto [name, norm] : {std::pair{"fused_layernorm/", FusedNorm::kLayerNorm},
-                                std::pair{"fused_rmsnorm/", FusedNorm::kRmsNorm},
-                                std::pair{"fused_prmsnorm/", FusedNorm::kRmsNormPartial}}) {
-        benchmark::RegisterBenchmark((name + suffix).c_str(), [=](benchmark::State& s) {
-          bench_fused(s, shape, m, best, norm, nullptr);
-        });
-      }
-      for (FusedNorm norm :
-           {FusedNorm::kLayerNorm, FusedNorm::kRmsNorm, FusedNorm::kRmsNormPartial}) {
-        const std::string name = std::string(fused_name(norm)).replace(0, 5, "paired");
-        benchmark::RegisterBenchmark((name + "/" + suffix).c_str(), [=](benchmark::State& s) {
-          bench_paired(s, shape, m, best, norm);
-        });
-      }
-      benchmark::RegisterBenchmark(("separate_layernorm/" + suffix).c_str(),
-                                   [=](benchmark::State& s) { bench_separate(s, shape, m, best); });
-      benchmark::RegisterBenchmark(
-          ("onednn_layernorm/" + suffix).c_str(),
-          [=](benchmark::State& s) { bench_onednn_layer_norm(s, shape, m); });
-      if (with_sweep) {
-        benchmark::RegisterBenchmark(("out_sweep/" + suffix).c_str(),
-                                     [=](benchmark::State& s) { bench_out_sweep(s, shape, m); });
-      }
-      if (m != 1) continue;
-      for (size_t threads : {1, 2}) {
-        ThreadPool* pool = threads == 1 ? nullptr : &two_threads();
-        benchmark::RegisterBenchmark(
-            ("fused_threads/" + suffix + "/" + std::to_string(threads)).c_str(),
-            [=](benchmark::State& s) {
-              bench_fused(s, shape, 1, best, FusedNorm::kLayerNorm, pool);
-            })
-            ->UseRealTime();
+      for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
+        register_shape({type, k, n}, m, with_sweep);
       }
     }
   }

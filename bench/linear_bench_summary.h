@@ -22,9 +22,10 @@ struct LinearSummaryInput {
   std::map<std::string, std::string> onednn_impl;
   /// The `<dtype>/<K>x<N>` whose weights are streamed from DRAM (rotated copies).
   std::set<std::string> beyond_l2;
-  /// fused ÷ gemv by `fused_<norm>/<dtype>/<K>x<N>/<M>`, from the paired
-  /// benchmarks (both calls alternating in one loop): preferred for the
-  /// fused/gemv target over the ratio of two separately run benchmarks.
+  /// Ratios from the paired benchmarks (both calls alternating in one loop),
+  /// preferred over the ratio of two separately run benchmarks: fused ÷ gemv
+  /// by `fused_<norm>/<dtype>/<K>x<N>/<M>`, gemv ÷ read floor by
+  /// `paired_floor/<dtype>/<K>x<N>/1`, bf16 ÷ f32 gemv by `paired_bf16/bf16/<K>x<N>/1`.
   std::map<std::string, double> paired_ratio;
 };
 
