@@ -12,6 +12,7 @@
 //       M = 1 only, alternating in one loop like paired_<norm> below:
 //         paired_floor   read_floor and gemv: the gemv ÷ floor ratio
 //         paired_bf16    (bf16 lines) the f32 and the bf16 gemv: bf16 ÷ f32
+//         paired_onednn  gemv and onednn_matmul: oneDNN ÷ gemv
 //       M = 1 and 128 only, each y = norm(x · Wᵀ + b) on the gemv's weights:
 //         fused_layernorm    fused_linear() with LayerNorm, gain and bias
 //         fused_rmsnorm      fused_linear() with RMSNorm, gain
@@ -23,6 +24,8 @@
 //                            unfused baseline on normrt's own kernels
 //         onednn_layernorm   oneDNN matmul, then oneDNN layer_normalization
 //                            (bench/onednn_layer_norm.h); primitives created once
+//         paired_onednn_layernorm  fused_layernorm and onednn_layernorm
+//                            alternating in one loop: oneDNN ÷ fused
 //         out_sweep          the output sweep alone over the M x N output, hot in
 //                            cache as after the matmul: y2 = y·c·g with c fixed
 //                            (bench/norm_sweeps.h; AVX-512 CPUs only). Every
@@ -244,6 +247,18 @@ Expected<std::vector<std::unique_ptr<OneDnnLinear>>*> onednn_for(Operands& ops, 
   return &copies;
 }
 
+// oneDNN's LayerNorm over the (m, n) output y -> y2, created once per m.
+Expected<OneDnnLayerNorm*> onednn_norm_for(Operands& ops, size_t m) {
+  auto& layer_norm = ops.onednn_norm[m];
+  if (!layer_norm) {
+    auto ln = OneDnnLayerNorm::create(m, ops.n, NormParams{}.eps, ops.y.data(), ops.y2.data(),
+                                      ops.gain.data(), ops.norm_bias.data());
+    if (!ln) return ln.status();
+    layer_norm = std::move(ln).value();
+  }
+  return layer_norm.get();
+}
+
 void bench_onednn(benchmark::State& state, Shape shape, size_t m) {
   Operands& ops = operands_for(shape);
   auto made = onednn_for(ops, shape.type, m);
@@ -462,6 +477,69 @@ void bench_paired_bf16(benchmark::State& state, Shape shape) {
   record_paired(state, "paired_bf16/" + shape.name() + "/1", "bf16/f32", ratio);
 }
 
+// linear() and oneDNN's matmul alternating, each over its own rotation:
+// oneDNN ÷ gemv for the summary's "faster than oneDNN" target.
+void bench_paired_onednn(benchmark::State& state, Shape shape, size_t m,
+                         const LinearVariant* variant) {
+  Operands& ops = operands_for(shape);
+  auto copies = packed_for(ops, *variant);
+  if (!copies) return state.SkipWithError(copies.status().message().c_str());
+  auto made = onednn_for(ops, shape.type, m);
+  if (!made) return state.SkipWithError(made.status().message().c_str());
+  std::vector<PackedWeights>& w = **copies;
+  auto& dnnl = **made;
+  Rotation next(w.size()), next_dnnl(dnnl.size());
+  const double ratio = alternate(
+      state,
+      [&] {
+        Status s =
+            linear(w[next.take()], ops.x.data(), m, shape.k, ops.y.data(), shape.n, ops.b.data());
+        benchmark::DoNotOptimize(s);
+      },
+      [&] {
+        Status s = dnnl[next_dnnl.take()]->run(ops.x.data(), ops.y.data(), ops.b.data());
+        benchmark::DoNotOptimize(s);
+      });
+  set_counters(state, 2.0 * static_cast<double>(w[0].size_bytes()), w.size());
+  record_paired(state, "paired_onednn/" + shape.name() + "/" + std::to_string(m), "onednn/gemv",
+                ratio);
+}
+
+// fused_linear() with LayerNorm and oneDNN's matmul + LayerNorm alternating:
+// oneDNN ÷ fused for the summary's fused-against-oneDNN targets.
+void bench_paired_onednn_layernorm(benchmark::State& state, Shape shape, size_t m,
+                                   const LinearVariant* variant) {
+  Operands& ops = operands_for(shape);
+  const LinearEpilogue e = epilogue_for(ops, FusedNorm::kLayerNorm);
+  std::vector<PackedWeights>* rotation = fused_weights(state, ops, m, *variant, e);
+  if (rotation == nullptr) return;
+  auto made = onednn_for(ops, shape.type, m);
+  if (!made) return state.SkipWithError(made.status().message().c_str());
+  auto layer_norm = onednn_norm_for(ops, m);
+  if (!layer_norm) return state.SkipWithError(layer_norm.status().message().c_str());
+  std::vector<PackedWeights>& w = *rotation;
+  auto& dnnl = **made;
+  const size_t previous = detail::set_fused_linear_min_parallel_bytes(size_t{1} << 40);
+  Rotation next(w.size()), next_dnnl(dnnl.size());
+  const double ratio = alternate(
+      state,
+      [&] {
+        Status s = fused_linear(w[next.take()], ops.x.data(), m, shape.k, e, ops.y.data(), shape.n,
+                                nullptr);
+        benchmark::DoNotOptimize(s);
+      },
+      [&] {
+        Status s = dnnl[next_dnnl.take()]->run(ops.x.data(), ops.y.data(), ops.b.data());
+        Status t = layer_norm.value()->run();
+        benchmark::DoNotOptimize(s);
+        benchmark::DoNotOptimize(t);
+      });
+  detail::set_fused_linear_min_parallel_bytes(previous);
+  set_counters(state, 2.0 * static_cast<double>(w[0].size_bytes()), w.size());
+  record_paired(state, "paired_onednn_layernorm/" + shape.name() + "/" + std::to_string(m),
+                "onednn/fused", ratio);
+}
+
 // The output sweep of a norm alone over the (m, n) output, hot: the least
 // work any fused epilogue does after its last matmul block. It reads y and
 // writes y2 (in place, y would drift into subnormals as the gain multiplies
@@ -515,22 +593,17 @@ void bench_onednn_layer_norm(benchmark::State& state, Shape shape, size_t m) {
   auto made = onednn_for(ops, shape.type, m);
   if (!made) return state.SkipWithError(made.status().message().c_str());
   auto& copies = **made;
-  auto& layer_norm = ops.onednn_norm[m];
-  if (!layer_norm) {
-    auto ln = OneDnnLayerNorm::create(m, shape.n, NormParams{}.eps, ops.y.data(), ops.y2.data(),
-                                      ops.gain.data(), ops.norm_bias.data());
-    if (!ln) return state.SkipWithError(ln.status().message().c_str());
-    layer_norm = std::move(ln).value();
-  }
+  auto layer_norm = onednn_norm_for(ops, m);
+  if (!layer_norm) return state.SkipWithError(layer_norm.status().message().c_str());
   if (Status s = copies[0]->run(ops.x.data(), ops.y.data(), ops.b.data()); !s) {
     return state.SkipWithError(s.message().c_str());
   }
-  if (Status s = layer_norm->run(); !s) return state.SkipWithError(s.message().c_str());
+  if (Status s = layer_norm.value()->run(); !s) return state.SkipWithError(s.message().c_str());
   size_t next = 0;
   for (auto _ : state) {
     Status s = copies[next]->run(ops.x.data(), ops.y.data(), ops.b.data());
     benchmark::DoNotOptimize(s);
-    Status t = layer_norm->run();
+    Status t = layer_norm.value()->run();
     benchmark::DoNotOptimize(t);
     next = next + 1 == copies.size() ? 0 : next + 1;
   }
@@ -562,6 +635,9 @@ void register_shape(const Shape& shape, size_t m, bool with_sweep) {
   benchmark::RegisterBenchmark(("onednn_matmul/" + suffix).c_str(),
                                [=](benchmark::State& s) { bench_onednn(s, shape, m); });
   if (m == 1) {
+    benchmark::RegisterBenchmark(("paired_onednn/" + suffix).c_str(), [=](benchmark::State& s) {
+      bench_paired_onednn(s, shape, m, best);
+    });
     benchmark::RegisterBenchmark(("paired_floor/" + suffix).c_str(),
                                  [=](benchmark::State& s) { bench_paired_floor(s, shape, best); });
     if (shape.type == WeightType::kBF16) {
@@ -590,6 +666,9 @@ void register_shape(const Shape& shape, size_t m, bool with_sweep) {
                                [=](benchmark::State& s) { bench_separate(s, shape, m, best); });
   benchmark::RegisterBenchmark(("onednn_layernorm/" + suffix).c_str(),
                                [=](benchmark::State& s) { bench_onednn_layer_norm(s, shape, m); });
+  benchmark::RegisterBenchmark(
+      ("paired_onednn_layernorm/" + suffix).c_str(),
+      [=](benchmark::State& s) { bench_paired_onednn_layernorm(s, shape, m, best); });
   if (with_sweep) {
     benchmark::RegisterBenchmark(("out_sweep/" + suffix).c_str(),
                                  [=](benchmark::State& s) { bench_out_sweep(s, shape, m); });
