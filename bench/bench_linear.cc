@@ -352,6 +352,18 @@ const char* fused_name(FusedNorm norm) {
   return "";
 }
 
+// One linear() call on the operands' x, y and bias, its status kept alive.
+void run_linear(Operands& ops, const PackedWeights& w, size_t m) {
+  Status s = linear(w, ops.x.data(), m, ops.k, ops.y.data(), ops.n, ops.b.data());
+  benchmark::DoNotOptimize(s);
+}
+
+// One fused_linear() call on the operands, on this thread; its status kept alive.
+void run_fused(Operands& ops, const PackedWeights& w, size_t m, const LinearEpilogue& e) {
+  Status s = fused_linear(w, ops.x.data(), m, ops.k, e, ops.y.data(), ops.n, nullptr);
+  benchmark::DoNotOptimize(s);
+}
+
 // Runs a() and b() alternating in one benchmark loop, each call timed, their
 // order alternating: b ÷ a from sums taken in the same moments, so that drifts
 // of this shared machine's CPU time and memory bandwidth (which move
@@ -417,17 +429,8 @@ void bench_paired(benchmark::State& state, Shape shape, size_t m, const LinearVa
   const size_t previous = detail::set_fused_linear_min_parallel_bytes(size_t{1} << 40);
   Rotation next(w.size());
   const double ratio = alternate(
-      state,
-      [&] {
-        Status s =
-            linear(w[next.take()], ops.x.data(), m, shape.k, ops.y.data(), shape.n, ops.b.data());
-        benchmark::DoNotOptimize(s);
-      },
-      [&] {
-        Status s = fused_linear(w[next.take()], ops.x.data(), m, shape.k, e, ops.y.data(), shape.n,
-                                nullptr);
-        benchmark::DoNotOptimize(s);
-      });
+      state, [&] { run_linear(ops, w[next.take()], m); },
+      [&] { run_fused(ops, w[next.take()], m, e); });
   detail::set_fused_linear_min_parallel_bytes(previous);
   set_counters(state, 2.0 * static_cast<double>(w[0].size_bytes()), w.size());
   record_paired(state, std::string(fused_name(norm)) + "/" + shape.name() + "/" + std::to_string(m),
@@ -445,11 +448,7 @@ void bench_paired_floor(benchmark::State& state, Shape shape, const LinearVarian
   Rotation next(w.size());
   const double ratio = alternate(
       state, [&] { benchmark::DoNotOptimize(read_floor(ops, w[next.take()])); },
-      [&] {
-        Status s =
-            linear(w[next.take()], ops.x.data(), 1, shape.k, ops.y.data(), shape.n, ops.b.data());
-        benchmark::DoNotOptimize(s);
-      });
+      [&] { run_linear(ops, w[next.take()], 1); });
   set_counters(state, 2.0 * static_cast<double>(w[0].size_bytes()), w.size());
   record_paired(state, "paired_floor/" + shape.name() + "/1", "gemv/floor", ratio);
 }
@@ -467,12 +466,9 @@ void bench_paired_bf16(benchmark::State& state, Shape shape) {
   if (!bf16_copies) return state.SkipWithError(bf16_copies.status().message().c_str());
   std::vector<PackedWeights>&wf = **f32_copies, &wb = **bf16_copies;
   Rotation next_f32(wf.size()), next_bf16(wb.size());
-  auto run = [&](const PackedWeights& w) {
-    Status s = linear(w, ops.x.data(), 1, shape.k, ops.y.data(), shape.n, ops.b.data());
-    benchmark::DoNotOptimize(s);
-  };
   const double ratio = alternate(
-      state, [&] { run(wf[next_f32.take()]); }, [&] { run(wb[next_bf16.take()]); });
+      state, [&] { run_linear(ops, wf[next_f32.take()], 1); },
+      [&] { run_linear(ops, wb[next_bf16.take()], 1); });
   set_counters(state, static_cast<double>(wf[0].size_bytes() + wb[0].size_bytes()), wf.size());
   record_paired(state, "paired_bf16/" + shape.name() + "/1", "bf16/f32", ratio);
 }
@@ -490,12 +486,7 @@ void bench_paired_onednn(benchmark::State& state, Shape shape, size_t m,
   auto& dnnl = **made;
   Rotation next(w.size()), next_dnnl(dnnl.size());
   const double ratio = alternate(
-      state,
-      [&] {
-        Status s =
-            linear(w[next.take()], ops.x.data(), m, shape.k, ops.y.data(), shape.n, ops.b.data());
-        benchmark::DoNotOptimize(s);
-      },
+      state, [&] { run_linear(ops, w[next.take()], m); },
       [&] {
         Status s = dnnl[next_dnnl.take()]->run(ops.x.data(), ops.y.data(), ops.b.data());
         benchmark::DoNotOptimize(s);
@@ -522,12 +513,7 @@ void bench_paired_onednn_layernorm(benchmark::State& state, Shape shape, size_t 
   const size_t previous = detail::set_fused_linear_min_parallel_bytes(size_t{1} << 40);
   Rotation next(w.size()), next_dnnl(dnnl.size());
   const double ratio = alternate(
-      state,
-      [&] {
-        Status s = fused_linear(w[next.take()], ops.x.data(), m, shape.k, e, ops.y.data(), shape.n,
-                                nullptr);
-        benchmark::DoNotOptimize(s);
-      },
+      state, [&] { run_fused(ops, w[next.take()], m, e); },
       [&] {
         Status s = dnnl[next_dnnl.take()]->run(ops.x.data(), ops.y.data(), ops.b.data());
         Status t = layer_norm.value()->run();
