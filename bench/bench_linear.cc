@@ -141,6 +141,18 @@ Expected<std::vector<PackedWeights>*> packed_for(Operands& ops, const LinearVari
   return &copies;
 }
 
+// The variant's rotation of packed copies, or null with the benchmark
+// marked skipped if they cannot be packed.
+std::vector<PackedWeights>* rotation_or_skip(benchmark::State& state, Operands& ops,
+                                             const LinearVariant& variant) {
+  auto copies = packed_for(ops, variant);
+  if (!copies) {
+    state.SkipWithError(copies.status().message().c_str());
+    return nullptr;
+  }
+  return copies.value();
+}
+
 // The variant pack_weights(.., best ISA, type) would choose.
 const LinearVariant* default_variant(WeightType type) {
   const std::vector<Isa> isas = runnable_isas();
@@ -162,9 +174,9 @@ void set_counters(benchmark::State& state, double weight_bytes, size_t copies) {
 
 void bench_gemv(benchmark::State& state, Shape shape, size_t m, const LinearVariant* variant) {
   Operands& ops = operands_for(shape);
-  auto copies = packed_for(ops, *variant);
-  if (!copies) return state.SkipWithError(copies.status().message().c_str());
-  std::vector<PackedWeights>& w = **copies;
+  std::vector<PackedWeights>* rotation = rotation_or_skip(state, ops, *variant);
+  if (rotation == nullptr) return;
+  std::vector<PackedWeights>& w = *rotation;
   Status valid = linear_validate(w[0], ops.x.data(), m, shape.k, ops.y.data(), shape.n, 0, shape.n,
                                  ops.b.data());
   if (!valid) return state.SkipWithError(valid.message().c_str());
@@ -219,9 +231,9 @@ uint32_t read_floor(const Operands& ops, const PackedWeights& w) {
 void bench_read_floor(benchmark::State& state, Shape shape, const LinearVariant* variant) {
   if (!__builtin_cpu_supports("avx512f")) return state.SkipWithError("needs AVX-512");
   Operands& ops = operands_for(shape);
-  auto copies = packed_for(ops, *variant);
-  if (!copies) return state.SkipWithError(copies.status().message().c_str());
-  std::vector<PackedWeights>& w = **copies;
+  std::vector<PackedWeights>* rotation = rotation_or_skip(state, ops, *variant);
+  if (rotation == nullptr) return;
+  std::vector<PackedWeights>& w = *rotation;
   size_t next = 0;
   for (auto _ : state) {
     const uint32_t sum = ops.beyond_l2()
@@ -305,12 +317,9 @@ LinearEpilogue epilogue_for(Operands& ops, FusedNorm norm) {
 // (the benchmark marked skipped) if they cannot be packed or do not validate.
 std::vector<PackedWeights>* fused_weights(benchmark::State& state, Operands& ops, size_t m,
                                           const LinearVariant& variant, const LinearEpilogue& e) {
-  auto copies = packed_for(ops, variant);
-  if (!copies) {
-    state.SkipWithError(copies.status().message().c_str());
-    return nullptr;
-  }
-  std::vector<PackedWeights>& w = **copies;
+  std::vector<PackedWeights>* rotation = rotation_or_skip(state, ops, variant);
+  if (rotation == nullptr) return nullptr;
+  std::vector<PackedWeights>& w = *rotation;
   Status valid = fused_linear_validate(w[0], ops.x.data(), m, ops.k, e, ops.y.data(), ops.n);
   if (!valid) {
     state.SkipWithError(valid.message().c_str());
@@ -442,9 +451,9 @@ void bench_paired(benchmark::State& state, Shape shape, size_t m, const LinearVa
 void bench_paired_floor(benchmark::State& state, Shape shape, const LinearVariant* variant) {
   if (!__builtin_cpu_supports("avx512f")) return state.SkipWithError("needs AVX-512");
   Operands& ops = operands_for(shape);
-  auto copies = packed_for(ops, *variant);
-  if (!copies) return state.SkipWithError(copies.status().message().c_str());
-  std::vector<PackedWeights>& w = **copies;
+  std::vector<PackedWeights>* rotation = rotation_or_skip(state, ops, *variant);
+  if (rotation == nullptr) return;
+  std::vector<PackedWeights>& w = *rotation;
   Rotation next(w.size());
   const double ratio = alternate(
       state, [&] { benchmark::DoNotOptimize(read_floor(ops, w[next.take()])); },
@@ -460,11 +469,11 @@ void bench_paired_bf16(benchmark::State& state, Shape shape) {
   const LinearVariant* f32 = default_variant(WeightType::kF32);
   const LinearVariant* bf16 = default_variant(WeightType::kBF16);
   if (f32 == nullptr || bf16 == nullptr) return state.SkipWithError("no f32 or bf16 variant");
-  auto f32_copies = packed_for(ops, *f32);
-  if (!f32_copies) return state.SkipWithError(f32_copies.status().message().c_str());
-  auto bf16_copies = packed_for(ops, *bf16);
-  if (!bf16_copies) return state.SkipWithError(bf16_copies.status().message().c_str());
-  std::vector<PackedWeights>&wf = **f32_copies, &wb = **bf16_copies;
+  std::vector<PackedWeights>* f32_rotation = rotation_or_skip(state, ops, *f32);
+  std::vector<PackedWeights>* bf16_rotation =
+      f32_rotation ? rotation_or_skip(state, ops, *bf16) : nullptr;
+  if (bf16_rotation == nullptr) return;
+  std::vector<PackedWeights>&wf = *f32_rotation, &wb = *bf16_rotation;
   Rotation next_f32(wf.size()), next_bf16(wb.size());
   const double ratio = alternate(
       state, [&] { run_linear(ops, wf[next_f32.take()], 1); },
@@ -478,11 +487,11 @@ void bench_paired_bf16(benchmark::State& state, Shape shape) {
 void bench_paired_onednn(benchmark::State& state, Shape shape, size_t m,
                          const LinearVariant* variant) {
   Operands& ops = operands_for(shape);
-  auto copies = packed_for(ops, *variant);
-  if (!copies) return state.SkipWithError(copies.status().message().c_str());
+  std::vector<PackedWeights>* rotation = rotation_or_skip(state, ops, *variant);
+  if (rotation == nullptr) return;
   auto made = onednn_for(ops, shape.type, m);
   if (!made) return state.SkipWithError(made.status().message().c_str());
-  std::vector<PackedWeights>& w = **copies;
+  std::vector<PackedWeights>& w = *rotation;
   auto& dnnl = **made;
   Rotation next(w.size()), next_dnnl(dnnl.size());
   const double ratio = alternate(
@@ -549,9 +558,9 @@ void bench_out_sweep(benchmark::State& state, Shape shape, size_t m) {
 // The unfused baseline on normrt's kernels: linear(), then norm() in place.
 void bench_separate(benchmark::State& state, Shape shape, size_t m, const LinearVariant* variant) {
   Operands& ops = operands_for(shape);
-  auto copies = packed_for(ops, *variant);
-  if (!copies) return state.SkipWithError(copies.status().message().c_str());
-  std::vector<PackedWeights>& w = **copies;
+  std::vector<PackedWeights>* rotation = rotation_or_skip(state, ops, *variant);
+  if (rotation == nullptr) return;
+  std::vector<PackedWeights>& w = *rotation;
   NormParams params;  // LayerNorm, eps 1e-5, as the fused and oneDNN rows
   NormRows rows;
   rows.rows = m;
