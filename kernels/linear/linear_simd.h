@@ -41,6 +41,10 @@ struct PanelPair<Arch, float> {
     odd = V::load_aligned(row + kPanel + v * V::size);
   }
   static V load_even(const float* row, size_t v) { return V::load_aligned(row + v * V::size); }
+  template <size_t kPanel>
+  static V load_odd(const float* row, size_t v) {
+    return V::load_aligned(row + kPanel + v * V::size);
+  }
 };
 
 template <class Arch>
@@ -59,6 +63,10 @@ struct PanelPair<Arch, uint16_t> {
   }
   static V load_even(const uint16_t* row, size_t v) {
     return xsimd::bitwise_cast<V>(words(row, v) << 16);
+  }
+  template <size_t kPanel>
+  static V load_odd(const uint16_t* row, size_t v) {
+    return xsimd::bitwise_cast<V>(words(row, v) & U(0xffff0000u));
   }
 };
 
@@ -113,6 +121,18 @@ struct LinearSimd {
     }
   }
 
+  // acc[r][v] += wk[v] · x[r·xs] for the MR rows.
+  template <size_t MR>
+  [[gnu::always_inline]] static inline void rank1(const V (&wk)[kVecs], const float* x, size_t xs,
+                                                  V (&acc)[MR][kVecs]) {
+#pragma GCC unroll 16
+    for (size_t r = 0; r < MR; ++r) {
+      const V xr(x[r * xs]);
+#pragma GCC unroll 16
+      for (size_t v = 0; v < kVecs; ++v) acc[r][v] = xsimd::fma(wk[v], xr, acc[r][v]);
+    }
+  }
+
   // sum[r][v] = Σ_{k_begin ≤ k < k_end} W_panel[k][v] · x[r][k] (from zero),
   // k_begin even. KS = 2: even and odd k in separate accumulators.
   template <size_t MR, size_t KS, Prefetch kPrefetch>
@@ -145,15 +165,27 @@ struct LinearSimd {
           __builtin_prefetch(ahead + line, 0, 2);
         }
       }
+      if constexpr (KS == 2) {
 #pragma GCC unroll 16
-      for (size_t v = 0; v < kVecs; ++v) {
-        V even, odd;
-        Pair::template load<kPanel>(w, v, even, odd);
+        for (size_t v = 0; v < kVecs; ++v) {
+          V even, odd;
+          Pair::template load<kPanel>(w, v, even, odd);
 #pragma GCC unroll 16
-        for (size_t r = 0; r < MR; ++r) {
-          acc[0][r][v] = xsimd::fma(even, V(x[r * xs + k]), acc[0][r][v]);
-          acc[KS - 1][r][v] = xsimd::fma(odd, V(x[r * xs + k + 1]), acc[KS - 1][r][v]);
+          for (size_t r = 0; r < MR; ++r) {
+            acc[0][r][v] = xsimd::fma(even, V(x[r * xs + k]), acc[0][r][v]);
+            acc[1][r][v] = xsimd::fma(odd, V(x[r * xs + k + 1]), acc[1][r][v]);
+          }
         }
+      } else {
+        // A row block: one k at a time, the panel's vectors in registers and
+        // one broadcast of x live, so MR·kVecs accumulators fit beside them.
+        V wk[kVecs];
+#pragma GCC unroll 16
+        for (size_t v = 0; v < kVecs; ++v) wk[v] = Pair::load_even(w, v);
+        rank1<MR>(wk, x + k, xs, acc[0]);
+#pragma GCC unroll 16
+        for (size_t v = 0; v < kVecs; ++v) wk[v] = Pair::template load_odd<kPanel>(w, v);
+        rank1<MR>(wk, x + k + 1, xs, acc[0]);
       }
     }
     if (k < k_end) {  // an odd last k (only at the end of k)

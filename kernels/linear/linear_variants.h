@@ -36,8 +36,9 @@ LinearArgs linear_args(const PackedWeights& w, const float* x, size_t m, size_t 
 
 /// Panel widths, columns: 4 vectors, so that m = 1 with even and odd k in
 /// separate accumulators has 8 independent FMA chains (2 ports × 4 cycles
-/// latency), and a 4-row block's 16 accumulators fit AVX-512's and NEON's 32
-/// registers (AVX2: 2-row blocks in 16). At m = 1 this reaches the read floor
+/// latency), and a row block's accumulators fit the register file beside the
+/// panel's vectors (AVX-512: 6 rows, 24 of 32; NEON: 4 rows, 16 of 32; AVX2:
+/// 2 rows, 8 of 16). At m = 1 this reaches the read floor
 /// from DRAM and 85-110 GB/s from L2 (f32); other widths are not yet swept.
 inline constexpr size_t kScalarPanel = 1;   // row-major: the plain reference loop
 inline constexpr size_t kAvx2Panel = 32;    // 4 ymm
