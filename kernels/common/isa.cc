@@ -105,6 +105,14 @@ bool cpu_has_avx512_bf16() {
 #endif
 }
 
+bool cpu_has_amx_bf16() {
+#if defined(__x86_64__) || defined(__i386__)
+  return cpu_can_run(Isa::kAvx512) && __builtin_cpu_supports("amx-bf16");
+#else
+  return false;
+#endif
+}
+
 Expected<Isa> selected_isa() {
   static const Expected<Isa> selected = resolve_isa();
   return selected;

@@ -39,6 +39,10 @@ Status check_isa_runnable(Isa isa);
 /// inside Isa::kAvx512, queried by the kernels that have a variant for it.
 bool cpu_has_avx512_bf16();
 
+/// True if this CPU has AMX with bf16 tiles (what oneDNN's bf16 matmul needs
+/// to beat normrt's kernels; without it oneDNN runs a slower AVX-512 GEMM).
+bool cpu_has_amx_bf16();
+
 /// The ISA to use: NORMRT_ISA if set (validated), else the best runnable one.
 /// Resolved on first call and cached for the process.
 Expected<Isa> selected_isa();

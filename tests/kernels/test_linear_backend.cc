@@ -15,8 +15,8 @@ TEST_SUITE("linear") {
     for (size_t m : {1, 16, 128}) {
       q.m = m;
       q.type = WeightType::kF32;
-      CHECK(choose_linear_backend(q).backend ==
-            (m >= 64 ? LinearBackend::kOneDnn : LinearBackend::kNormrt));
+      q.amx_bf16 = true;
+      CHECK(choose_linear_backend(q).backend == LinearBackend::kNormrt);  // on par or faster
       q.type = WeightType::kBF16;
       q.allow_bf16_activations = false;
       CHECK(choose_linear_backend(q).backend == LinearBackend::kNormrt);  // accuracy first
@@ -24,6 +24,9 @@ TEST_SUITE("linear") {
       const LinearBackendChoice choice = choose_linear_backend(q);
       INFO("m = " << m << ": " << std::string(choice.reason));
       CHECK(choice.backend == (m >= 16 ? LinearBackend::kOneDnn : LinearBackend::kNormrt));
+      q.amx_bf16 = false;  // oneDNN's bf16 matmul without AMX: slower than normrt
+      CHECK(choose_linear_backend(q).backend == LinearBackend::kNormrt);
+      q.amx_bf16 = true;
       q.fused_epilogue = true;  // column ranges exist only in normrt
       CHECK(choose_linear_backend(q).backend == LinearBackend::kNormrt);
       q.fused_epilogue = false;
@@ -31,10 +34,6 @@ TEST_SUITE("linear") {
       CHECK(choose_linear_backend(q).backend == LinearBackend::kNormrt);
       q.onednn_available = true;
     }
-    q.m = 128;
-    q.n = q.k = 512;  // small f32 weights: normrt even at m = 128
-    q.type = WeightType::kF32;
-    CHECK(choose_linear_backend(q).backend == LinearBackend::kNormrt);
     CHECK(std::string(linear_backend_name(LinearBackend::kOneDnn)) == "onednn");
   }
 }
