@@ -142,8 +142,10 @@ class RowPart {
 
   // y[c0, c1) = act(norm(t[c0, c1))).
   void normalize(const NormScale& map, size_t c0, size_t c1) const {
-    if (c0 == c1) return;
     const LinearEpilogue& e = call_.e;
+    // Bias or residual alone: y already holds t, and the map is the identity.
+    const bool identity = !e.normalize && e.activation == Activation::kNone && !e.sum_dst;
+    if (c0 == c1 || identity) return;
     call_.ops.normalize(call_.params, map, e.activation, call_.t(row_) + c0,
                         call_.y_row(row_) + c0, c1 - c0,
                         e.normalize && e.gain ? e.gain + c0 : nullptr,
