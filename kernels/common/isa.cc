@@ -3,6 +3,10 @@
 #include <cstdlib>
 #include <string>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 namespace normrt {
 namespace {
 
@@ -107,7 +111,14 @@ bool cpu_has_avx512_bf16() {
 
 bool cpu_has_amx_bf16() {
 #if defined(__x86_64__) || defined(__i386__)
-  return cpu_can_run(Isa::kAvx512) && __builtin_cpu_supports("amx-bf16");
+  // CPUID.(7, 0):EDX bit 22 (clang's __builtin_cpu_supports has no "amx-bf16"),
+  // and XCR0 bits 17-18: the OS saves the tile configuration and data.
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!cpu_can_run(Isa::kAvx512) || !__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+  if ((edx & (1u << 22)) == 0) return false;
+  unsigned xcr0_lo = 0, xcr0_hi = 0;
+  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  return (xcr0_lo & (3u << 17)) == (3u << 17);
 #else
   return false;
 #endif
