@@ -7,9 +7,9 @@
 //   m = 1, bf16:   1.28-3.5 without AMX; with AMX (an earlier Sapphire Rapids
 //                  host) 0.84-1.8: in L2 oneDNN's AMX kernel, with
 //                  bf16-rounded x, was up to 1.2x faster
-//   m = 128, f32:  0.94-1.09 (fused LayerNorm against matmul + LayerNorm;
-//                  normrt's 6-row blocks with the next chunk prefetched), so
-//                  no shape gains from oneDNN
+//   m = 128, f32:  0.97-1.18 (fused LayerNorm against matmul + LayerNorm;
+//                  normrt's 6-row blocks, the next chunk prefetched by all
+//                  row blocks), so no shape gains from oneDNN
 //   m ≥ 16, bf16:  with AMX 0.13-0.74 (oneDNN 1.4-8x faster, but x rounded to
 //                  bf16, ~1e-3 relative error); without AMX oneDNN runs
 //                  gemm:jit, 3.6-4.4x slower than normrt at m = 128
@@ -37,7 +37,7 @@ LinearBackendChoice choose_linear_backend(const LinearBackendQuery& q) {
   if (!q.onednn_available) return {LinearBackend::kNormrt, "oneDNN backend not built"};
   if (q.type == WeightType::kF32) {
     return {LinearBackend::kNormrt,
-            "f32: normrt at the read floor for m = 1, on par with oneDNN at m = 128"};
+            "f32: normrt at the read floor for m = 1, on par with or faster than oneDNN at m = 128"};
   }
   if (q.m < kOneDnnBf16MinRows) {
     return {LinearBackend::kNormrt, "bf16, m < 16: memory bound, normrt at the read floor"};
