@@ -9,10 +9,15 @@
 // with the conventions of NormParams.
 //
 // How it avoids a second trip to memory:
-//   m = 1: output columns are produced in blocks; each block gets its
-//     residual add and its share of the row statistics while it is in L1, and
-//     the row (at most a few tens of KB) is normalized from L1/L2 after the
-//     last block. pRMSNorm needs only the first floor(p·n) outputs for its
+//   m = 1, LayerNorm and RMSNorm on one thread: the matmul writes the row
+//     (at most a few tens of KB, so it stays in L1/L2), then the norm kernel
+//     sweeps it twice from there (statistics with the residual add, then the
+//     output with the activation). Gathering the statistics block by block
+//     while each block was in L1 measured slower: fused ÷ GEMV 1.04-1.07
+//     against 1.02-1.05 this way at 256x256 and 256x1024.
+//   m = 1 otherwise: output columns are produced in blocks; each block gets its
+//     residual add and its share of the row statistics while it is in L1.
+//     pRMSNorm needs only the first floor(p·n) outputs for its
 //     statistic, so those blocks come first, the scale follows, and every
 //     later block is normalized and activated right as it is produced: one
 //     pass, no sweep back over the row except its first floor(p·n) columns.

@@ -28,6 +28,9 @@ struct NormRowOps {
   /// from the same element as x. y may be x.
   void (*normalize)(const NormParams& params, const NormScale& map, Activation act,
                     const float* x, float* y, size_t n, const float* gain, const float* bias);
+  /// y = act(norm(x (+ r))) over whole rows: the norm kernel (norm()'s
+  /// conventions for residual and sum_dst) with an activation after it.
+  void (*rows)(const NormParams& params, const NormRows& rows, Activation act);
 };
 
 /// The building blocks compiled for `isa`, or null if this build has none.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/norm/norm_row_ops.h"
+#include "kernels/norm/norm_variants.h"
 
 namespace normrt::detail {
 namespace {
@@ -55,10 +56,18 @@ void normalize(const NormParams& params, const NormScale& map, Activation act, c
   activation_kernel_for(Isa::kScalar)(act, y, y, n);
 }
 
+void rows(const NormParams& params, const NormRows& rows, Activation act) {
+  norm_rows_scalar(params, rows);
+  for (size_t r = 0; r < rows.rows; ++r) {
+    float* y = rows.dst + r * rows.dst_stride;
+    activation_kernel_for(Isa::kScalar)(act, y, y, rows.n);
+  }
+}
+
 }  // namespace
 
 const NormRowOps& norm_row_ops_scalar() {
-  static const NormRowOps ops = {sum_squares, sum_deviations, add, normalize};
+  static const NormRowOps ops = {sum_squares, sum_deviations, add, normalize, rows};
   return ops;
 }
 

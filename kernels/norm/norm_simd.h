@@ -289,16 +289,20 @@ struct NormSimd {
     return sum_is_safe(sum_sq);
   }
 
-  template <bool kResidual>
+  // `act` is applied to each normalized vector (Identity: the plain norm);
+  // `act_row` to a row the double reference wrote.
+  template <bool kResidual, class Act = Identity, class ActRow = Identity>
   static void row(const NormParams& params, const NormRows& rows, size_t stat_count,
-                  const float* src, const float* residual, float* s, float* dst) {
+                  const float* src, const float* residual, float* s, float* dst, Act act = {},
+                  ActRow act_row = {}) {
     const float* x = kResidual ? s : src;  // the row to normalize once s is written
     NormScale map;
     if (row_map<kResidual>(params, rows.n, stat_count, src, residual, s, x, &map)) {
-      normalize(params, map, x, dst, rows.n, rows.gain, rows.bias);
+      normalize(params, map, x, dst, rows.n, rows.gain, rows.bias, act);
     } else {
       norm_row_reference(params, rows.n, stat_count, x, nullptr, nullptr, rows.gain, rows.bias,
                          dst);
+      if constexpr (!std::is_same_v<ActRow, Identity>) act_row(dst, rows.n);
     }
   }
 
@@ -329,23 +333,49 @@ struct NormSimd {
                       [](V v) { return simd::activate<decltype(a)::value>(v); });
           });
         },
+        [](const NormParams& params, const NormRows& rows, Activation act) {
+          run_activated(params, rows, act);
+        },
     };
     return ops;
   }
 
-  static void run(const NormParams& params, const NormRows& rows) {
+  template <class Act = Identity, class ActRow = Identity>
+  static void run(const NormParams& params, const NormRows& rows, Act act = {},
+                  ActRow act_row = {}) {
     const size_t stat_count = norm_stat_count(params, rows.n);
     for (size_t r = 0; r < rows.rows; ++r) {
       const float* src = rows.src + r * rows.src_stride;
       float* dst = rows.dst + r * rows.dst_stride;
       if (rows.residual == nullptr) {
-        row<false>(params, rows, stat_count, src, nullptr, nullptr, dst);
+        row<false>(params, rows, stat_count, src, nullptr, nullptr, dst, act, act_row);
       } else {
         // Without a sum_dst, dst holds s until the output sweep overwrites it.
         float* s = rows.sum_dst ? rows.sum_dst + r * rows.sum_stride : dst;
-        row<true>(params, rows, stat_count, src, rows.residual + r * rows.residual_stride, s, dst);
+        row<true>(params, rows, stat_count, src, rows.residual + r * rows.residual_stride, s, dst,
+                  act, act_row);
       }
     }
+  }
+
+  // run() with an activation after the norm: y = act(norm(x (+ r))).
+  static void run_activated(const NormParams& params, const NormRows& rows, Activation act) {
+    simd::with_activation(act, [&](auto a) {
+      constexpr Activation kAct = decltype(a)::value;
+      if constexpr (kAct == Activation::kNone) {
+        run(params, rows);
+      } else {
+        run(params, rows, [](V v) { return simd::activate<kAct>(v); },
+            [](float* y, size_t n) { activate_row<kAct>(y, n); });
+      }
+    });
+  }
+
+  template <Activation kAct>
+  static void activate_row(float* y, size_t n) {
+    size_t i = 0;
+    for (; i + kWidth <= n; i += kWidth) simd::activate<kAct>(load(y + i)).store_unaligned(y + i);
+    if (i < n) simd::store_partial(Arch{}, y + i, n - i, simd::activate<kAct>(load_tail(y + i, n - i, 0.0f)));
   }
 };
 
