@@ -1,8 +1,9 @@
 // AVX-512 (F, BW, DQ, CD, VL) instantiation of the SIMD linear kernel:
 // panels of 4 zmm (64 columns), row blocks of 6: 24 accumulators, the panel's
 // 4 vectors and one broadcast in the 32 registers. Against blocks of 4, at
-// M = 128 (f32, paired with oneDNN matmul + LayerNorm, 2 alternating runs):
-// oneDNN ÷ fused 0.94-1.05 -> 0.98-1.09, e.g. 4096x4096 0.94 -> 1.09.
+// M = 128 f32 (oneDNN matmul + LayerNorm ÷ fused, paired, 2 alternating
+// runs) the ratio rose by 0-8% over the ten bench_linear shapes, median +3%:
+// about this host's run-to-run noise, but in the same direction everywhere.
 #include "kernels/linear/linear_simd.h"
 
 namespace normrt::detail {
