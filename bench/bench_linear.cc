@@ -222,6 +222,20 @@ __attribute__((target("avx512f"))) uint32_t read_sum_avx512(const void* data, si
   return sum;
 }
 
+// Cycles through a rotation of weight copies: the next index on each call.
+class Rotation {
+ public:
+  explicit Rotation(size_t size) : size_(size) {}
+  size_t take() {
+    const size_t i = next_;
+    next_ = next_ + 1 == size_ ? 0 : next_ + 1;
+    return i;
+  }
+
+ private:
+  size_t size_, next_ = 0;
+};
+
 // One pass of the read floor over one packed copy.
 uint32_t read_floor(const Operands& ops, const PackedWeights& w) {
   return ops.beyond_l2() ? read_sum_avx512<true>(w.data(), w.size_bytes())
@@ -234,14 +248,8 @@ void bench_read_floor(benchmark::State& state, Shape shape, const LinearVariant*
   std::vector<PackedWeights>* rotation = rotation_or_skip(state, ops, *variant);
   if (rotation == nullptr) return;
   std::vector<PackedWeights>& w = *rotation;
-  size_t next = 0;
-  for (auto _ : state) {
-    const uint32_t sum = ops.beyond_l2()
-                             ? read_sum_avx512<true>(w[next].data(), w[next].size_bytes())
-                             : read_sum_avx512<false>(w[next].data(), w[next].size_bytes());
-    benchmark::DoNotOptimize(sum);
-    next = next + 1 == w.size() ? 0 : next + 1;
-  }
+  Rotation next(w.size());
+  for (auto _ : state) benchmark::DoNotOptimize(read_floor(ops, w[next.take()]));
   set_counters(state, static_cast<double>(w[0].size_bytes()), w.size());
 }
 
@@ -402,20 +410,6 @@ double alternate(benchmark::State& state, A&& a, B&& b) {
   return std::chrono::duration<double>(b_time).count() /
          std::chrono::duration<double>(a_time).count();
 }
-
-// Cycles through a rotation of weight copies: the next index on each call.
-class Rotation {
- public:
-  explicit Rotation(size_t size) : size_(size) {}
-  size_t take() {
-    const size_t i = next_;
-    next_ = next_ + 1 == size_ ? 0 : next_ + 1;
-    return i;
-  }
-
- private:
-  size_t size_, next_ = 0;
-};
 
 // The paired ratios the summary prefers: paired_<norm> (fused ÷ gemv),
 // paired_floor (gemv ÷ read floor), paired_bf16 (bf16 gemv ÷ f32 gemv).

@@ -290,11 +290,12 @@ struct NormSimd {
   }
 
   // `act` is applied to each normalized vector (Identity: the plain norm);
-  // `act_row` to a row the double reference wrote.
-  template <bool kResidual, class Act = Identity, class ActRow = Identity>
+  // a row the double reference wrote gets `row_act` by the scalar activation
+  // kernel (rare: overflowing or underflowing rows).
+  template <bool kResidual, class Act = Identity>
   static void row(const NormParams& params, const NormRows& rows, size_t stat_count,
                   const float* src, const float* residual, float* s, float* dst, Act act = {},
-                  ActRow act_row = {}) {
+                  Activation row_act = Activation::kNone) {
     const float* x = kResidual ? s : src;  // the row to normalize once s is written
     NormScale map;
     if (row_map<kResidual>(params, rows.n, stat_count, src, residual, s, x, &map)) {
@@ -302,7 +303,7 @@ struct NormSimd {
     } else {
       norm_row_reference(params, rows.n, stat_count, x, nullptr, nullptr, rows.gain, rows.bias,
                          dst);
-      if constexpr (!std::is_same_v<ActRow, Identity>) act_row(dst, rows.n);
+      if (row_act != Activation::kNone) activation_kernel_for(Isa::kScalar)(row_act, dst, dst, rows.n);
     }
   }
 
@@ -340,20 +341,20 @@ struct NormSimd {
     return ops;
   }
 
-  template <class Act = Identity, class ActRow = Identity>
+  template <class Act = Identity>
   static void run(const NormParams& params, const NormRows& rows, Act act = {},
-                  ActRow act_row = {}) {
+                  Activation row_act = Activation::kNone) {
     const size_t stat_count = norm_stat_count(params, rows.n);
     for (size_t r = 0; r < rows.rows; ++r) {
       const float* src = rows.src + r * rows.src_stride;
       float* dst = rows.dst + r * rows.dst_stride;
       if (rows.residual == nullptr) {
-        row<false>(params, rows, stat_count, src, nullptr, nullptr, dst, act, act_row);
+        row<false>(params, rows, stat_count, src, nullptr, nullptr, dst, act, row_act);
       } else {
         // Without a sum_dst, dst holds s until the output sweep overwrites it.
         float* s = rows.sum_dst ? rows.sum_dst + r * rows.sum_stride : dst;
         row<true>(params, rows, stat_count, src, rows.residual + r * rows.residual_stride, s, dst,
-                  act, act_row);
+                  act, row_act);
       }
     }
   }
@@ -361,21 +362,8 @@ struct NormSimd {
   // run() with an activation after the norm: y = act(norm(x (+ r))).
   static void run_activated(const NormParams& params, const NormRows& rows, Activation act) {
     simd::with_activation(act, [&](auto a) {
-      constexpr Activation kAct = decltype(a)::value;
-      if constexpr (kAct == Activation::kNone) {
-        run(params, rows);
-      } else {
-        run(params, rows, [](V v) { return simd::activate<kAct>(v); },
-            [](float* y, size_t n) { activate_row<kAct>(y, n); });
-      }
+      run(params, rows, [](V v) { return simd::activate<decltype(a)::value>(v); }, act);
     });
-  }
-
-  template <Activation kAct>
-  static void activate_row(float* y, size_t n) {
-    size_t i = 0;
-    for (; i + kWidth <= n; i += kWidth) simd::activate<kAct>(load(y + i)).store_unaligned(y + i);
-    if (i < n) simd::store_partial(Arch{}, y + i, n - i, simd::activate<kAct>(load_tail(y + i, n - i, 0.0f)));
   }
 };
 
