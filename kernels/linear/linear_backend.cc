@@ -12,7 +12,7 @@
 //                  row blocks), so no shape gains from oneDNN
 //   m ≥ 16, bf16:  with AMX 0.13-0.74 (oneDNN 1.4-8x faster, but x rounded to
 //                  bf16, ~1e-3 relative error); without AMX oneDNN runs
-//                  gemm:jit, 3.6-4.4x slower than normrt at m = 128
+//                  gemm:jit, 3.6-5.3x slower than normrt at m = 16 and 128
 //
 // So normrt (it also computes column ranges for fused epilogues), except bf16
 // with m ≥ 16 on a CPU with AMX where the model accepts bf16 activations.
@@ -43,7 +43,7 @@ LinearBackendChoice choose_linear_backend(const LinearBackendQuery& q) {
     return {LinearBackend::kNormrt, "bf16, m < 16: memory bound, normrt at the read floor"};
   }
   if (!q.amx_bf16) {
-    return {LinearBackend::kNormrt, "bf16, m >= 16, no AMX: oneDNN's gemm:jit is 3.6-4.4x slower"};
+    return {LinearBackend::kNormrt, "bf16, m >= 16, no AMX: oneDNN's gemm:jit is 3.6-5.3x slower"};
   }
   if (!q.allow_bf16_activations) {
     return {LinearBackend::kNormrt,

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 
+#include "kernels/common/isa.h"
 #include "kernels/linear/linear.h"
 
 namespace normrt {
@@ -26,9 +27,9 @@ struct LinearBackendQuery {
   bool allow_bf16_activations = false;
   /// False where normrt_kernels_onednn is not built (e.g. aarch64).
   bool onednn_available = true;
-  /// The CPU has AMX bf16 tiles (cpu_has_amx_bf16()): only then is oneDNN's
-  /// bf16 matmul faster than normrt's.
-  bool amx_bf16 = false;
+  /// The CPU has AMX bf16 tiles: only then is oneDNN's bf16 matmul faster
+  /// than normrt's.
+  bool amx_bf16 = cpu_has_amx_bf16();
   /// The output feeds a fused epilogue (norm statistics gathered per column
   /// block): only normrt's kernels compute column ranges.
   bool fused_epilogue = false;

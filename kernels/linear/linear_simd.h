@@ -300,6 +300,7 @@ struct LinearSimd {
           const size_t rows = std::min(kMaxRows, a.m - r);
           const float* x = a.x + r * a.x_stride;
           float* y = a.y + r * a.y_stride + col;
+          // Row blocks past the chunk's k-pair count would have no share.
           if (stream && r / kMaxRows < kChunk / 2) {
             tile_rows<kMaxRows, Prefetch::kNextChunk>(rows, panel, k0, k1, x, a.x_stride, y,
                                                       a.y_stride, cols, bias, k0 > 0,

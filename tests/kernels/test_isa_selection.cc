@@ -7,6 +7,9 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,9 +28,43 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+// The CPU feature flags the Linux kernel reports (the first "flags" line of
+// /proc/cpuinfo; empty if there is none).
+std::set<std::string> cpuinfo_flags() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("flags", 0) != 0) continue;
+    std::istringstream words(line.substr(line.find(':') + 1));
+    std::set<std::string> flags;
+    for (std::string w; words >> w;) flags.insert(w);
+    return flags;
+  }
+  return {};
+}
+#endif
+
 }  // namespace
 
 TEST_SUITE("isa_selection") {
+  TEST_CASE("cpu_has_avx512_bf16 and cpu_has_amx_bf16 agree with /proc/cpuinfo") {
+#if defined(__x86_64__) || defined(__i386__)
+    const std::set<std::string> flags = cpuinfo_flags();
+    REQUIRE_FALSE(flags.empty());
+    auto has = [&](const char* f) { return flags.count(f) > 0; };
+    const bool avx512 = has("avx512f") && has("avx512bw") && has("avx512dq") && has("avx512cd") &&
+                        has("avx512vl") && has("fma");
+    CHECK(isa_runnable(Isa::kAvx512) == avx512);
+    CHECK(cpu_has_avx512_bf16() == (avx512 && has("avx512_bf16")));
+    CHECK(cpu_has_amx_bf16() == (avx512 && has("amx_bf16")));
+#else
+    // Not x86 (under qemu /proc/cpuinfo may even describe the x86 host).
+    CHECK_FALSE(cpu_has_avx512_bf16());
+    CHECK_FALSE(cpu_has_amx_bf16());
+#endif
+  }
+
   TEST_CASE("isa names round-trip through isa_from_name") {
     for (Isa isa : kAllIsas) {
       const Expected<Isa> parsed = isa_from_name(isa_name(isa));
