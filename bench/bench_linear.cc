@@ -242,10 +242,19 @@ uint32_t read_floor(const Operands& ops, const PackedWeights& w) {
                          : read_sum_avx512<false>(w.data(), w.size_bytes());
 }
 
+// rotation_or_skip() for the read floor, which needs AVX-512.
+std::vector<PackedWeights>* floor_rotation_or_skip(benchmark::State& state, Operands& ops,
+                                                   const LinearVariant& variant) {
+  if (!__builtin_cpu_supports("avx512f")) {
+    state.SkipWithError("needs AVX-512");
+    return nullptr;
+  }
+  return rotation_or_skip(state, ops, variant);
+}
+
 void bench_read_floor(benchmark::State& state, Shape shape, const LinearVariant* variant) {
-  if (!__builtin_cpu_supports("avx512f")) return state.SkipWithError("needs AVX-512");
   Operands& ops = operands_for(shape);
-  std::vector<PackedWeights>* rotation = rotation_or_skip(state, ops, *variant);
+  std::vector<PackedWeights>* rotation = floor_rotation_or_skip(state, ops, *variant);
   if (rotation == nullptr) return;
   std::vector<PackedWeights>& w = *rotation;
   Rotation next(w.size());
@@ -443,9 +452,8 @@ void bench_paired(benchmark::State& state, Shape shape, size_t m, const LinearVa
 // The read floor and linear() (m = 1) alternating over the rotation: gemv ÷
 // floor for the summary's floor target.
 void bench_paired_floor(benchmark::State& state, Shape shape, const LinearVariant* variant) {
-  if (!__builtin_cpu_supports("avx512f")) return state.SkipWithError("needs AVX-512");
   Operands& ops = operands_for(shape);
-  std::vector<PackedWeights>* rotation = rotation_or_skip(state, ops, *variant);
+  std::vector<PackedWeights>* rotation = floor_rotation_or_skip(state, ops, *variant);
   if (rotation == nullptr) return;
   std::vector<PackedWeights>& w = *rotation;
   Rotation next(w.size());
