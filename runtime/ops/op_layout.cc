@@ -82,7 +82,6 @@ Expected<size_t> check_concat_node(const Graph& graph, const Node& node,
     if (!operand) return operand.status();
     const Tensor& t = **operand;
     if (Status s = check_layout_operand(node, i, "operand", t); !s) return s;
-    if (Status s = fixed_axis(node, t, *axis); !s) return s;
     Shape expected = y;  // all operands alike except along the axis
     if (t.shape.size() == y.size()) expected[*axis] = t.shape[*axis];
     if (t.dtype != (*first)->dtype || t.shape != expected) {
@@ -94,6 +93,8 @@ Expected<size_t> check_concat_node(const Graph& graph, const Node& node,
                                   "dims except along axis " +
                                   std::to_string(*axis));
     }
+    // Only now is t's rank known to be y's: the axis indexes it.
+    if (Status s = fixed_axis(node, t, *axis); !s) return s;
     y[*axis] += t.shape[*axis];
   }
   outputs = {{(*first)->dtype, y}};

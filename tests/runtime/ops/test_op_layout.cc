@@ -216,6 +216,10 @@ TEST_SUITE("layout_ops") {
         error(OpType::kConcat, {a, b}, {}),
         "node 'cat' (Concat): operand 1 'b' is f32 [S, 3, 4], but operand 0 is f32 [S, 4]"));
     CHECK(contains(error(OpType::kConcat, {a, c}, {}), "operand 1 'c' is i32 [S, 4]"));
+    // A later operand of lower rank than the axis (found by fuzz_model_loader:
+    // the axis once indexed its shape before the ranks were compared).
+    CHECK(contains(error(OpType::kConcat, {b, a}, {{"axis", int64_t{2}}}),
+                   "operand 1 'a' is f32 [S, 4], but operand 0 is f32 [S, 3, 4]"));
     CHECK(contains(error(OpType::kConcat, {a, a}, {{"axis", int64_t{0}}}),
                    "cannot concatenate along axis 0 of 'a' [S, 4]: it is the sequence length S"));
     CHECK(contains(error(OpType::kConcat, {a, a}, {{"axis", int64_t{2}}}),
