@@ -32,6 +32,13 @@
 //                            fused norm makes at least this sweep after its
 //                            last matmul block, so 1 + out_sweep / gemv is the
 //                            floor of fused / gemv
+//       M = 1 on AVX-512 CPUs:
+//         paired_epilogue_floor  linear() alone and linear() followed by the
+//                            least LayerNorm epilogue (statistics free, as if
+//                            gathered in the matmul's registers; the float
+//                            map; the output sweep: bench/norm_sweeps.h),
+//                            alternating: the floor of fused / gemv for any
+//                            epilogue that must wait for the whole row
 //   and fused_threads/<dtype>/<K>x<N>/1/<threads>: fused_layernorm at M = 1 on
 //   the calling thread (1) or a ThreadPool(2) (2), the parallel threshold
 //   forced to 0; real time: where the second thread starts to pay.
@@ -429,6 +436,26 @@ void record_paired(benchmark::State& state, const std::string& name, const char*
   summary().paired_ratio[name] = ratio;
 }
 
+// linear() alone and linear() with the least LayerNorm epilogue after it,
+// alternating over the rotation: the fused/gemv floor at m = 1 (the paired
+// form of out_sweep, with the chain from the statistics to the scale).
+void bench_paired_epilogue_floor(benchmark::State& state, Shape shape,
+                                 const LinearVariant* variant) {
+  Operands& ops = operands_for(shape);
+  std::vector<PackedWeights>* rotation = rotation_or_skip(state, ops, *variant);
+  if (rotation == nullptr) return;
+  std::vector<PackedWeights>& w = *rotation;
+  Rotation next(w.size());
+  const double ratio = alternate(
+      state, [&] { run_linear(ops, w[next.take()], 1); },
+      [&] {
+        run_linear(ops, w[next.take()], 1);
+        layer_norm_epilogue_floor(ops.y.data(), ops.gain.data(), ops.norm_bias.data(), shape.n);
+      });
+  set_counters(state, 2.0 * static_cast<double>(w[0].size_bytes()), w.size());
+  record_paired(state, "paired_epilogue_floor/" + shape.name() + "/1", "floor", ratio);
+}
+
 // linear() and fused_linear() alternating over the same rotation: fused ÷
 // gemv for the summary's fused/gemv target; the reported time is the pairs'.
 void bench_paired(benchmark::State& state, Shape shape, size_t m, const LinearVariant* variant,
@@ -669,6 +696,11 @@ void register_shape(const Shape& shape, size_t m, bool with_sweep) {
   if (with_sweep) {
     benchmark::RegisterBenchmark(("out_sweep/" + suffix).c_str(),
                                  [=](benchmark::State& s) { bench_out_sweep(s, shape, m); });
+    if (m == 1) {
+      benchmark::RegisterBenchmark(
+          ("paired_epilogue_floor/" + suffix).c_str(),
+          [=](benchmark::State& s) { bench_paired_epilogue_floor(s, shape, best); });
+    }
   }
   if (m != 1) return;
   for (size_t threads : {1, 2}) {

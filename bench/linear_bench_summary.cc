@@ -158,7 +158,9 @@ void print_fused_summary(const LinearSummaryInput& in, std::ostream& out) {
            "  ln/gemv, rms/gemv, prms/gemv and dnnl/ln from the paired_* benchmarks where they\n"
            "  ran: both calls alternating in one loop, so that bandwidth drifts cancel;\n"
            "  floor = 1 + out_sweep / gemv: the output sweep that every fused norm makes after\n"
-           "  its last matmul block, so no fused/gemv can be below it)\n";
+           "  its last matmul block, so no fused/gemv can be below it; at m = 1 the\n"
+           "  paired_epilogue_floor ratio where it ran: the least LayerNorm epilogue with free\n"
+           "  statistics, its chain from the sums to the scale included)\n";
     std::snprintf(line, sizeof line, "%-5s %-10s %4s %4s %9s %9s %8s %8s %8s %8s %8s %8s %8s  %s\n",
                   "dtype", "KxN", "m", "L2+", "gemv_us", "ln_us", "ln/gemv", "rms/gemv",
                   "prms/gemv", "floor", "sep/ln", "dnnl/ln", "dnnl_us", "marks");
@@ -175,7 +177,8 @@ void print_fused_summary(const LinearSummaryInput& in, std::ostream& out) {
     const double sep = time_of("separate_layernorm", key);
     const double dnnl = time_of("onednn_layernorm", key);
     const double sweep = time_of("out_sweep", key);
-    const double floor = sweep > 0 && gemv > 0 ? 1.0 + sweep / gemv : 0.0;
+    const double floor = paired_or(in, "paired_epilogue_floor", key,
+                                   sweep > 0 && gemv > 0 ? 1.0 + sweep / gemv : 0.0);
     const bool beyond_l2 = in.beyond_l2.count(key.dtype + "/" + key.shape()) > 0;
     const int row = key.m == 1 ? 0 : 1;
     auto over_gemv = [&](const char* impl, double t) {

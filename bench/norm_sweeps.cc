@@ -2,6 +2,9 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace normrt::bench {
 
 __attribute__((target("avx512f"))) float statistics_sweep(const float* x, size_t count,
@@ -57,6 +60,49 @@ __attribute__((target("avx512f"))) void output_sweep(const float* x, const float
                              _mm512_maskz_loadu_ps(tail, g + i));
     if (b) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(tail, b + i));
     _mm512_mask_storeu_ps(y + i, tail, v);
+  }
+}
+
+namespace {
+
+// _mm512_reduce_add_ps: GCC 12's intrinsics header builds it (and every
+// unmasked extract or shuffle) on an undefined vector and warns about it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+__attribute__((target("avx512f"))) float horizontal_sum(__m512 v) {
+  return _mm512_reduce_add_ps(v);
+}
+#pragma GCC diagnostic pop
+
+// (x - mean)·scale·g + b.
+__attribute__((target("avx512f"))) __m512 normalize(__m512 x, __m512 mean, __m512 scale, __m512 g,
+                                                    __m512 b) {
+  return _mm512_fmadd_ps(_mm512_mul_ps(_mm512_sub_ps(x, mean), scale), g, b);
+}
+
+}  // namespace
+
+__attribute__((target("avx512f"))) void layer_norm_epilogue_floor(float* y, const float* g,
+                                                                  const float* b, size_t n) {
+  const size_t first = std::min<size_t>(n, 16);
+  const __m512 v = _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << first) - 1u), y);
+  const float sum = horizontal_sum(v);
+  const float sum_sq = horizontal_sum(_mm512_mul_ps(v, v));
+  const float mean = sum / static_cast<float>(first);
+  const float variance = std::max(sum_sq / static_cast<float>(first) - mean * mean, 0.0f);
+  const __m512 m = _mm512_set1_ps(mean);
+  const __m512 c = _mm512_set1_ps(1.0f / std::sqrt(variance + 1e-5f));
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    _mm512_storeu_ps(y + i, normalize(_mm512_loadu_ps(y + i), m, c, _mm512_loadu_ps(g + i),
+                                      _mm512_loadu_ps(b + i)));
+  }
+  if (i < n) {
+    const __mmask16 tail = static_cast<__mmask16>((1u << (n - i)) - 1u);
+    _mm512_mask_storeu_ps(y + i, tail,
+                          normalize(_mm512_maskz_loadu_ps(tail, y + i), m, c,
+                                    _mm512_maskz_loadu_ps(tail, g + i),
+                                    _mm512_maskz_loadu_ps(tail, b + i)));
   }
 }
 

@@ -22,4 +22,12 @@ float statistics_sweep(const float* x, size_t count, bool with_sum);
 /// y[i] = x[i]·scale·g[i] (+ b[i] when b is not null).
 void output_sweep(const float* x, const float* g, const float* b, float scale, float* y, size_t n);
 
+/// The least a fused LayerNorm does after its matmul if the statistics came
+/// free (gathered in the matmul's registers): two horizontal sums, the float
+/// mean and scale, then y = (y - mean)·scale·g + b in place, each step
+/// waiting for the one before. The sums are taken from y's first vector, so
+/// that the chain also waits for the matmul's output, as gathered statistics
+/// would. n ≥ 1.
+void layer_norm_epilogue_floor(float* y, const float* g, const float* b, size_t n);
+
 }  // namespace normrt::bench
