@@ -189,7 +189,25 @@ size_t block_end(const FusedCall& call, size_t c, size_t limit) {
   return std::min(limit, linear_column_boundary(call.w, c + kBlockColumns));
 }
 
-void normalize_rows(const FusedCall& call, size_t row, size_t rows);
+// y = act(norm(t)) for rows [row, row + rows) of a finished matmul, by the
+// norm kernel itself: with the residual add, sum_dst, the float map and
+// the activation inlined, it costs about half of what the building blocks
+// do per row (256x256, M = 128: 8.6 -> ~4 µs over the matmul's 98 µs).
+void normalize_rows(const FusedCall& call, size_t row, size_t rows) {
+  const LinearEpilogue& e = call.e;
+  NormRows block;
+  block.rows = rows;
+  block.n = call.n();
+  block.src = block.dst = call.y_row(row);
+  block.src_stride = block.dst_stride = call.y_stride;
+  block.residual = call.residual(row);
+  block.residual_stride = e.residual_stride;
+  block.sum_dst = e.sum_dst ? call.t(row) : nullptr;
+  block.sum_stride = e.sum_stride;
+  block.gain = e.gain;
+  block.bias = e.norm_bias;
+  call.ops.rows(call.params, block, e.activation);
+}
 
 // m = 1 on one thread. LayerNorm and RMSNorm: the whole row, then the norm
 // kernel (see fused_linear.h). Otherwise the columns the statistic needs
@@ -243,26 +261,6 @@ void run_row_parallel(const FusedCall& call, ThreadPool& pool, size_t threads) {
       fallback_row(call, 0);
     }
   });
-}
-
-// y = act(norm(t)) for rows [row, row + rows) of a finished matmul, by the
-// norm kernel itself: with the residual add, sum_dst, the float map and
-// the activation inlined, it costs about half of what the building blocks
-// do per row (256x256, M = 128: 8.6 -> ~4 µs over the matmul's 98 µs).
-void normalize_rows(const FusedCall& call, size_t row, size_t rows) {
-  const LinearEpilogue& e = call.e;
-  NormRows block;
-  block.rows = rows;
-  block.n = call.n();
-  block.src = block.dst = call.y_row(row);
-  block.src_stride = block.dst_stride = call.y_stride;
-  block.residual = call.residual(row);
-  block.residual_stride = e.residual_stride;
-  block.sum_dst = e.sum_dst ? call.t(row) : nullptr;
-  block.sum_stride = e.sum_stride;
-  block.gain = e.gain;
-  block.bias = e.norm_bias;
-  call.ops.rows(call.params, block, e.activation);
 }
 
 // Rows [row, row + rows): one matmul over all columns, then each row's
@@ -352,7 +350,9 @@ Status fused_linear_validate(const PackedWeights& w, const float* x, size_t m, s
       s = check_no_overlap("sum_dst", sum, "residual",
                            extent_of(e.residual, m, e.residual_stride, n));
     }
-    if (s && x != nullptr) s = check_no_overlap("sum_dst", sum, "x", extent_of(x, m, x_stride, w.k()));
+    if (s && x != nullptr) {
+      s = check_no_overlap("sum_dst", sum, "x", extent_of(x, m, x_stride, w.k()));
+    }
     if (!s) return s;
   }
   if (e.normalize) {

@@ -9,7 +9,9 @@
 //                  bf16-rounded x, was up to 1.2x faster
 //   m = 128, f32:  0.97-1.18 (fused LayerNorm against matmul + LayerNorm;
 //                  normrt's 6-row blocks, the next chunk prefetched by all
-//                  row blocks), so no shape gains from oneDNN
+//                  row blocks); oneDNN is ahead only at 512x512 (0.97-0.985:
+//                  its GEMM at the FMA peak), by less than the run-to-run
+//                  noise, and could not run the fused epilogue
 //   m ≥ 16, bf16:  with AMX 0.13-0.74 (oneDNN 1.4-8x faster, but x rounded to
 //                  bf16, ~1e-3 relative error); without AMX oneDNN runs
 //                  gemm:jit, 3.6-5.3x slower than normrt at m = 16 and 128
@@ -37,7 +39,8 @@ LinearBackendChoice choose_linear_backend(const LinearBackendQuery& q) {
   if (!q.onednn_available) return {LinearBackend::kNormrt, "oneDNN backend not built"};
   if (q.type == WeightType::kF32) {
     return {LinearBackend::kNormrt,
-            "f32: normrt at the read floor for m = 1, on par with or faster than oneDNN at m = 128"};
+            "f32: normrt at the read floor for m = 1, within 3% of or faster than oneDNN at "
+            "m = 128"};
   }
   if (q.m < kOneDnnBf16MinRows) {
     return {LinearBackend::kNormrt, "bf16, m < 16: memory bound, normrt at the read floor"};

@@ -303,7 +303,9 @@ struct NormSimd {
     } else {
       norm_row_reference(params, rows.n, stat_count, x, nullptr, nullptr, rows.gain, rows.bias,
                          dst);
-      if (row_act != Activation::kNone) activation_kernel_for(Isa::kScalar)(row_act, dst, dst, rows.n);
+      if (row_act != Activation::kNone) {
+        activation_kernel_for(Isa::kScalar)(row_act, dst, dst, rows.n);
+      }
     }
   }
 
