@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 
 namespace normrt::bench {
 

@@ -5,7 +5,7 @@
 #include <set>
 #include <utility>
 
-#include "kernels/linear/linear.h"
+#include "base/bf16.h"
 
 namespace normrt {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "models/weight_source.h"
 #include "runtime/graph/graph.h"
 #include "runtime/graph/graph_builder.h"

@@ -19,8 +19,8 @@
 #include <cstddef>
 #include <string_view>
 
+#include "base/status.h"
 #include "kernels/common/isa.h"
-#include "kernels/common/status.h"
 
 namespace normrt {
 

@@ -3,25 +3,14 @@
 // its own translation unit; which one runs is decided once per process: the
 // best one this CPU supports, or the one named by NORMRT_ISA
 // (scalar|avx2|avx512|neon), which is an error if the CPU cannot run it.
+// The Isa enum and its names live in base/isa.h.
 
-#include <array>
-#include <string_view>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/isa.h"
+#include "base/status.h"
 
 namespace normrt {
-
-enum class Isa { kScalar, kAvx2, kAvx512, kNeon };
-
-/// Every ISA normrt knows, worst to best.
-inline constexpr std::array<Isa, 4> kAllIsas = {Isa::kScalar, Isa::kAvx2, Isa::kAvx512, Isa::kNeon};
-
-/// "scalar", "avx2", "avx512" or "neon".
-const char* isa_name(Isa isa);
-
-/// Parses a name as accepted by NORMRT_ISA.
-Expected<Isa> isa_from_name(std::string_view name);
 
 /// True if this library was built with kernels for `isa`.
 bool isa_compiled(Isa isa);

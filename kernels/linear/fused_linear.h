@@ -33,8 +33,8 @@
 
 #include <cstddef>
 
+#include "base/status.h"
 #include "kernels/activation/activation.h"
-#include "kernels/common/status.h"
 #include "kernels/common/thread_pool.h"
 #include "kernels/linear/linear.h"
 #include "kernels/norm/norm.h"

@@ -16,7 +16,7 @@
 // epilogue can consume them block by block (linear_columns()).
 //
 // bfloat16 weights: a float is rounded to the nearest bf16, ties to even; NaN
-// stays NaN (quiet). The kernels compute with the bf16 values widened exactly
+// stays NaN (quiet) (base/bf16.h). The kernels compute with the bf16 values widened exactly
 // to float, so their result is that of a float32 GEMV over the rounded weights.
 //
 // Accuracy contract (every variant, both weight types): for each output,
@@ -31,8 +31,8 @@
 #include <memory>
 #include <vector>
 
+#include "base/status.h"
 #include "kernels/common/isa.h"
-#include "kernels/common/status.h"
 
 namespace normrt {
 
@@ -40,11 +40,6 @@ enum class WeightType { kF32, kBF16 };
 
 /// "f32" or "bf16".
 const char* weight_type_name(WeightType type);
-
-/// Rounds to the nearest bfloat16, ties to even; NaN stays a (quiet) NaN.
-uint16_t bf16_from_float(float value);
-/// Widens a bfloat16 exactly.
-float float_from_bf16(uint16_t value);
 
 namespace detail {
 struct LinearArgs;  // kernels/linear/linear_variants.h

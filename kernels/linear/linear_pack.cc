@@ -1,4 +1,4 @@
-// bfloat16 conversion and weight packing (ISA-free: plain loops, run once at load).
+// Weight packing (ISA-free: plain loops, run once at load).
 //
 // Packed layout, panel p = columns [p·P, p·P + P), columns ≥ n zero-filled:
 //   float: panel[k·P + c]                      = W[p·P + c][k]
@@ -15,27 +15,10 @@
 #include <string>
 #include <type_traits>
 
+#include "base/bf16.h"
 #include "kernels/linear/linear_variants.h"
 
 namespace normrt {
-
-uint16_t bf16_from_float(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) {
-    return static_cast<uint16_t>((bits >> 16) | 0x0040u);  // NaN: keep sign and payload top, quiet
-  }
-  // Round to nearest, ties to even: add 0x7fff plus the lowest kept bit.
-  const uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<uint16_t>((bits + rounding) >> 16);
-}
-
-float float_from_bf16(uint16_t value) {
-  const uint32_t bits = static_cast<uint32_t>(value) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
 
 namespace {
 

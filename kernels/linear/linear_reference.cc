@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "base/bf16.h"
 #include "kernels/linear/linear_variants.h"
 
 namespace normrt::detail {

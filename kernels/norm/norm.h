@@ -20,8 +20,8 @@
 
 #include <cstddef>
 
+#include "base/status.h"
 #include "kernels/common/isa.h"
-#include "kernels/common/status.h"
 
 namespace normrt {
 

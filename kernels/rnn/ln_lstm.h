@@ -46,8 +46,8 @@
 #include <memory>
 #include <vector>
 
+#include "base/status.h"
 #include "kernels/common/isa.h"
-#include "kernels/common/status.h"
 #include "kernels/common/thread_pool.h"
 #include "kernels/linear/linear.h"
 #include "kernels/norm/norm.h"

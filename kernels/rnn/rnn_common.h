@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "kernels/linear/fused_linear.h"
 #include "kernels/norm/norm.h"
 

@@ -13,7 +13,7 @@
 /// dtype or size) is reported together in one error; a bad config value
 /// names its field. matrix_dtype (kF32 or kBF16) is the storage type of
 /// the matrices (cell matrices, embedding table, head); vectors stay f32.
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "models/rnn/rnn_config.h"
 #include "models/weight_source.h"
 #include "runtime/graph/graph.h"

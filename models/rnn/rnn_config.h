@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "models/builder_support.h"
 
 namespace normrt {

@@ -19,7 +19,7 @@
 // false), LayerNorm, RMSNorm or pRMSNorm (the RMSNorm authors' Nematus).
 #include <cstdint>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "models/builder_support.h"
 #include "models/weight_source.h"
 #include "runtime/graph/graph.h"

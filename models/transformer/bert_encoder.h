@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "models/weight_source.h"
 #include "runtime/graph/graph.h"
 

@@ -3,7 +3,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/linear/linear.h"
+#include "base/bf16.h"
 #include "models/transformer/graph_split.h"
 #include "models/transformer/transformer_limits.h"
 #include "runtime/graph/graph_builder.h"

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 
 namespace normrt {
 

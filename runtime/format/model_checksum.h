@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 
 namespace normrt {
 

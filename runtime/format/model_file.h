@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/mapped_file.h"
+#include "base/status.h"
 #include "runtime/graph/graph.h"
 
 namespace normrt {
@@ -39,15 +40,6 @@ Expected<Graph> decode_model(const std::byte* data, size_t size, std::shared_ptr
 /// decode_model() followed by graph_validate().
 Expected<Graph> parse_model(const std::byte* data, size_t size, std::shared_ptr<const void> owner,
                             const std::string& source_name);
-
-/// A read-only mapping of a whole regular file. `owner` unmaps it when the last
-/// copy (the Graph's weights hold copies) is destroyed.
-struct MappedFile {
-  const std::byte* data = nullptr;
-  size_t size = 0;
-  std::shared_ptr<const void> owner;
-};
-Expected<MappedFile> map_file(const std::string& path);
 
 /// map_file() then parse_model(): the weights stay in the mapping. The file
 /// must not be modified while mapped (a shrunk file faults on access).

@@ -1,7 +1,7 @@
 // The file side of the model format: an atomic write (temporary file, then
-// rename) and a read-only mapping that the loaded graph's weights keep alive.
+// rename), and loading from a read-only mapping (base/mapped_file.h) that the
+// loaded graph's weights keep alive.
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,35 +60,6 @@ Status write_model_file(const Graph& graph, const std::string& path) {
     return Status::error(failure);
   }
   return Status::ok();
-}
-
-Expected<MappedFile> map_file(const std::string& path) {
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
-  // (a hang); it has no effect on regular files.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Status::error(system_error(path, "open"));
-  struct stat info {};
-  if (::fstat(fd, &info) != 0) {
-    const std::string message = system_error(path, "stat");
-    ::close(fd);
-    return Status::error(message);
-  }
-  if (!S_ISREG(info.st_mode)) {
-    ::close(fd);
-    return Status::error(path + ": not a regular file");
-  }
-  const auto size = static_cast<size_t>(info.st_size);
-  if (size == 0) {  // mmap rejects a length of 0; the reader reports the empty file
-    ::close(fd);
-    return MappedFile{};
-  }
-  void* address = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  const std::string message = address == MAP_FAILED ? system_error(path, "map") : std::string();
-  ::close(fd);  // the mapping stays valid without the descriptor
-  if (address == MAP_FAILED) return Status::error(message);
-  std::shared_ptr<const void> owner(
-      address, [size](const void* mapped) { ::munmap(const_cast<void*>(mapped), size); });
-  return MappedFile{static_cast<const std::byte*>(address), size, std::move(owner)};
 }
 
 Expected<Graph> load_model_file(const std::string& path) {

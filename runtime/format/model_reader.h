@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "runtime/format/little_endian.h"
 #include "runtime/format/model_format.h"
 #include "runtime/format/model_rules.h"

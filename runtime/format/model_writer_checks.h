@@ -1,7 +1,7 @@
 #pragma once
 // What serialize_model() checks before it encodes a graph: everything the
 // reader would reject, reported by tensor and node name instead of byte offset.
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "runtime/graph/graph.h"
 
 namespace normrt::model_format {

@@ -22,7 +22,7 @@
 #include <variant>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 
 namespace normrt {
 

@@ -4,7 +4,7 @@
 #include <memory>
 #include <utility>
 
-#include "kernels/linear/linear.h"
+#include "base/bf16.h"
 
 namespace normrt {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 // Load-time checks of a Graph (from a file or a builder), before any pass or
 // plan sees it. See graph_validate.cc for the full list.
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "runtime/graph/graph.h"
 
 namespace normrt {

@@ -1,7 +1,7 @@
 #pragma once
 // graph_validate() over a given schema table instead of find_op_schema():
 // lets tests reach the paths of ops a build leaves unimplemented.
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "runtime/graph/graph.h"
 #include "runtime/ops/op.h"
 

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "kernels/linear/linear.h"
+#include "base/bf16.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/op_support.h"
 

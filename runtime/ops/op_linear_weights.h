@@ -4,8 +4,8 @@
 // Linear and FusedLinear (and any op that multiplies by a stored matrix).
 #include <cstddef>
 
+#include "base/status.h"
 #include "kernels/common/isa.h"
-#include "kernels/common/status.h"
 #include "kernels/linear/linear.h"
 #include "runtime/graph/graph.h"
 

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "kernels/norm/norm.h"
 #include "runtime/graph/graph.h"
 

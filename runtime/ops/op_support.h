@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "runtime/graph/graph.h"
 #include "runtime/ops/op.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "kernels/linear/linear.h"
 #include "runtime/ops/op.h"
 #include "runtime/ops/rnn_op_operands.h"

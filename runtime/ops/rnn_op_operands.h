@@ -8,7 +8,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "runtime/graph/graph.h"
 
 // In namespace seq_op, as the other helpers of these four ops, so that no

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 
 namespace normrt::seq_op {
 

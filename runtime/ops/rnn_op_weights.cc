@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "base/bf16.h"
+
 namespace normrt::seq_op {
 
 Status check_weight(const NodeChecker& c, const Tensor& tensor, const char* what,

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "kernels/linear/linear.h"
 #include "runtime/graph/graph.h"
 #include "runtime/ops/rnn_op_operands.h"

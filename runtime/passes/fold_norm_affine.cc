@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "base/bf16.h"
 #include "kernels/linear/linear.h"
 #include "runtime/passes/graph_uses.h"
 

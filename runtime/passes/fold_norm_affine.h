@@ -14,7 +14,7 @@
 // and readers with bf16 weights — the accuracy guard: W·g rounded to bf16
 // again moved logits by ~1e-2 of their range on the decoder fixtures.
 // Norm nodes: LayerNorm, RmsNorm, PRmsNorm, and FusedLinear with a norm.
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "runtime/graph/graph.h"
 
 namespace normrt {

@@ -17,7 +17,7 @@
 // the sum must come after that place (they always do in graphs the builders
 // emit; otherwise the chain is not fused). Turning the pass off (ModelOptions)
 // runs the same graph unfused; tests compare the two.
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "runtime/graph/graph.h"
 
 namespace normrt {

@@ -4,8 +4,8 @@
 // TensorLayout), so that a model file written afterwards is used straight
 // from its mapping by a CPU whose linear kernel has that panel width (others
 // repack it at load). The converter runs it (`--layout`); the runtime does not.
+#include "base/status.h"
 #include "kernels/common/isa.h"
-#include "kernels/common/status.h"
 #include "runtime/graph/graph.h"
 
 namespace normrt {

@@ -28,7 +28,7 @@
 #include <string>
 #include <string_view>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "kernels/norm/norm.h"
 #include "runtime/graph/graph.h"
 

@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "runtime/graph/graph.h"
 
 namespace normrt {

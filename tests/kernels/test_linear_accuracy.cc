@@ -11,6 +11,7 @@
 #include <random>
 #include <utility>
 
+#include "base/bf16.h"
 #include "tests/kernels/linear_test_support.h"
 
 namespace normrt::testing {

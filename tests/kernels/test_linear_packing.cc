@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "base/bf16.h"
 #include "tests/kernels/linear_test_support.h"
 
 namespace normrt::testing {

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "runtime/graph/graph.h"
 #include "tools/bench/bench_report.h"
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "models/transformer/bert_encoder.h"
 #include "runtime/graph/graph.h"
 

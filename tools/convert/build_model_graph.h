@@ -3,7 +3,7 @@
 // converter dispatches on the architecture.
 #include <memory>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "models/rnnsearch/rnnsearch_builder.h"
 #include "models/weight_source.h"
 #include "runtime/graph/graph.h"

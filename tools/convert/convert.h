@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "runtime/graph/graph.h"
 
 namespace normrt {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "tools/convert/convert.h"
 
 namespace normrt {

@@ -1,6 +1,6 @@
 #pragma once
 // convert() for a Nematus RNNSearch: two graphs, two files, both or neither.
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "models/weight_source.h"
 #include "tools/convert/convert.h"
 #include "tools/convert/progress.h"

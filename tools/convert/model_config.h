@@ -14,7 +14,7 @@
 // Every error names the config file and the key.
 #include <string>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "models/mlp/mlp_builder.h"
 #include "models/rnn/rnn_config.h"
 #include "models/rnnsearch/rnnsearch_builder.h"

@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "kernels/linear/linear.h"
 
 namespace normrt {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "models/transformer/llama_decoder.h"
 
 namespace normrt::test {

@@ -11,7 +11,7 @@
 #include <list>
 #include <memory>
 
-#include "kernels/linear/linear.h"
+#include "base/bf16.h"
 #include "llama_fixture.h"
 #include "models/transformer/llama_decoder.h"
 #include "normrt/normrt.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "models/mlp/mlp_builder.h"
 #include "models/rnn/rnn_config.h"
 #include "models/weight_source.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/linear/linear.h"
+#include "base/bf16.h"
 #include "runtime/exec/compiled_model.h"
 #include "runtime/graph/graph_builder.h"
 #include "runtime/graph/graph_validate.h"

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <random>
 
-#include "kernels/linear/linear.h"
+#include "base/bf16.h"
 
 namespace normrt::test {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <utility>
 
-#include "kernels/linear/linear.h"
+#include "base/bf16.h"
 #include "runtime/graph/graph_validate.h"
 
 namespace normrt::testing {

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 
 namespace normrt {
 

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <string>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "models/weight_source.h"
 
 namespace normrt {

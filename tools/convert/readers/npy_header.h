@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 
 namespace normrt {
 

@@ -5,7 +5,7 @@
 #include <new>
 #include <vector>
 
-#include "runtime/format/model_file.h"
+#include "base/mapped_file.h"
 #include "tools/convert/readers/npy_array.h"
 
 namespace normrt {

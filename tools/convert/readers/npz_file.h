@@ -17,7 +17,7 @@
 #include <memory>
 #include <string>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "tools/convert/readers/tensor_table.h"
 
 namespace normrt {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "runtime/format/model_file.h"
+#include "base/mapped_file.h"
 #include "tools/convert/readers/safetensors_header.h"
 
 namespace normrt {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 
 namespace normrt {
 

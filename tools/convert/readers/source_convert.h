@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "models/weight_source.h"
 
 namespace normrt {

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "kernels/common/status.h"
+#include "base/status.h"
 #include "models/weight_source.h"
 
 namespace normrt {
