@@ -61,9 +61,8 @@ ActivationKernel activation_kernel_for(Isa isa) {
 }
 
 Expected<ActivationKernel> selected_activation_kernel() {
-  Expected<Isa> isa = selected_isa();
-  if (!isa) return isa.status();
-  return activation_kernel_for(*isa);
+  NORMRT_ASSIGN_OR_RETURN(Isa isa, selected_isa());
+  return activation_kernel_for(isa);
 }
 
 Status activate(Activation activation, const float* x, float* y, size_t n) {

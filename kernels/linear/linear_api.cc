@@ -126,8 +126,7 @@ Status linear_validate(const PackedWeights& w, const float* x, size_t m, size_t 
 
 Status linear_columns(const PackedWeights& w, const float* x, size_t m, size_t x_stride, float* y,
                       size_t y_stride, size_t n_begin, size_t n_end, const float* bias) {
-  Status valid = linear_validate(w, x, m, x_stride, y, y_stride, n_begin, n_end, bias);
-  if (!valid) return valid;
+  NORMRT_RETURN_IF_ERROR(linear_validate(w, x, m, x_stride, y, y_stride, n_begin, n_end, bias));
   if (m == 0 || n_begin == n_end) return Status::ok();
   w.variant().kernel(detail::linear_args(w, x, m, x_stride, y, y_stride, n_begin, n_end, bias));
   return Status::ok();

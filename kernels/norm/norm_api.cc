@@ -156,14 +156,12 @@ const NormRowOps* norm_row_ops_for(Isa isa) {
 }  // namespace detail
 
 Expected<NormKernel> selected_norm_kernel() {
-  Expected<Isa> isa = selected_isa();
-  if (!isa) return isa.status();
-  return norm_kernel_for(*isa);
+  NORMRT_ASSIGN_OR_RETURN(Isa isa, selected_isa());
+  return norm_kernel_for(isa);
 }
 
 Status norm(const NormParams& params, const NormRows& rows) {
-  Status valid = norm_validate(params, rows);
-  if (!valid) return valid;
+  NORMRT_RETURN_IF_ERROR(norm_validate(params, rows));
   static const Expected<NormKernel> kernel = selected_norm_kernel();
   if (!kernel) return kernel.status();
   (*kernel)(params, rows);

@@ -143,10 +143,9 @@ Expected<LnGruCell> make_ln_gru_cell(const LnGruWeights& w, WeightType type, Isa
        &LnGruCell::Impl::norm_u},
   };
   for (const Norm& n : norms) {
-    Expected<PreparedNorm> p =
-        detail::prepare_norm(n.site, w.normalize, w.norm, n.n, n.gain, n.bias, {}, true);
-    if (!p) return p.status();
-    (*impl).*n.dst = std::move(p).value();
+    NORMRT_ASSIGN_OR_RETURN(PreparedNorm p, detail::prepare_norm(n.site, w.normalize, w.norm, n.n,
+                                                                 n.gain, n.bias, {}, true));
+    (*impl).*n.dst = std::move(p);
   }
   for (const Matrix& m : matrices) {
     Expected<PackedWeights> packed = pack_weights(m.p, m.n, m.k, type, isa);
@@ -169,9 +168,9 @@ LnGruWorkspace::LnGruWorkspace(const LnGruCell& cell, size_t chunk_steps)
 
 Status ln_gru_project_inputs(const LnGruCell& cell, const float* x, size_t steps, float* xproj,
                              ThreadPool* pool) {
-  if (Status s = check_cell(cell); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_cell(cell));
   if (steps == 0) return Status::ok();
-  if (Status s = detail::check_not_null(kCell, {{"x", x, 0}, {"xproj", xproj, 0}}); !s) return s;
+  NORMRT_RETURN_IF_ERROR(detail::check_not_null(kCell, {{"x", x, 0}, {"xproj", xproj, 0}}));
   const LnGruCell::Impl& c = cell.impl();
   const size_t stride = 3 * c.hidden;
   Status s = fused_linear(c.w_x, x, steps, c.input, c.norm_x.epilogue(), xproj, stride, pool);
@@ -183,44 +182,37 @@ Status ln_gru_project_inputs(const LnGruCell& cell, const float* x, size_t steps
 
 Status ln_gru_step(const LnGruCell& cell, const float* xproj_t, const float* h_prev, float* h,
                    LnGruWorkspace& ws, ThreadPool* pool) {
-  if (Status s = check_cell(cell); !s) return s;
-  if (Status s = check_workspace(cell, ws); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_cell(cell));
+  NORMRT_RETURN_IF_ERROR(check_workspace(cell, ws));
   const size_t hidden = cell.hidden_size();
-  if (Status s = detail::check_not_null(
-          kCell, {{"xproj_t", xproj_t, 0}, {"h_prev", h_prev, 0}, {"h", h, 0}});
-      !s) {
-    return s;
-  }
-  Status s = detail::check_outputs(kCell, {{"h", h, hidden}},
-                                   {{"xproj_t", xproj_t, 3 * hidden},
-                                    {"h_prev", h_prev, hidden},
-                                    {"workspace", ws.hproj(), 3 * hidden}},
-                                   {{"h", "h_prev"}});
-  if (!s) return s;
+  NORMRT_RETURN_IF_ERROR(
+      detail::check_not_null(kCell, {{"xproj_t", xproj_t, 0}, {"h_prev", h_prev, 0}, {"h", h, 0}}));
+  NORMRT_RETURN_IF_ERROR(detail::check_outputs(kCell, {{"h", h, hidden}},
+                                               {{"xproj_t", xproj_t, 3 * hidden},
+                                                {"h_prev", h_prev, hidden},
+                                                {"workspace", ws.hproj(), 3 * hidden}},
+                                               {{"h", "h_prev"}}));
   return run_step(cell.impl(), xproj_t, h_prev, h, ws, pool);
 }
 
 Status ln_gru_sequence(const LnGruCell& cell, const float* x, size_t steps, const float* h0,
                        float* h_out, LnGruWorkspace& ws, ThreadPool* pool) {
-  if (Status s = check_cell(cell); !s) return s;
-  if (Status s = check_workspace(cell, ws); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_cell(cell));
+  NORMRT_RETURN_IF_ERROR(check_workspace(cell, ws));
   if (steps == 0) return Status::ok();
   const LnGruCell::Impl& impl = cell.impl();
   const size_t hidden = impl.hidden, d = impl.input;
-  if (Status s = detail::check_not_null(kCell, {{"x", x, 0}, {"h_out", h_out, 0}}); !s) return s;
+  NORMRT_RETURN_IF_ERROR(detail::check_not_null(kCell, {{"x", x, 0}, {"h_out", h_out, 0}}));
   if (h0 == nullptr) h0 = ws.zeros();
-  Status s = detail::check_outputs(kCell, {{"h_out", h_out, steps * hidden}},
-                                   {{"x", x, steps * d}, {"h0", h0, hidden}}, {});
-  if (!s) return s;
+  NORMRT_RETURN_IF_ERROR(detail::check_outputs(kCell, {{"h_out", h_out, steps * hidden}},
+                                               {{"x", x, steps * d}, {"h0", h0, hidden}}, {}));
   const float* h_prev = h0;
   for (size_t t0 = 0; t0 < steps; t0 += ws.chunk_steps()) {
     const size_t chunk = std::min(ws.chunk_steps(), steps - t0);
-    s = ln_gru_project_inputs(cell, x + t0 * d, chunk, ws.xproj(), pool);
-    if (!s) return s;
+    NORMRT_RETURN_IF_ERROR(ln_gru_project_inputs(cell, x + t0 * d, chunk, ws.xproj(), pool));
     for (size_t t = 0; t < chunk; ++t) {
       float* h = h_out + (t0 + t) * hidden;
-      s = run_step(impl, ws.xproj() + t * 3 * hidden, h_prev, h, ws, pool);
-      if (!s) return s;
+      NORMRT_RETURN_IF_ERROR(run_step(impl, ws.xproj() + t * 3 * hidden, h_prev, h, ws, pool));
       h_prev = h;
     }
   }

@@ -162,22 +162,21 @@ Expected<LnLstmCell> make_ln_lstm_cell(const LnLstmWeights& w, WeightType type, 
 
   const bool projections = w.placement == LstmNormPlacement::kProjectionsAndCell;
   const bool cell = w.placement != LstmNormPlacement::kNone;
-  Expected<PreparedNorm> nh =
+  NORMRT_ASSIGN_OR_RETURN(
+      PreparedNorm nh,
       detail::prepare_norm({kCell, "N(W_h·h_{t-1}; α1, β1)", "gain_h", "bias_h"}, projections,
-                           w.norm, 4 * hidden, w.gain_h, w.bias_h, {}, true);
-  if (!nh) return nh.status();
+                           w.norm, 4 * hidden, w.gain_h, w.bias_h, {}, true));
   // b folds into β2: N(W_x·x; α2, β2) + b = N(W_x·x; α2, β2 + b).
-  Expected<PreparedNorm> nx =
+  NORMRT_ASSIGN_OR_RETURN(
+      PreparedNorm nx,
       detail::prepare_norm({kCell, "N(W_x·x_t; α2, β2)", "gain_x", "bias_x"}, projections, w.norm,
-                           4 * hidden, w.gain_x, w.bias_x, {w.b}, true);
-  if (!nx) return nx.status();
-  Expected<PreparedNorm> nc =
-      detail::prepare_norm({kCell, "N(c_t; α3, β3)", "gain_c", "bias_c"}, cell, w.norm, hidden,
-                           w.gain_c, w.bias_c, {}, false);
-  if (!nc) return nc.status();
-  impl->norm_h = std::move(nh).value();
-  impl->norm_x = std::move(nx).value();
-  impl->norm_c = std::move(nc).value();
+                           4 * hidden, w.gain_x, w.bias_x, {w.b}, true));
+  NORMRT_ASSIGN_OR_RETURN(PreparedNorm nc,
+                          detail::prepare_norm({kCell, "N(c_t; α3, β3)", "gain_c", "bias_c"}, cell,
+                                               w.norm, hidden, w.gain_c, w.bias_c, {}, false));
+  impl->norm_h = std::move(nh);
+  impl->norm_x = std::move(nx);
+  impl->norm_c = std::move(nc);
 
   Expected<PackedWeights> wx = pack_weights(w.w_x, 4 * hidden, d, type, isa);
   if (!wx) return Status::error("ln_lstm: w_x: " + wx.status().message());
@@ -202,9 +201,9 @@ LnLstmWorkspace::LnLstmWorkspace(const LnLstmCell& cell, size_t chunk_steps)
 
 Status ln_lstm_project_inputs(const LnLstmCell& cell, const float* x, size_t steps, float* xproj,
                               ThreadPool* pool) {
-  if (Status s = check_cell(cell); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_cell(cell));
   if (steps == 0) return Status::ok();
-  if (Status s = detail::check_not_null(kCell, {{"x", x, 0}, {"xproj", xproj, 0}}); !s) return s;
+  NORMRT_RETURN_IF_ERROR(detail::check_not_null(kCell, {{"x", x, 0}, {"xproj", xproj, 0}}));
   const LnLstmCell::Impl& c = cell.impl();
   Status s = fused_linear(c.w_x, x, steps, c.input, c.norm_x.epilogue(), xproj, 4 * c.hidden, pool);
   if (!s) return Status::error(std::string(kCell) + ": W_x·x: " + s.message());
@@ -214,33 +213,29 @@ Status ln_lstm_project_inputs(const LnLstmCell& cell, const float* x, size_t ste
 Status ln_lstm_step(const LnLstmCell& cell, const float* xproj_t, const float* h_prev,
                     const float* c_prev, float* h, float* c, LnLstmWorkspace& ws,
                     ThreadPool* pool) {
-  if (Status s = check_cell(cell); !s) return s;
-  if (Status s = check_workspace(cell, ws); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_cell(cell));
+  NORMRT_RETURN_IF_ERROR(check_workspace(cell, ws));
   const size_t hidden = cell.hidden_size();
-  if (Status s = detail::check_not_null(kCell, {{"xproj_t", xproj_t, 0},
-                                                {"h_prev", h_prev, 0},
-                                                {"c_prev", c_prev, 0},
-                                                {"h", h, 0},
-                                                {"c", c, 0}});
-      !s) {
-    return s;
-  }
-  Status s = detail::check_outputs(kCell, {{"h", h, hidden}, {"c", c, hidden}},
-                                   {{"xproj_t", xproj_t, 4 * hidden},
-                                    {"h_prev", h_prev, hidden},
-                                    {"c_prev", c_prev, hidden},
-                                    {"workspace", ws.hproj(), 4 * hidden},
-                                    {"workspace", ws.normalized(), hidden}},
-                                   {{"h", "h_prev"}, {"c", "c_prev"}});
-  if (!s) return s;
+  NORMRT_RETURN_IF_ERROR(detail::check_not_null(kCell, {{"xproj_t", xproj_t, 0},
+                                                        {"h_prev", h_prev, 0},
+                                                        {"c_prev", c_prev, 0},
+                                                        {"h", h, 0},
+                                                        {"c", c, 0}}));
+  NORMRT_RETURN_IF_ERROR(detail::check_outputs(kCell, {{"h", h, hidden}, {"c", c, hidden}},
+                                               {{"xproj_t", xproj_t, 4 * hidden},
+                                                {"h_prev", h_prev, hidden},
+                                                {"c_prev", c_prev, hidden},
+                                                {"workspace", ws.hproj(), 4 * hidden},
+                                                {"workspace", ws.normalized(), hidden}},
+                                               {{"h", "h_prev"}, {"c", "c_prev"}}));
   return run_step(cell.impl(), xproj_t, h_prev, c_prev, h, c, ws, pool);
 }
 
 Status ln_lstm_sequence(const LnLstmCell& cell, const float* x, size_t steps, const float* h0,
                         const float* c0, float* h_out, float* c_out, LnLstmWorkspace& ws,
                         ThreadPool* pool) {
-  if (Status s = check_cell(cell); !s) return s;
-  if (Status s = check_workspace(cell, ws); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_cell(cell));
+  NORMRT_RETURN_IF_ERROR(check_workspace(cell, ws));
   const LnLstmCell::Impl& impl = cell.impl();
   const size_t hidden = impl.hidden, d = impl.input;
   if (c0 == nullptr) c0 = ws.zeros();
@@ -248,26 +243,24 @@ Status ln_lstm_sequence(const LnLstmCell& cell, const float* x, size_t steps, co
     if (c_out != nullptr && c_out != c0) std::copy(c0, c0 + hidden, c_out);
     return Status::ok();
   }
-  if (Status s = detail::check_not_null(kCell, {{"x", x, 0}, {"h_out", h_out, 0}}); !s) return s;
+  NORMRT_RETURN_IF_ERROR(detail::check_not_null(kCell, {{"x", x, 0}, {"h_out", h_out, 0}}));
   if (h0 == nullptr) h0 = ws.zeros();
   // Every step writes c in place over the previous one: c_out, or the
   // workspace's; c0 is copied there first unless it is c_out itself.
   float* c = c_out != nullptr ? c_out : ws.cell();
-  Status s = detail::check_outputs(kCell, {{"h_out", h_out, steps * hidden}, {"c_out", c, hidden}},
-                                   {{"x", x, steps * d}, {"h0", h0, hidden}, {"c0", c0, hidden}},
-                                   {{"c_out", "c0"}});
-  if (!s) return s;
+  NORMRT_RETURN_IF_ERROR(detail::check_outputs(
+      kCell, {{"h_out", h_out, steps * hidden}, {"c_out", c, hidden}},
+      {{"x", x, steps * d}, {"h0", h0, hidden}, {"c0", c0, hidden}}, {{"c_out", "c0"}}));
   if (c != c0) std::copy(c0, c0 + hidden, c);
 
   const float* h_prev = h0;
   for (size_t t0 = 0; t0 < steps; t0 += ws.chunk_steps()) {
     const size_t chunk = std::min(ws.chunk_steps(), steps - t0);
-    s = ln_lstm_project_inputs(cell, x + t0 * d, chunk, ws.xproj(), pool);
-    if (!s) return s;
+    NORMRT_RETURN_IF_ERROR(ln_lstm_project_inputs(cell, x + t0 * d, chunk, ws.xproj(), pool));
     for (size_t t = 0; t < chunk; ++t) {
       float* h = h_out + (t0 + t) * hidden;
-      s = run_step(impl, ws.xproj() + t * 4 * hidden, h_prev, c, h, c, ws, pool);
-      if (!s) return s;
+      NORMRT_RETURN_IF_ERROR(
+          run_step(impl, ws.xproj() + t * 4 * hidden, h_prev, c, h, c, ws, pool));
       h_prev = h;
     }
   }
