@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "base/status.h"
 #include "runtime/decode/decoder_impl.h"
 
 namespace normrt {
@@ -114,10 +115,9 @@ Expected<std::unique_ptr<Decoder>> Decoder::create(std::shared_ptr<const Model> 
                                                    const SessionOptions& session_options) {
   if (!model) return error("the model is null");
   bool has_sequence = false;
-  if (Status s = check_token_input(*model, options, &has_sequence); !s) return s;
-  Expected<size_t> vocab = check_logits_output(*model, options);
-  if (!vocab) return vocab.status();
-  if (Status s = check_search_options(options, *vocab); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_token_input(*model, options, &has_sequence));
+  NORMRT_ASSIGN_OR_RETURN(size_t vocab, check_logits_output(*model, options));
+  NORMRT_RETURN_IF_ERROR(check_search_options(options, vocab));
   if (model->states().empty()) {
     return error(
         "the model keeps no state (no KV cache, no RNN state): each run feeds one "
@@ -127,7 +127,7 @@ Expected<std::unique_ptr<Decoder>> Decoder::create(std::shared_ptr<const Model> 
   const size_t k = options.beam_size;
   auto impl = std::make_unique<Impl>(k);
   impl->model = model;
-  impl->vocab = *vocab;
+  impl->vocab = vocab;
   impl->token_input_has_sequence = has_sequence;
   for (size_t i = 0; i < k; ++i) {
     Expected<std::unique_ptr<Session>> session = Session::create(model, session_options);

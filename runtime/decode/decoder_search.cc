@@ -12,6 +12,7 @@
 #include <cmath>
 #include <string>
 
+#include "base/status.h"
 #include "runtime/decode/decoder_impl.h"
 
 namespace normrt {
@@ -38,8 +39,7 @@ Expected<const float*> last_logits_row(const Decoder::Impl& d, const Session& se
 
 // Feeds `count` tokens (borrowed until run() returns) in one run.
 Status feed(Decoder::Impl& d, Session& session, const int32_t* tokens, size_t count) {
-  Status s = session.set_input(d.options.token_input, tokens, count * sizeof(int32_t));
-  if (!s) return s;
+  NORMRT_RETURN_IF_ERROR(session.set_input(d.options.token_input, tokens, count * sizeof(int32_t)));
   ++d.stats.runs;
   return session.run();
 }
@@ -69,9 +69,7 @@ Status start(Decoder::Impl& d, const std::vector<int32_t>& prefix,
 // Reads each live hypothesis' logits row and its log-softmax normalizer.
 Status read_logits(Decoder::Impl& d, size_t step) {
   for (size_t i = 0; i < d.beam.live; ++i) {
-    Expected<const float*> row = last_logits_row(d, *d.beam.session[i], step, i);
-    if (!row) return row.status();
-    const float* r = *row;
+    NORMRT_ASSIGN_OR_RETURN(const float* r, last_logits_row(d, *d.beam.session[i], step, i));
     d.rows[i] = r;
     d.log_norm[i] = log_sum_exp(r, d.vocab);
     if (!std::isfinite(d.log_norm[i])) {
@@ -103,7 +101,7 @@ Status hand_on_sessions(Decoder::Impl& d) {
     if (next.session[j] != nullptr) continue;
     Session* fork = d.free_sessions.back();
     d.free_sessions.pop_back();
-    if (Status s = fork->copy_state_from(*beam.session[next.parent[j]]); !s) return s;
+    NORMRT_RETURN_IF_ERROR(fork->copy_state_from(*beam.session[next.parent[j]]));
     ++d.stats.forks;
     next.session[j] = fork;
   }
@@ -138,7 +136,7 @@ Expected<std::vector<Hypothesis>> run_beam_search(Decoder::Impl& d,
   const DecodeOptions& o = d.options;
   const size_t k = o.beam_size;
   d.stats = DecodeStats();
-  if (Status s = start(d, prefix, prepare); !s) return s;
+  NORMRT_RETURN_IF_ERROR(start(d, prefix, prepare));
 
   Beam& beam = d.beam;
   Beam& next = d.next;
@@ -154,7 +152,7 @@ Expected<std::vector<Hypothesis>> run_beam_search(Decoder::Impl& d,
 
   for (size_t step = 0; step < o.max_length; ++step) {
     d.stats.steps = step + 1;
-    if (Status s = read_logits(d, step); !s) return s;
+    NORMRT_RETURN_IF_ERROR(read_logits(d, step));
     const std::vector<BeamCandidate>& chosen = d.selector.select(
         d.rows.data(), d.log_norm.data(), beam.log_prob.data(), beam.live, d.vocab, k - finished);
 

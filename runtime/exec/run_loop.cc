@@ -37,12 +37,11 @@ Expected<size_t> run_sequence_length(const Session::Impl& session) {
 
 Status Session::run() {
   Impl& session = *impl_;
-  Expected<size_t> length = run_sequence_length(session);
-  if (!length) return length.status();
-  session.set_sequence_length(*length);
+  NORMRT_ASSIGN_OR_RETURN(size_t length, run_sequence_length(session));
+  session.set_sequence_length(length);
 
   OpRunContext context;
-  context.sequence_length = *length;
+  context.sequence_length = length;
   context.position = session.position;
   context.pool = session.pool.get();
   context.workspace = session.workspace.get();
@@ -54,8 +53,7 @@ Status Session::run() {
     context.output_count = step.output_count;
     context.session_state = step.session_state;
     if (!session.profiling) {
-      Status status = step.kernel->run(context);
-      if (!status) return status;
+      NORMRT_RETURN_IF_ERROR(step.kernel->run(context));
       continue;
     }
     auto start = std::chrono::steady_clock::now();
@@ -74,7 +72,7 @@ Status Session::run() {
   }
   // The position counts tokens held in the session's state (KV cache, RNN
   // state); a stateless graph (an encoder) starts every run at position 0.
-  if (session.compiled->plan.state_bytes > 0) session.position += *length;
+  if (session.compiled->plan.state_bytes > 0) session.position += length;
   return Status::ok();
 }
 

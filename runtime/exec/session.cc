@@ -31,9 +31,8 @@ Session::~Session() = default;
 
 Expected<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model,
                                                    const SessionOptions& options) {
-  Expected<std::unique_ptr<Impl>> impl = make_session_impl(std::move(model), options);
-  if (!impl) return impl.status();
-  return std::unique_ptr<Session>(new Session(std::move(impl).value()));
+  NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, make_session_impl(std::move(model), options));
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
 Status Session::set_input(std::string_view name, const void* data, size_t bytes) {

@@ -24,15 +24,13 @@ Expected<TensorId> find_state(const Model::Impl& compiled, std::string_view name
 }  // namespace
 
 Expected<TensorRef> Session::state(std::string_view name) const {
-  Expected<TensorId> id = find_state(*impl_->compiled, name, "state");
-  if (!id) return id.status();
-  return tensor_ref(impl_->views[*id]);
+  NORMRT_ASSIGN_OR_RETURN(TensorId id, find_state(*impl_->compiled, name, "state"));
+  return tensor_ref(impl_->views[id]);
 }
 
 Status Session::set_state(std::string_view name, const void* data, size_t bytes) {
-  Expected<TensorId> id = find_state(*impl_->compiled, name, "set_state");
-  if (!id) return id.status();
-  const Tensor& tensor = impl_->compiled->graph.tensors[*id];
+  NORMRT_ASSIGN_OR_RETURN(TensorId id, find_state(*impl_->compiled, name, "set_state"));
+  const Tensor& tensor = impl_->compiled->graph.tensors[id];
   const size_t size = shape_elements(tensor.shape, 1) * data_type_size(tensor.dtype);
   if (data == nullptr) return Status::error("set_state: '" + tensor.name + "': data is null");
   if (bytes != size) {
@@ -40,7 +38,7 @@ Status Session::set_state(std::string_view name, const void* data, size_t bytes)
                          data_type_name(tensor.dtype) + ": expected " + std::to_string(size) +
                          " bytes, got " + std::to_string(bytes));
   }
-  std::memcpy(impl_->views[*id].data, data, bytes);
+  std::memcpy(impl_->views[id].data, data, bytes);
   return Status::ok();
 }
 

@@ -31,9 +31,8 @@ Expected<uint64_t> compute_model_checksum(const std::byte* data, size_t size) {
 }
 
 Status restamp_model_checksum(std::byte* data, size_t size) {
-  Expected<uint64_t> checksum = compute_model_checksum(data, size);
-  if (!checksum) return checksum.status();
-  little_endian::store<uint64_t>(data + kChecksumField, *checksum);
+  NORMRT_ASSIGN_OR_RETURN(uint64_t checksum, compute_model_checksum(data, size));
+  little_endian::store<uint64_t>(data + kChecksumField, checksum);
   return Status::ok();
 }
 

@@ -63,9 +63,8 @@ Status write_model_file(const Graph& graph, const std::string& path) {
 }
 
 Expected<Graph> load_model_file(const std::string& path) {
-  Expected<MappedFile> file = map_file(path);
-  if (!file) return file.status();
-  return parse_model(file->data, file->size, file->owner, path);
+  NORMRT_ASSIGN_OR_RETURN(MappedFile file, map_file(path));
+  return parse_model(file.data, file.size, file.owner, path);
 }
 
 }  // namespace normrt

@@ -49,27 +49,20 @@ Status read_graph_lists(const FileImage& image, const Header& header, Graph& gra
   const uint64_t updates = cursor.take<uint32_t>();
   const uint64_t metadata = cursor.take<uint32_t>();
   cursor.skip(8);  // max_sequence_length, read first
-  if (Status s = cursor.require(inputs + outputs + 2 * updates, 4,
-                                "graph inputs, outputs and "
-                                "state updates");
-      !s) {
-    return s;
-  }
+  NORMRT_RETURN_IF_ERROR(cursor.require(inputs + outputs + 2 * updates, 4,
+                                        "graph inputs, outputs and "
+                                        "state updates"));
   graph.inputs.resize(inputs);
   for (uint64_t i = 0; i < inputs; ++i) {
-    if (Status s = read_graph_reference(image, cursor, graph, "graph input " + std::to_string(i),
-                                        check_graph_input_kind, graph.inputs[i]);
-        !s) {
-      return s;
-    }
+    NORMRT_RETURN_IF_ERROR(read_graph_reference(image, cursor, graph,
+                                                "graph input " + std::to_string(i),
+                                                check_graph_input_kind, graph.inputs[i]));
   }
   graph.outputs.resize(outputs);
   for (uint64_t i = 0; i < outputs; ++i) {
-    if (Status s = read_graph_reference(image, cursor, graph, "graph output " + std::to_string(i),
-                                        check_graph_output_kind, graph.outputs[i]);
-        !s) {
-      return s;
-    }
+    NORMRT_RETURN_IF_ERROR(read_graph_reference(image, cursor, graph,
+                                                "graph output " + std::to_string(i),
+                                                check_graph_output_kind, graph.outputs[i]));
   }
   graph.state_updates.resize(updates);
   std::vector<bool> updated(graph.tensors.size(), false);
@@ -77,26 +70,18 @@ Status read_graph_lists(const FileImage& image, const Header& header, Graph& gra
     Graph::StateUpdate& update = graph.state_updates[i];
     const std::string subject = "state update " + std::to_string(i);
     const uint64_t state_field = cursor.position();
-    if (Status s = read_graph_reference(image, cursor, graph, subject + " state", check_state_kind,
-                                        update.state);
-        !s) {
-      return s;
-    }
+    NORMRT_RETURN_IF_ERROR(read_graph_reference(image, cursor, graph, subject + " state",
+                                                check_state_kind, update.state));
     if (updated[update.state]) {
       return image.fail(state_field, subject + " state " + quoted(graph.tensors[update.state].name),
                         "one update per state tensor", "a second update");
     }
     updated[update.state] = true;
-    if (Status s =
-            read_graph_reference(image, cursor, graph, subject + " value", nullptr, update.value);
-        !s) {
-      return s;
-    }
+    NORMRT_RETURN_IF_ERROR(
+        read_graph_reference(image, cursor, graph, subject + " value", nullptr, update.value));
   }
-  if (Status s = read_attributes(image, header, cursor, metadata, "graph metadata", graph.metadata);
-      !s) {
-    return s;
-  }
+  NORMRT_RETURN_IF_ERROR(
+      read_attributes(image, header, cursor, metadata, "graph metadata", graph.metadata));
   return cursor.require_end("the graph metadata");
 }
 

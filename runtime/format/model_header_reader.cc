@@ -69,12 +69,11 @@ Status check_identity(const FileImage& image) {
                       std::to_string(file_size) + " bytes, as the header records",
                       std::to_string(image.size) + " bytes");
   }
-  Expected<uint64_t> computed = compute_model_checksum(image.data, image.size);
-  if (!computed) return computed.status();
+  NORMRT_ASSIGN_OR_RETURN(uint64_t computed, compute_model_checksum(image.data, image.size));
   const uint64_t stored = image.load<uint64_t>(kChecksumField);
-  if (*computed != stored) {
+  if (computed != stored) {
     return image.fail(kChecksumField, "checksum (the file is corrupted or was modified)",
-                      hex64(stored) + " (stored)", hex64(*computed) + " (XXH3-64 of the file)");
+                      hex64(stored) + " (stored)", hex64(computed) + " (XXH3-64 of the file)");
   }
   return Status::ok();
 }
@@ -122,18 +121,14 @@ Status read_sections(const FileImage& image, Header& header) {
 }  // namespace
 
 Expected<Header> read_header(const FileImage& image) {
-  if (Status status = check_identity(image); !status) return status;
-  if (Status s = check_zero(image, kFlagsField, image.load<uint32_t>(kFlagsField), "flags"); !s) {
-    return s;
-  }
-  if (Status s = check_zero(image, kReservedField, image.load<uint64_t>(kReservedField),
-                            "reserved header field");
-      !s) {
-    return s;
-  }
+  NORMRT_RETURN_IF_ERROR(check_identity(image));
+  NORMRT_RETURN_IF_ERROR(
+      check_zero(image, kFlagsField, image.load<uint32_t>(kFlagsField), "flags"));
+  NORMRT_RETURN_IF_ERROR(check_zero(image, kReservedField, image.load<uint64_t>(kReservedField),
+                                    "reserved header field"));
   Header header;
   header.version = image.load<uint32_t>(kVersionField);
-  if (Status status = read_sections(image, header); !status) return status;
+  NORMRT_RETURN_IF_ERROR(read_sections(image, header));
   header.tensor_count = image.load<uint32_t>(kTensorCountField);
   header.node_count = image.load<uint32_t>(kNodeCountField);
   const uint64_t tensor_table_size = header.sections[kTensorTable].size;

@@ -30,12 +30,12 @@ namespace {
 Status read_attribute(const FileImage& image, const Header& header, TableCursor& cursor,
                       const std::string& subject, Attribute& attribute) {
   const uint64_t record = cursor.position();
-  if (Status s = cursor.require(1, kAttributeFixedSize, subject); !s) return s;
-  Expected<std::string_view> name =
-      read_string(image, header, record + kAttributeNameRef, subject + " name", true);
-  if (!name) return name.status();
-  attribute.name = std::string(*name);
-  const std::string named = subject + " " + quoted(*name);
+  NORMRT_RETURN_IF_ERROR(cursor.require(1, kAttributeFixedSize, subject));
+  NORMRT_ASSIGN_OR_RETURN(
+      std::string_view name,
+      read_string(image, header, record + kAttributeNameRef, subject + " name", true));
+  attribute.name = std::string(name);
+  const std::string named = subject + " " + quoted(name);
   const uint8_t type = image.load<uint8_t>(record + kAttributeType);
   if (Check v = check_attribute_type_code(type)) {
     return image.fail(record + kAttributeType, named + " type", *v);
@@ -62,10 +62,9 @@ Status read_attribute(const FileImage& image, const Header& header, TableCursor&
       attribute.value = image.load<double>(value_field);
       return Status::ok();
     case kString: {
-      Expected<std::string_view> text =
-          read_string(image, header, value_field, named + " value", false);
-      if (!text) return text.status();
-      attribute.value = std::string(*text);
+      NORMRT_ASSIGN_OR_RETURN(std::string_view text,
+                              read_string(image, header, value_field, named + " value", false));
+      attribute.value = std::string(text);
       return Status::ok();
     }
     default: {  // kIntList
@@ -74,7 +73,7 @@ Status read_attribute(const FileImage& image, const Header& header, TableCursor&
         return image.fail(value_field, named + " value field",
                           "0 (an int list's elements follow the record)", std::to_string(unused));
       }
-      if (Status s = cursor.require(count, 8, named + " elements"); !s) return s;
+      NORMRT_RETURN_IF_ERROR(cursor.require(count, 8, named + " elements"));
       std::vector<int64_t> list(count);
       for (int64_t& element : list) element = cursor.take<int64_t>();
       attribute.value = std::move(list);
@@ -103,14 +102,14 @@ Status read_operands(const FileImage& image, TableCursor& cursor, uint64_t count
 Status read_attributes(const FileImage& image, const Header& header, TableCursor& cursor,
                        uint64_t count, const std::string& owner,
                        std::vector<Attribute>& attributes) {
-  if (Status s = cursor.require(count, kAttributeFixedSize, owner + " attributes"); !s) return s;
+  NORMRT_RETURN_IF_ERROR(cursor.require(count, kAttributeFixedSize, owner + " attributes"));
   attributes.reserve(count);
   std::unordered_set<std::string> names;
   for (uint64_t i = 0; i < count; ++i) {
     const uint64_t record = cursor.position();
     Attribute attribute;
     const std::string subject = owner + " attribute " + std::to_string(i);
-    if (Status s = read_attribute(image, header, cursor, subject, attribute); !s) return s;
+    NORMRT_RETURN_IF_ERROR(read_attribute(image, header, cursor, subject, attribute));
     if (!names.insert(attribute.name).second) {
       return image.fail(record + kAttributeNameRef, subject + " " + quoted(attribute.name),
                         "a unique attribute name", "a second attribute of that name");
@@ -128,17 +127,16 @@ Status read_nodes(const FileImage& image, const Header& header, Graph& graph) {
   for (size_t id = 0; id < header.node_count; ++id) {
     const uint64_t record = cursor.position();
     std::string subject = "node " + std::to_string(id);
-    if (Status s = cursor.require(1, kNodeFixedSize, subject); !s) return s;
-    Expected<std::string_view> name =
-        read_string(image, header, record + kNodeNameRef, subject + " name", true);
-    if (!name) return name.status();
-    subject += " " + quoted(*name);
-    if (!names.insert(*name).second) {
+    NORMRT_RETURN_IF_ERROR(cursor.require(1, kNodeFixedSize, subject));
+    NORMRT_ASSIGN_OR_RETURN(std::string_view name, read_string(image, header, record + kNodeNameRef,
+                                                               subject + " name", true));
+    subject += " " + quoted(name);
+    if (!names.insert(name).second) {
       return image.fail(record + kNodeNameRef, subject + " name", "a unique node name",
                         "a second node of that name");
     }
     Node node;
-    node.name = std::string(*name);
+    node.name = std::string(name);
     const uint16_t op = image.load<uint16_t>(record + kNodeOp);
     if (Check v = check_op_code(op)) return image.fail(record + kNodeOp, subject + " op type", *v);
     node.op = static_cast<OpType>(op);
@@ -151,22 +149,14 @@ Status read_nodes(const FileImage& image, const Header& header, Graph& graph) {
     const uint64_t outputs = image.load<uint32_t>(record + kNodeOutputCount);
     const uint64_t attributes = image.load<uint32_t>(record + kNodeAttributeCount);
     cursor.skip(kNodeFixedSize);
-    if (Status s = cursor.require(inputs + outputs, 4, subject + " operands"); !s) return s;
+    NORMRT_RETURN_IF_ERROR(cursor.require(inputs + outputs, 4, subject + " operands"));
     const size_t tensor_count = graph.tensors.size();
-    if (Status s =
-            read_operands(image, cursor, inputs, tensor_count, subject + " input", node.inputs);
-        !s) {
-      return s;
-    }
-    if (Status s =
-            read_operands(image, cursor, outputs, tensor_count, subject + " output", node.outputs);
-        !s) {
-      return s;
-    }
-    if (Status s = read_attributes(image, header, cursor, attributes, subject, node.attributes);
-        !s) {
-      return s;
-    }
+    NORMRT_RETURN_IF_ERROR(
+        read_operands(image, cursor, inputs, tensor_count, subject + " input", node.inputs));
+    NORMRT_RETURN_IF_ERROR(
+        read_operands(image, cursor, outputs, tensor_count, subject + " output", node.outputs));
+    NORMRT_RETURN_IF_ERROR(
+        read_attributes(image, header, cursor, attributes, subject, node.attributes));
     graph.nodes.push_back(std::move(node));
     last_record = subject;
   }

@@ -60,13 +60,12 @@ Expected<Graph> decode_model(const std::byte* data, size_t size, std::shared_ptr
                          std::to_string(reinterpret_cast<uintptr_t>(data)) + " (remainder " +
                          std::to_string(reinterpret_cast<uintptr_t>(data) % kDataAlignment) + ")");
   }
-  Expected<Header> header = read_header(image);
-  if (!header) return header.status();
+  NORMRT_ASSIGN_OR_RETURN(Header header, read_header(image));
   Graph graph;
-  if (Status s = read_max_sequence_length(image, *header, graph); !s) return s;
-  if (Status s = read_tensors(image, *header, owner, graph); !s) return s;
-  if (Status s = read_nodes(image, *header, graph); !s) return s;
-  if (Status s = read_graph_lists(image, *header, graph); !s) return s;
+  NORMRT_RETURN_IF_ERROR(read_max_sequence_length(image, header, graph));
+  NORMRT_RETURN_IF_ERROR(read_tensors(image, header, owner, graph));
+  NORMRT_RETURN_IF_ERROR(read_nodes(image, header, graph));
+  NORMRT_RETURN_IF_ERROR(read_graph_lists(image, header, graph));
   return graph;
 }
 

@@ -114,17 +114,17 @@ Status read_tensors(const FileImage& image, const Header& header,
   for (size_t id = 0; id < header.tensor_count; ++id) {
     const uint64_t record = header.sections[kTensorTable].offset + id * kTensorRecordSize;
     std::string subject = "tensor " + std::to_string(id);
-    Expected<std::string_view> name =
-        read_string(image, header, record + kTensorNameRef, subject + " name", true);
-    if (!name) return name.status();
-    subject += " " + quoted(*name);
-    auto [previous, inserted] = ids_by_name.try_emplace(*name, id);
+    NORMRT_ASSIGN_OR_RETURN(
+        std::string_view name,
+        read_string(image, header, record + kTensorNameRef, subject + " name", true));
+    subject += " " + quoted(name);
+    auto [previous, inserted] = ids_by_name.try_emplace(name, id);
     if (!inserted) {
       return image.fail(record + kTensorNameRef, subject + " name", "a unique tensor name",
                         "the name of tensor " + std::to_string(previous->second));
     }
     Tensor tensor;
-    tensor.name = std::string(*name);
+    tensor.name = std::string(name);
     const uint8_t dtype = image.load<uint8_t>(record + kTensorDtype);
     if (Check v = check_dtype_code(dtype))
       return image.fail(record + kTensorDtype, subject + " dtype", *v);
@@ -156,13 +156,13 @@ Status read_tensors(const FileImage& image, const Header& header,
                         "0 (reserved in version 1)", std::to_string(reserved));
     }
     const bool is_weight = tensor.kind == TensorKind::kWeight;
-    if (Status s = read_shape(image, record, subject, is_weight, tensor.shape); !s) return s;
+    NORMRT_RETURN_IF_ERROR(read_shape(image, record, subject, is_weight, tensor.shape));
     if (Check v = check_tensor_bytes(tensor.dtype, tensor.shape, graph.max_sequence_length)) {
       return image.fail(record + kTensorDims, subject + " size", *v);
     }
     if (is_weight) {
       Span place;
-      if (Status s = read_weight_place(image, header, record, subject, tensor, place); !s) return s;
+      NORMRT_RETURN_IF_ERROR(read_weight_place(image, header, record, subject, tensor, place));
       tensor.data = {image.data + place.offset, place.size, owner};
       if (place.size != 0) places.push_back({place, id});
     } else {

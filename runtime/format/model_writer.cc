@@ -143,7 +143,7 @@ ByteBuffer encode_graph_table(const Graph& graph, StringTable& strings) {
 }  // namespace
 
 Expected<std::vector<std::byte>> serialize_model(const Graph& graph) {
-  if (Status status = check_graph_writable(graph); !status) return status;
+  NORMRT_RETURN_IF_ERROR(check_graph_writable(graph));
 
   std::vector<uint64_t> data_offsets(graph.tensors.size(), 0);  // relative, then absolute
   uint64_t data_size = 0;
@@ -209,7 +209,7 @@ Expected<std::vector<std::byte>> serialize_model(const Graph& graph) {
       std::memcpy(file.data() + data_offsets[id], data.bytes, data.size);
     }
   }
-  if (Status status = restamp_model_checksum(file.data(), file.size()); !status) return status;
+  NORMRT_RETURN_IF_ERROR(restamp_model_checksum(file.data(), file.size()));
   return file;
 }
 

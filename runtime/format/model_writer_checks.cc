@@ -145,7 +145,7 @@ Status check_graph_writable(const Graph& graph) {
   }
   std::unordered_set<std::string> tensor_names;
   for (size_t id = 0; id < graph.tensors.size(); ++id) {
-    if (Status status = check_tensor(graph, id); !status) return status;
+    NORMRT_RETURN_IF_ERROR(check_tensor(graph, id));
     if (!tensor_names.insert(graph.tensors[id].name).second) {
       return refuse(tensor_subject(id, graph.tensors[id]),
                     {"unique tensor names", "a second tensor of that name"});
@@ -153,7 +153,7 @@ Status check_graph_writable(const Graph& graph) {
   }
   std::unordered_set<std::string> node_names;
   for (size_t id = 0; id < graph.nodes.size(); ++id) {
-    if (Status status = check_node(graph, id); !status) return status;
+    NORMRT_RETURN_IF_ERROR(check_node(graph, id));
     if (!node_names.insert(graph.nodes[id].name).second) {
       return refuse("node " + std::to_string(id) + " " + quoted(graph.nodes[id].name),
                     {"unique node names", "a second node of that name"});

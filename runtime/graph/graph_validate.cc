@@ -123,7 +123,7 @@ Status check_node_references(const Graph& graph, const Node& node, const OpSchem
     return Status::error("node '" + node.name + "': op " + schema->name +
                          " is not supported by this build");
   }
-  if (Status s = check_arity(node, *schema); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_arity(node, *schema));
   for (const std::vector<TensorId>* ids : {&node.inputs, &node.outputs}) {
     const char* role = ids == &node.inputs ? "input" : "output";
     for (size_t i = 0; i < ids->size(); ++i) {
@@ -253,7 +253,7 @@ Status check_graph_io(const Graph& graph) {
 
 Status check_inferred_shapes(const Graph& graph, const Node& node, const OpSchema& schema) {
   std::vector<InferredTensor> inferred;
-  if (Status s = schema.infer_shapes(graph, node, inferred); !s) return s;
+  NORMRT_RETURN_IF_ERROR(schema.infer_shapes(graph, node, inferred));
   if (inferred.size() != node.outputs.size()) {
     return Status::error(node_label(node) + ": shape inference gave " +
                          std::to_string(inferred.size()) + " outputs for " +
@@ -285,17 +285,16 @@ Status detail::graph_validate_with(const Graph& graph, detail::OpSchemaLookup lo
     return Status::error("graph: " + std::to_string(graph.tensors.size()) + " tensors is too many");
   }
   for (TensorId id = 0; id < graph.tensors.size(); ++id) {
-    if (Status s = check_tensor(graph, id); !s) return s;
+    NORMRT_RETURN_IF_ERROR(check_tensor(graph, id));
   }
   for (const Node& node : graph.nodes) {
-    if (Status s = check_node_references(graph, node, lookup(node.op)); !s) return s;
+    NORMRT_RETURN_IF_ERROR(check_node_references(graph, node, lookup(node.op)));
   }
-  Expected<std::vector<size_t>> producer = find_producers(graph);
-  if (!producer) return producer.status();
-  if (Status s = check_order(graph, *producer); !s) return s;
-  if (Status s = check_graph_io(graph); !s) return s;
+  NORMRT_ASSIGN_OR_RETURN(std::vector<size_t> producer, find_producers(graph));
+  NORMRT_RETURN_IF_ERROR(check_order(graph, producer));
+  NORMRT_RETURN_IF_ERROR(check_graph_io(graph));
   for (const Node& node : graph.nodes) {
-    if (Status s = check_inferred_shapes(graph, node, *lookup(node.op)); !s) return s;
+    NORMRT_RETURN_IF_ERROR(check_inferred_shapes(graph, node, *lookup(node.op)));
   }
   return Status::ok();
 }

@@ -14,20 +14,18 @@ namespace {
 
 Expected<Activation> check_activation_node(const Graph& graph, const Node& node,
                                            std::vector<InferredTensor>& outputs) {
-  if (Status s = check_attribute_names(node, {"activation"}); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {"activation"}));
   if (node.find_attribute("activation") == nullptr) {
     return node_error(node, "attribute 'activation' is required");
   }
-  Expected<std::string> name = node.string_attribute("activation", "");
-  if (!name) return name.status();
-  Expected<Activation> activation = activation_from_name(*name);
+  NORMRT_ASSIGN_OR_RETURN(std::string name, node.string_attribute("activation", ""));
+  Expected<Activation> activation = activation_from_name(name);
   if (!activation)
     return node_error(node, "attribute 'activation': " + activation.status().message());
 
-  Expected<const Tensor*> x = required_input(graph, node, 0, "x");
-  if (!x) return x.status();
-  if (Status s = check_dtype(node, 0, "x", **x, {DataType::kF32}); !s) return s;
-  outputs = {{DataType::kF32, (*x)->shape}};
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, 0, "x"));
+  NORMRT_RETURN_IF_ERROR(check_dtype(node, 0, "x", *x, {DataType::kF32}));
+  outputs = {{DataType::kF32, x->shape}};
   return activation;
 }
 
@@ -54,15 +52,15 @@ class ActivationOp final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_activation(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  Expected<Activation> activation = check_activation_node(context.graph, context.node, outputs);
-  if (!activation) return activation.status();
-  if (Status s = check_build_isa(context); !s) return s;
+  NORMRT_ASSIGN_OR_RETURN(Activation activation,
+                          check_activation_node(context.graph, context.node, outputs));
+  NORMRT_RETURN_IF_ERROR(check_build_isa(context));
   ActivationKernel kernel = activation_kernel_for(context.isa);
   if (kernel == nullptr) {
     return node_error(context.node,
                       std::string("no activation kernel compiled for ") + isa_name(context.isa));
   }
-  return std::unique_ptr<OpKernel>(new ActivationOp(*activation, kernel));
+  return std::unique_ptr<OpKernel>(new ActivationOp(activation, kernel));
 }
 
 }  // namespace

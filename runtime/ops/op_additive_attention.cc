@@ -47,16 +47,16 @@ struct AttentionShapes {
 Expected<AttentionShapes> check_attention(const Graph& graph, const Node& node,
                                           std::vector<InferredTensor>* outputs) {
   const NodeChecker c(graph, node);
-  if (Status s = c.check_attribute_names({}); !s) return s;
+  NORMRT_RETURN_IF_ERROR(c.check_attribute_names({}));
   const Tensor* operands[5] = {};
   const char* roles[5] = {"query", "keys", "v", "c", "values"};
   for (size_t i = 0; i < 5; ++i) {
-    Expected<const Tensor*> t = i == kC ? c.optional_input(i, roles[i]) : c.input(i, roles[i]);
-    if (!t) return t.status();
-    operands[i] = *t;
-    if (*t == nullptr) continue;
-    if (Status s = c.check_type(**t, roles[i], {DataType::kF32}, i == kV || i == kC ? 1 : 2); !s)
-      return s;
+    NORMRT_ASSIGN_OR_RETURN(const Tensor* t,
+                            i == kC ? c.optional_input(i, roles[i]) : c.input(i, roles[i]));
+    operands[i] = t;
+    if (t == nullptr) continue;
+    NORMRT_RETURN_IF_ERROR(
+        c.check_type(*t, roles[i], {DataType::kF32}, i == kV || i == kC ? 1 : 2));
   }
   const Tensor& query = *operands[kQuery];
   const Tensor& keys = *operands[kKeys];
@@ -71,9 +71,9 @@ Expected<AttentionShapes> check_attention(const Graph& graph, const Node& node,
                    " has A = " + std::to_string(query.shape[1]) + " columns, but keys '" +
                    keys.name + "' has A = " + std::to_string(a));
   if (query.shape[0] == 0) return c.error(NodeChecker::describe(query, "query") + " has no rows");
-  if (Status s = c.check_shape(*operands[kV], "v (A from keys)", {a}); !s) return s;
+  NORMRT_RETURN_IF_ERROR(c.check_shape(*operands[kV], "v (A from keys)", {a}));
   if (operands[kC] != nullptr) {
-    if (Status s = c.check_shape(*operands[kC], "c", {1}); !s) return s;
+    NORMRT_RETURN_IF_ERROR(c.check_shape(*operands[kC], "c", {1}));
   }
   if (values.shape[0] != length)
     return c.error(NodeChecker::describe(values, "values") + " has " +
@@ -169,14 +169,14 @@ class AdditiveAttentionOp final : public OpKernel {
 };
 
 Expected<std::unique_ptr<OpKernel>> create_attention(const OpBuildContext& context) {
-  Expected<AttentionShapes> shapes = check_attention(context.graph, context.node, nullptr);
-  if (!shapes) return shapes.status();
-  if (Status s = check_build_isa(context); !s) return s;
+  NORMRT_ASSIGN_OR_RETURN(AttentionShapes shapes,
+                          check_attention(context.graph, context.node, nullptr));
+  NORMRT_RETURN_IF_ERROR(check_build_isa(context));
   ActivationKernel kernel = activation_kernel_for(context.isa);
   if (kernel == nullptr)
     return node_error(context.node,
                       std::string("no activation kernel compiled for ") + isa_name(context.isa));
-  return std::unique_ptr<OpKernel>(new AdditiveAttentionOp(*shapes, kernel));
+  return std::unique_ptr<OpKernel>(new AdditiveAttentionOp(shapes, kernel));
 }
 
 }  // namespace

@@ -14,21 +14,19 @@ namespace {
 
 Status infer_elementwise(const Graph& graph, const Node& node,
                          std::vector<InferredTensor>& outputs) {
-  if (Status s = check_attribute_names(node, {}); !s) return s;
-  Expected<const Tensor*> a = required_input(graph, node, 0, "a");
-  if (!a) return a.status();
-  Expected<const Tensor*> b = required_input(graph, node, 1, "b");
-  if (!b) return b.status();
-  Status s = check_dtype(node, 0, "a", **a, {DataType::kF32});
-  if (s) s = check_dtype(node, 1, "b", **b, {DataType::kF32});
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {}));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* a, required_input(graph, node, 0, "a"));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* b, required_input(graph, node, 1, "b"));
+  Status s = check_dtype(node, 0, "a", *a, {DataType::kF32});
+  if (s) s = check_dtype(node, 1, "b", *b, {DataType::kF32});
   if (!s) return s;
-  const Shape& a_shape = (*a)->shape;
-  const Shape& b_shape = (*b)->shape;
+  const Shape& a_shape = a->shape;
+  const Shape& b_shape = b->shape;
   const bool suffix = b_shape.size() <= a_shape.size() &&
                       Shape(a_shape.end() - b_shape.size(), a_shape.end()) == b_shape;
   if (!suffix) {
-    return node_error(node, "operand 1 (b) '" + (*b)->name + "' " + shape_string(b_shape) +
-                                " must have the shape of operand 0 (a) '" + (*a)->name + "' " +
+    return node_error(node, "operand 1 (b) '" + b->name + "' " + shape_string(b_shape) +
+                                " must have the shape of operand 0 (a) '" + a->name + "' " +
                                 shape_string(a_shape) + " or a suffix of it");
   }
   outputs = {{DataType::kF32, a_shape}};
@@ -62,7 +60,7 @@ class ElementwiseOp final : public OpKernel {
 template <class Op>
 Expected<std::unique_ptr<OpKernel>> create_elementwise(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  if (Status s = infer_elementwise(context.graph, context.node, outputs); !s) return s;
+  NORMRT_RETURN_IF_ERROR(infer_elementwise(context.graph, context.node, outputs));
   return std::unique_ptr<OpKernel>(new ElementwiseOp<Op>());
 }
 

@@ -26,23 +26,21 @@ struct EmbeddingConfig {
 
 Expected<EmbeddingConfig> check_embedding_node(const Graph& graph, const Node& node,
                                                std::vector<InferredTensor>& outputs) {
-  if (Status s = check_attribute_names(node, {"positions", "row_offset"}); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {"positions", "row_offset"}));
   EmbeddingConfig config;
-  Expected<int64_t> positions = node.int_attribute("positions", 0);
-  if (!positions) return positions.status();
-  if (*positions != 0 && *positions != 1) {
+  NORMRT_ASSIGN_OR_RETURN(int64_t positions, node.int_attribute("positions", 0));
+  if (positions != 0 && positions != 1) {
     return node_error(node,
-                      "attribute 'positions' must be 0 or 1, found " + std::to_string(*positions));
+                      "attribute 'positions' must be 0 or 1, found " + std::to_string(positions));
   }
-  config.positions = *positions == 1;
-  Expected<int64_t> offset = node.int_attribute("row_offset", 0);
-  if (!offset) return offset.status();
+  config.positions = positions == 1;
+  NORMRT_ASSIGN_OR_RETURN(int64_t offset, node.int_attribute("row_offset", 0));
   // Bounded so that id + row_offset cannot overflow.
-  if (*offset < -(int64_t{1} << 40) || *offset > (int64_t{1} << 40)) {
+  if (offset < -(int64_t{1} << 40) || offset > (int64_t{1} << 40)) {
     return node_error(
-        node, "attribute 'row_offset' must be within ±2^40, found " + std::to_string(*offset));
+        node, "attribute 'row_offset' must be within ±2^40, found " + std::to_string(offset));
   }
-  config.row_offset = *offset;
+  config.row_offset = offset;
 
   const size_t expected_inputs = config.positions ? 1 : 2;
   if (node.inputs.size() != expected_inputs) {
@@ -53,30 +51,28 @@ Expected<EmbeddingConfig> check_embedding_node(const Graph& graph, const Node& n
                           std::to_string(node.inputs.size()));
   }
   const size_t table_index = expected_inputs - 1;
-  Expected<const Tensor*> table = required_input(graph, node, table_index, "table");
-  if (!table) return table.status();
-  Status s = check_kind(node, table_index, "table", **table, TensorKind::kWeight);
-  if (s) s = check_dtype(node, table_index, "table", **table, {DataType::kF32, DataType::kBF16});
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* table, required_input(graph, node, table_index, "table"));
+  Status s = check_kind(node, table_index, "table", *table, TensorKind::kWeight);
+  if (s) s = check_dtype(node, table_index, "table", *table, {DataType::kF32, DataType::kBF16});
   if (!s) return s;
-  const Shape& table_shape = (*table)->shape;
+  const Shape& table_shape = table->shape;
   if (table_shape.size() != 2 || table_shape[0] < 1 || table_shape[1] < 1) {
-    return node_error(node, "operand " + std::to_string(table_index) + " (table) '" +
-                                (*table)->name + "' must have shape [V, D] with V, D >= 1, found " +
+    return node_error(node, "operand " + std::to_string(table_index) + " (table) '" + table->name +
+                                "' must have shape [V, D] with V, D >= 1, found " +
                                 shape_string(table_shape));
   }
   Shape y;
   if (config.positions) {
     y = {kSequenceDim, table_shape[1]};
   } else {
-    Expected<const Tensor*> ids = required_input(graph, node, 0, "ids");
-    if (!ids) return ids.status();
-    if (Status t = check_dtype(node, 0, "ids", **ids, {DataType::kI32}); !t) return t;
-    if ((*ids)->shape.empty() || (*ids)->shape.size() >= TensorView::kMaxRank) {
-      return node_error(node, "operand 0 (ids) '" + (*ids)->name + "' must have rank 1 to " +
+    NORMRT_ASSIGN_OR_RETURN(const Tensor* ids, required_input(graph, node, 0, "ids"));
+    NORMRT_RETURN_IF_ERROR(check_dtype(node, 0, "ids", *ids, {DataType::kI32}));
+    if (ids->shape.empty() || ids->shape.size() >= TensorView::kMaxRank) {
+      return node_error(node, "operand 0 (ids) '" + ids->name + "' must have rank 1 to " +
                                   std::to_string(TensorView::kMaxRank - 1) + ", found " +
-                                  shape_string((*ids)->shape));
+                                  shape_string(ids->shape));
     }
-    y = (*ids)->shape;
+    y = ids->shape;
     y.push_back(table_shape[1]);
   }
   outputs = {{DataType::kF32, y}};
@@ -160,10 +156,10 @@ class EmbeddingOp final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_embedding(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  Expected<EmbeddingConfig> config = check_embedding_node(context.graph, context.node, outputs);
-  if (!config) return config.status();
+  NORMRT_ASSIGN_OR_RETURN(EmbeddingConfig config,
+                          check_embedding_node(context.graph, context.node, outputs));
   const Tensor& table = context.graph.tensors[context.node.inputs.back()];
-  return std::unique_ptr<OpKernel>(new EmbeddingOp(*config, table, node_label(context.node)));
+  return std::unique_ptr<OpKernel>(new EmbeddingOp(config, table, node_label(context.node)));
 }
 
 }  // namespace

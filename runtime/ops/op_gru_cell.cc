@@ -57,13 +57,10 @@ using GruSession = seq_op::CellSession<LnGruWorkspace>;
 
 Status check_gru(const Graph& graph, const Node& node, GruConfig& config) {
   const NodeChecker c(graph, node);
-  if (Status s = c.check_attribute_names(
-          {"norm", "eps", "eps_placement", "gain_convention", "p", "reverse"});
-      !s) {
-    return s;
-  }
+  NORMRT_RETURN_IF_ERROR(
+      c.check_attribute_names({"norm", "eps", "eps_placement", "gain_convention", "p", "reverse"}));
   seq_op::CellSequence& sequence = config.sequence;
-  if (Status s = seq_op::check_cell_sequence(graph, c, kX, kU, "u", sequence); !s) return s;
+  NORMRT_RETURN_IF_ERROR(seq_op::check_cell_sequence(graph, c, kX, kU, "u", sequence));
   const auto hidden = static_cast<int64_t>(sequence.hidden);
   const int64_t input = sequence.input, gates = 2 * hidden;
   const struct {
@@ -75,36 +72,32 @@ Status check_gru(const Graph& graph, const Node& node, GruConfig& config) {
                   {kW, "w (H · D)", {hidden, input}},
                   {kU, "u (H · H)", {hidden, hidden}}};
   for (const auto& m : matrices) {
-    Expected<const Tensor*> tensor = c.input(m.index, m.what);
-    if (!tensor) return tensor.status();
-    if (Status s = seq_op::check_weight(c, **tensor, m.what, m.shape); !s) return s;
+    NORMRT_ASSIGN_OR_RETURN(const Tensor* tensor, c.input(m.index, m.what));
+    NORMRT_RETURN_IF_ERROR(seq_op::check_weight(c, *tensor, m.what, m.shape));
   }
-  Expected<const Tensor*> h0 = c.optional_input(kH0, "h0");
-  if (!h0) return h0.status();
-  if (*h0 != nullptr) {
-    if (Status s = seq_op::check_state_vector(c, **h0, "h0", hidden); !s) return s;
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* h0, c.optional_input(kH0, "h0"));
+  if (h0 != nullptr) {
+    NORMRT_RETURN_IF_ERROR(seq_op::check_state_vector(c, *h0, "h0", hidden));
   }
   for (auto [index, what] :
        {std::pair{kGainH, "gain_h"}, {kBiasH, "bias_h"}, {kGainX, "gain_x"}, {kBiasX, "bias_x"}}) {
-    if (Status s = seq_op::check_optional_weight(c, index, what, {gates}); !s) return s;
+    NORMRT_RETURN_IF_ERROR(seq_op::check_optional_weight(c, index, what, {gates}));
   }
   for (auto [index, what] :
        {std::pair{kGainW, "gain_w"}, {kBiasW, "bias_w"}, {kGainU, "gain_u"}, {kBiasU, "bias_u"}}) {
-    if (Status s = seq_op::check_optional_weight(c, index, what, {hidden}); !s) return s;
+    NORMRT_RETURN_IF_ERROR(seq_op::check_optional_weight(c, index, what, {hidden}));
   }
-  Expected<WeightType> type =
-      seq_op::matrices_weight_type(c, {kWx, kWh, kW, kU}, {"w_x", "w_h", "w", "u"});
-  if (!type) return type.status();
-  sequence.type = *type;
-  Expected<NormSelection> norm = norm_selection_from_attributes(node);
-  if (!norm) return norm.status();
-  config.norm = *norm;
+  NORMRT_ASSIGN_OR_RETURN(WeightType type, seq_op::matrices_weight_type(c, {kWx, kWh, kW, kU},
+                                                                        {"w_x", "w_h", "w", "u"}));
+  sequence.type = type;
+  NORMRT_ASSIGN_OR_RETURN(NormSelection norm, norm_selection_from_attributes(node));
+  config.norm = norm;
   return Status::ok();
 }
 
 Status infer_gru(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
   GruConfig config;
-  if (Status s = check_gru(graph, node, config); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_gru(graph, node, config));
   seq_op::infer_cell_outputs(node, config.sequence, outputs);
   return Status::ok();
 }
@@ -119,10 +112,9 @@ class GruKernel final : public OpKernel {
   }
 
   Status run(const OpRunContext& context) const override {
-    Expected<LnGruWorkspace*> workspace =
-        seq_op::cell_workspace<LnGruWorkspace>(context, node_name_, "GruCell");
-    if (!workspace) return workspace.status();
-    LnGruWorkspace& ws = **workspace;
+    NORMRT_ASSIGN_OR_RETURN(LnGruWorkspace * workspace,
+                            seq_op::cell_workspace<LnGruWorkspace>(context, node_name_, "GruCell"));
+    LnGruWorkspace& ws = *workspace;
     const TensorView* in = context.inputs;
     const size_t hidden = config_.sequence.hidden, input = cell_.input_size();
     const float* x = in[kX].f32();
@@ -131,7 +123,7 @@ class GruKernel final : public OpKernel {
     float* h_seq = context.outputs[kHSeq].f32();
     const float* h_prev = has_h0 ? in[kH0].f32() : ws.zeros();
     float* xproj = ws.xproj();
-    Status s = seq_op::for_each_step(
+    NORMRT_RETURN_IF_ERROR(seq_op::for_each_step(
         in[kX].rows(), ws.chunk_steps(), config_.sequence.reverse,
         [&](size_t first, size_t rows) {
           return ln_gru_project_inputs(cell_, x + first * input, rows, xproj, context.pool);
@@ -142,8 +134,7 @@ class GruKernel final : public OpKernel {
               ln_gru_step(cell_, xproj + chunk_row * 3 * hidden, h_prev, h, ws, context.pool);
           h_prev = h;
           return step;
-        });
-    if (!s) return s;
+        }));
     if (has_h_last) std::copy(h_prev, h_prev + hidden, context.outputs[kHLast].f32());
     return Status::ok();
   }
@@ -156,14 +147,14 @@ class GruKernel final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_gru(const OpBuildContext& context) {
   GruConfig config;
-  if (Status s = check_gru(context.graph, context.node, config); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_gru(context.graph, context.node, config));
   const NodeChecker c(context.graph, context.node);
-  Expected<std::vector<std::vector<float>>> read = seq_op::read_cell_weights(
-      c, kWx,
-      {"x", "h0", "w_x", "w_h", "w", "u", "gain_h", "bias_h", "gain_x", "bias_x", "gain_w",
-       "bias_w", "gain_u", "bias_u"});
-  if (!read) return read.status();
-  const std::vector<std::vector<float>>& values = *read;
+  NORMRT_ASSIGN_OR_RETURN(
+      std::vector<std::vector<float>> read,
+      seq_op::read_cell_weights(c, kWx,
+                                {"x", "h0", "w_x", "w_h", "w", "u", "gain_h", "bias_h", "gain_x",
+                                 "bias_x", "gain_w", "bias_w", "gain_u", "bias_u"}));
+  const std::vector<std::vector<float>>& values = read;
   LnGruWeights w;
   w.input_size = static_cast<size_t>(config.sequence.input);
   w.hidden_size = config.sequence.hidden;

@@ -67,11 +67,10 @@ struct RecurrenceConfig {
 
 // An optional f32 vector operand of n elements (any kind).
 Status check_optional_vector(const NodeChecker& c, size_t index, const char* what, int64_t n) {
-  Expected<const Tensor*> tensor = c.optional_input(index, what);
-  if (!tensor) return tensor.status();
-  if (*tensor == nullptr) return Status::ok();
-  if (Status s = c.check_type(**tensor, what, {DataType::kF32}, 1); !s) return s;
-  return c.check_shape(**tensor, what, {n});
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* tensor, c.optional_input(index, what));
+  if (tensor == nullptr) return Status::ok();
+  NORMRT_RETURN_IF_ERROR(c.check_type(*tensor, what, {DataType::kF32}, 1));
+  return c.check_shape(*tensor, what, {n});
 }
 
 // The kernel's own checks of the convention for a row of n (eps, ⌊p·n⌋ ≥ 1).
@@ -92,44 +91,34 @@ Status check_norm_for_width(const NodeChecker& c, const NormSelection& norm, siz
 Status check_recurrence(const Graph& graph, const Node& node, RecurrenceConfig& config,
                         std::vector<InferredTensor>* outputs) {
   const NodeChecker c(graph, node);
-  if (Status s = c.check_attribute_names(
-          {"norm", "eps", "eps_placement", "gain_convention", "p", "reverse"});
-      !s)
-    return s;
-  Expected<bool> reverse = c.flag("reverse", false);
-  if (!reverse) return reverse.status();
-  config.reverse = *reverse;
-  Expected<NormSelection> norm = norm_selection_from_attributes(node);
-  if (!norm) return norm.status();
-  config.norm = *norm;
+  NORMRT_RETURN_IF_ERROR(
+      c.check_attribute_names({"norm", "eps", "eps_placement", "gain_convention", "p", "reverse"}));
+  NORMRT_ASSIGN_OR_RETURN(bool reverse, c.flag("reverse", false));
+  config.reverse = reverse;
+  NORMRT_ASSIGN_OR_RETURN(NormSelection norm, norm_selection_from_attributes(node));
+  config.norm = norm;
 
-  Expected<const Tensor*> w_c = c.input(kWc, "w_c");
-  if (!w_c) return w_c.status();
-  if (Status s = c.check_type(**w_c, "w_c", {DataType::kF32, DataType::kBF16}, 2); !s) return s;
-  const int64_t h = (*w_c)->shape[1];
-  if (h < 1) return c.error(NodeChecker::describe(**w_c, "w_c") + " must be [H, H] with H >= 1");
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* w_c, c.input(kWc, "w_c"));
+  NORMRT_RETURN_IF_ERROR(c.check_type(*w_c, "w_c", {DataType::kF32, DataType::kBF16}, 2));
+  const int64_t h = w_c->shape[1];
+  if (h < 1) return c.error(NodeChecker::describe(*w_c, "w_c") + " must be [H, H] with H >= 1");
   config.hidden = static_cast<size_t>(h);
-  if (Status s = seq_op::check_weight(c, **w_c, "w_c (H · H)", {h, h}); !s) return s;
-  Expected<const Tensor*> w_g = c.input(kWg, "w_g");
-  if (!w_g) return w_g.status();
-  if (Status s = seq_op::check_weight(c, **w_g, "w_g (2H · H, H from w_c)", {2 * h, h}); !s)
-    return s;
+  NORMRT_RETURN_IF_ERROR(seq_op::check_weight(c, *w_c, "w_c (H · H)", {h, h}));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* w_g, c.input(kWg, "w_g"));
+  NORMRT_RETURN_IF_ERROR(seq_op::check_weight(c, *w_g, "w_g (2H · H, H from w_c)", {2 * h, h}));
 
-  Expected<const Tensor*> xg = c.input(kXg, "xg");
-  if (!xg) return xg.status();
-  if (Status s = c.check_type(**xg, "xg", {DataType::kF32}, 2); !s) return s;
-  const int64_t rows = (*xg)->shape[0];
-  if (Status s = c.check_shape(**xg, "xg (R · 2H)", {rows, 2 * h}); !s) return s;
-  Expected<const Tensor*> xc = c.input(kXc, "xc");
-  if (!xc) return xc.status();
-  if (Status s = c.check_type(**xc, "xc", {DataType::kF32}, 2); !s) return s;
-  if (Status s = c.check_shape(**xc, "xc (R · H, R from xg)", {rows, h}); !s) return s;
-  if (rows == 0) return c.error(NodeChecker::describe(**xg, "xg") + " has no rows");
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* xg, c.input(kXg, "xg"));
+  NORMRT_RETURN_IF_ERROR(c.check_type(*xg, "xg", {DataType::kF32}, 2));
+  const int64_t rows = xg->shape[0];
+  NORMRT_RETURN_IF_ERROR(c.check_shape(*xg, "xg (R · 2H)", {rows, 2 * h}));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* xc, c.input(kXc, "xc"));
+  NORMRT_RETURN_IF_ERROR(c.check_type(*xc, "xc", {DataType::kF32}, 2));
+  NORMRT_RETURN_IF_ERROR(c.check_shape(*xc, "xc (R · H, R from xg)", {rows, h}));
+  if (rows == 0) return c.error(NodeChecker::describe(*xg, "xg") + " has no rows");
 
-  Expected<const Tensor*> h0 = c.optional_input(kH0, "h0");
-  if (!h0) return h0.status();
-  if (*h0 != nullptr) {
-    if (Status s = seq_op::check_state_vector(c, **h0, "h0", h); !s) return s;
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* h0, c.optional_input(kH0, "h0"));
+  if (h0 != nullptr) {
+    NORMRT_RETURN_IF_ERROR(seq_op::check_state_vector(c, *h0, "h0", h));
   }
   const struct {
     Input index;
@@ -143,14 +132,14 @@ Status check_recurrence(const Graph& graph, const Node& node, RecurrenceConfig& 
                  {kGainC, "gain_c", h, true},
                  {kNormBiasC, "norm_bias_c", h, true}};
   for (const auto& v : vectors) {
-    if (Status s = check_optional_vector(c, v.index, v.what, v.n); !s) return s;
+    NORMRT_RETURN_IF_ERROR(check_optional_vector(c, v.index, v.what, v.n));
     if (v.norm_only && !config.norm.enabled && input_tensor(graph, node, v.index) != nullptr)
       return c.error(std::string(v.what) + " needs a norm, but attribute 'norm' is \"none\"");
   }
   const bool gain_g = input_tensor(graph, node, kGainG) != nullptr;
   const bool gain_c = input_tensor(graph, node, kGainC) != nullptr;
-  if (Status s = check_norm_for_width(c, config.norm, 2 * config.hidden, gain_g); !s) return s;
-  if (Status s = check_norm_for_width(c, config.norm, config.hidden, gain_c); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_norm_for_width(c, config.norm, 2 * config.hidden, gain_g));
+  NORMRT_RETURN_IF_ERROR(check_norm_for_width(c, config.norm, config.hidden, gain_c));
   if (outputs != nullptr) {
     outputs->assign(node.outputs.size(), {DataType::kF32, {1, h}});
     (*outputs)[kHSeq].shape = {rows, h};
@@ -230,19 +219,18 @@ class GruRecurrenceOp final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_recurrence(const OpBuildContext& context) {
   RecurrenceConfig config;
-  if (Status s = check_recurrence(context.graph, context.node, config, nullptr); !s) return s;
-  if (Status s = check_build_isa(context); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_recurrence(context.graph, context.node, config, nullptr));
+  NORMRT_RETURN_IF_ERROR(check_build_isa(context));
   ActivationKernel activation = activation_kernel_for(context.isa);
   if (activation == nullptr)
     return node_error(context.node,
                       std::string("no activation kernel compiled for ") + isa_name(context.isa));
-  Expected<PackedWeights> w_g = pack_linear_weight(context.graph, context.node, kWg, context.isa);
-  if (!w_g) return w_g.status();
-  Expected<PackedWeights> w_c = pack_linear_weight(context.graph, context.node, kWc, context.isa);
-  if (!w_c) return w_c.status();
-  return std::unique_ptr<OpKernel>(new GruRecurrenceOp(std::move(w_g).value(),
-                                                       std::move(w_c).value(), config, activation,
-                                                       node_label(context.node)));
+  NORMRT_ASSIGN_OR_RETURN(PackedWeights w_g,
+                          pack_linear_weight(context.graph, context.node, kWg, context.isa));
+  NORMRT_ASSIGN_OR_RETURN(PackedWeights w_c,
+                          pack_linear_weight(context.graph, context.node, kWc, context.isa));
+  return std::unique_ptr<OpKernel>(new GruRecurrenceOp(std::move(w_g), std::move(w_c), config,
+                                                       activation, node_label(context.node)));
 }
 
 }  // namespace

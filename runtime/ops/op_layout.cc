@@ -24,16 +24,15 @@ namespace {
 
 // The "axis" attribute resolved against `rank`.
 Expected<size_t> axis_attribute(const Node& node, size_t rank) {
-  Expected<int64_t> axis = node.int_attribute("axis", -1);
-  if (!axis) return axis.status();
+  NORMRT_ASSIGN_OR_RETURN(int64_t axis, node.int_attribute("axis", -1));
   const auto r = static_cast<int64_t>(rank);
-  if (*axis < -r || *axis >= r) {
-    return node_error(node, "attribute 'axis' = " + std::to_string(*axis) +
+  if (axis < -r || axis >= r) {
+    return node_error(node, "attribute 'axis' = " + std::to_string(axis) +
                                 " is out of range for rank " + std::to_string(rank) +
                                 " (expected " + std::to_string(-r) + " to " +
                                 std::to_string(r - 1) + ")");
   }
-  return static_cast<size_t>(*axis < 0 ? *axis + r : *axis);
+  return static_cast<size_t>(axis < 0 ? axis + r : axis);
 }
 
 Status check_layout_operand(const Node& node, size_t index, const char* role,
@@ -69,24 +68,22 @@ size_t inner_elements(const TensorView& view, size_t axis) {
 
 Expected<size_t> check_concat_node(const Graph& graph, const Node& node,
                                    std::vector<InferredTensor>& outputs) {
-  if (Status s = check_attribute_names(node, {"axis"}); !s) return s;
-  Expected<const Tensor*> first = required_input(graph, node, 0, "a");
-  if (!first) return first.status();
-  if (Status s = check_layout_operand(node, 0, "a", **first); !s) return s;
-  Expected<size_t> axis = axis_attribute(node, (*first)->shape.size());
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {"axis"}));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* first, required_input(graph, node, 0, "a"));
+  NORMRT_RETURN_IF_ERROR(check_layout_operand(node, 0, "a", *first));
+  Expected<size_t> axis = axis_attribute(node, first->shape.size());
   if (!axis) return axis.status();
-  Shape y = (*first)->shape;
+  Shape y = first->shape;
   y[*axis] = 0;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
-    Expected<const Tensor*> operand = required_input(graph, node, i, "operand");
-    if (!operand) return operand.status();
-    const Tensor& t = **operand;
-    if (Status s = check_layout_operand(node, i, "operand", t); !s) return s;
+    NORMRT_ASSIGN_OR_RETURN(const Tensor* operand, required_input(graph, node, i, "operand"));
+    const Tensor& t = *operand;
+    NORMRT_RETURN_IF_ERROR(check_layout_operand(node, i, "operand", t));
     Shape expected = y;  // all operands alike except along the axis
     if (t.shape.size() == y.size()) expected[*axis] = t.shape[*axis];
-    if (t.dtype != (*first)->dtype || t.shape != expected) {
+    if (t.dtype != first->dtype || t.shape != expected) {
       std::string wanted =
-          std::string(data_type_name((*first)->dtype)) + " " + shape_string((*first)->shape);
+          std::string(data_type_name(first->dtype)) + " " + shape_string(first->shape);
       return node_error(node, "operand " + std::to_string(i) + " '" + t.name + "' is " +
                                   tensor_type_string(t) + ", but operand 0 is " + wanted +
                                   ": operands must have the same dtype and rank, and equal "
@@ -94,10 +91,10 @@ Expected<size_t> check_concat_node(const Graph& graph, const Node& node,
                                   std::to_string(*axis));
     }
     // Only now is t's rank known to be y's: the axis indexes it.
-    if (Status s = fixed_axis(node, t, *axis); !s) return s;
+    NORMRT_RETURN_IF_ERROR(fixed_axis(node, t, *axis));
     y[*axis] += t.shape[*axis];
   }
-  outputs = {{(*first)->dtype, y}};
+  outputs = {{first->dtype, y}};
   return axis;
 }
 
@@ -131,31 +128,28 @@ class ConcatOp final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_concat(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  Expected<size_t> axis = check_concat_node(context.graph, context.node, outputs);
-  if (!axis) return axis.status();
-  return std::unique_ptr<OpKernel>(new ConcatOp(*axis));
+  NORMRT_ASSIGN_OR_RETURN(size_t axis, check_concat_node(context.graph, context.node, outputs));
+  return std::unique_ptr<OpKernel>(new ConcatOp(axis));
 }
 
 // ---- Split -----------------------------------------------------------------
 
 Expected<size_t> check_split_node(const Graph& graph, const Node& node,
                                   std::vector<InferredTensor>& outputs) {
-  if (Status s = check_attribute_names(node, {"axis", "sizes"}); !s) return s;
-  Expected<const Tensor*> x = required_input(graph, node, 0, "x");
-  if (!x) return x.status();
-  if (Status s = check_layout_operand(node, 0, "x", **x); !s) return s;
-  Expected<size_t> axis = axis_attribute(node, (*x)->shape.size());
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {"axis", "sizes"}));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, 0, "x"));
+  NORMRT_RETURN_IF_ERROR(check_layout_operand(node, 0, "x", *x));
+  Expected<size_t> axis = axis_attribute(node, x->shape.size());
   if (!axis) return axis.status();
-  if (Status s = fixed_axis(node, **x, *axis); !s) return s;
-  const int64_t length = (*x)->shape[*axis];
+  NORMRT_RETURN_IF_ERROR(fixed_axis(node, *x, *axis));
+  const int64_t length = x->shape[*axis];
   const size_t parts = node.outputs.size();
-  Expected<std::vector<int64_t>> listed = int_list_attribute(node, "sizes", {});
-  if (!listed) return listed.status();
-  std::vector<int64_t> sizes = *listed;
+  NORMRT_ASSIGN_OR_RETURN(std::vector<int64_t> listed, int_list_attribute(node, "sizes", {}));
+  std::vector<int64_t> sizes = listed;
   if (node.find_attribute("sizes") == nullptr) {
     if (length % static_cast<int64_t>(parts) != 0) {
-      return node_error(node, "axis " + std::to_string(*axis) + " of '" + (*x)->name + "' " +
-                                  shape_string((*x)->shape) + " has " + std::to_string(length) +
+      return node_error(node, "axis " + std::to_string(*axis) + " of '" + x->name + "' " +
+                                  shape_string(x->shape) + " has " + std::to_string(length) +
                                   " elements, not divisible into " + std::to_string(parts) +
                                   " equal outputs (set attribute 'sizes')");
     }
@@ -173,13 +167,13 @@ Expected<size_t> check_split_node(const Graph& graph, const Node& node,
     return node_error(node, "attribute 'sizes' [" + list +
                                 "] must have one size >= 0 per output (" + std::to_string(parts) +
                                 ") summing to " + std::to_string(length) + " (axis " +
-                                std::to_string(*axis) + " of " + shape_string((*x)->shape) + ")");
+                                std::to_string(*axis) + " of " + shape_string(x->shape) + ")");
   }
   outputs.clear();
   for (int64_t size : sizes) {
-    Shape y = (*x)->shape;
+    Shape y = x->shape;
     y[*axis] = size;
-    outputs.push_back({(*x)->dtype, y});
+    outputs.push_back({x->dtype, y});
   }
   return axis;
 }
@@ -218,11 +212,10 @@ class SplitOp final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_split(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  Expected<size_t> axis = check_split_node(context.graph, context.node, outputs);
-  if (!axis) return axis.status();
+  NORMRT_ASSIGN_OR_RETURN(size_t axis, check_split_node(context.graph, context.node, outputs));
   std::vector<size_t> sizes;
-  for (const InferredTensor& y : outputs) sizes.push_back(static_cast<size_t>(y.shape[*axis]));
-  return std::unique_ptr<OpKernel>(new SplitOp(*axis, std::move(sizes)));
+  for (const InferredTensor& y : outputs) sizes.push_back(static_cast<size_t>(y.shape[axis]));
+  return std::unique_ptr<OpKernel>(new SplitOp(axis, std::move(sizes)));
 }
 
 // ---- Slice -----------------------------------------------------------------
@@ -241,26 +234,22 @@ struct SliceConfig {
 
 Expected<SliceConfig> check_slice_node(const Graph& graph, const Node& node,
                                        std::vector<InferredTensor>& outputs) {
-  if (Status s = check_attribute_names(node, {"axis", "begin", "end"}); !s) return s;
-  Expected<const Tensor*> x = required_input(graph, node, 0, "x");
-  if (!x) return x.status();
-  if (Status s = check_layout_operand(node, 0, "x", **x); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {"axis", "begin", "end"}));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, 0, "x"));
+  NORMRT_RETURN_IF_ERROR(check_layout_operand(node, 0, "x", *x));
   SliceConfig config;
-  Expected<size_t> axis = axis_attribute(node, (*x)->shape.size());
-  if (!axis) return axis.status();
-  config.axis = *axis;
-  Expected<int64_t> begin = node.int_attribute("begin", 0);
-  if (!begin) return begin.status();
-  Expected<int64_t> end = node.int_attribute("end", 0);
-  if (!end) return end.status();
+  NORMRT_ASSIGN_OR_RETURN(size_t axis, axis_attribute(node, x->shape.size()));
+  config.axis = axis;
+  NORMRT_ASSIGN_OR_RETURN(int64_t begin, node.int_attribute("begin", 0));
+  NORMRT_ASSIGN_OR_RETURN(int64_t end, node.int_attribute("end", 0));
   const bool has_end = node.find_attribute("end") != nullptr;
-  const SliceBound b{*begin < 0, *begin};
-  const SliceBound e = has_end ? SliceBound{*end < 0, *end} : SliceBound{true, 0};
-  const std::string bounds = "slice [" + std::to_string(*begin) + ", " +
-                             (has_end ? std::to_string(*end) : std::string("end")) +
-                             ") along axis " + std::to_string(*axis) + " of '" + (*x)->name + "' " +
-                             shape_string((*x)->shape);
-  const int64_t dim = (*x)->shape[*axis];
+  const SliceBound b{begin < 0, begin};
+  const SliceBound e = has_end ? SliceBound{end < 0, end} : SliceBound{true, 0};
+  const std::string bounds = "slice [" + std::to_string(begin) + ", " +
+                             (has_end ? std::to_string(end) : std::string("end")) +
+                             ") along axis " + std::to_string(axis) + " of '" + x->name + "' " +
+                             shape_string(x->shape);
+  const int64_t dim = x->shape[axis];
   if (dim != kSequenceDim) {
     const int64_t first = b.from_end ? dim + b.offset : b.offset;
     const int64_t last = e.from_end ? dim + e.offset : e.offset;
@@ -288,9 +277,9 @@ Expected<SliceConfig> check_slice_node(const Graph& graph, const Node& node,
                                   "or [-1|0, end) can be taken)");
     }
   }
-  Shape y = (*x)->shape;
-  y[*axis] = config.length;
-  outputs = {{(*x)->dtype, y}};
+  Shape y = x->shape;
+  y[axis] = config.length;
+  outputs = {{x->dtype, y}};
   return config;
 }
 
@@ -324,9 +313,9 @@ class SliceOp final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_slice(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  Expected<SliceConfig> config = check_slice_node(context.graph, context.node, outputs);
-  if (!config) return config.status();
-  return std::unique_ptr<OpKernel>(new SliceOp(*config));
+  NORMRT_ASSIGN_OR_RETURN(SliceConfig config,
+                          check_slice_node(context.graph, context.node, outputs));
+  return std::unique_ptr<OpKernel>(new SliceOp(config));
 }
 
 }  // namespace

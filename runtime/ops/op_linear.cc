@@ -14,24 +14,23 @@ namespace normrt {
 namespace {
 
 Status infer_linear(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
-  if (Status s = check_attribute_names(node, {}); !s) return s;
-  Expected<const Tensor*> x = required_input(graph, node, 0, "x");
-  if (!x) return x.status();
-  Status s = check_dtype(node, 0, "x", **x, {DataType::kF32});
-  if (s) s = check_rows_operand(node, 0, "x", **x);
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {}));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, 0, "x"));
+  Status s = check_dtype(node, 0, "x", *x, {DataType::kF32});
+  if (s) s = check_rows_operand(node, 0, "x", *x);
   if (s) s = check_linear_weight(graph, node, 1);
   if (!s) return s;
   const Shape& w_shape = graph.tensors[node.inputs[1]].shape;  // [N, K]
-  if ((*x)->shape.back() != w_shape[1]) {
-    return node_error(node, "operand 0 (x) '" + (*x)->name +
-                                "' has K = " + std::to_string((*x)->shape.back()) +
+  if (x->shape.back() != w_shape[1]) {
+    return node_error(node, "operand 0 (x) '" + x->name +
+                                "' has K = " + std::to_string(x->shape.back()) +
                                 " features, but W is " + shape_string(w_shape) +
                                 " ([N, K]) with K = " + std::to_string(w_shape[1]));
   }
   if (const Tensor* bias = input_tensor(graph, node, 2)) {
     if (s = check_f32_vector(node, 2, "bias", *bias, w_shape[0]); !s) return s;
   }
-  Shape y = (*x)->shape;
+  Shape y = x->shape;
   y.back() = w_shape[0];
   outputs = {{DataType::kF32, y}};
   return Status::ok();
@@ -58,10 +57,10 @@ class LinearOp final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_linear(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  if (Status s = infer_linear(context.graph, context.node, outputs); !s) return s;
-  Expected<PackedWeights> w = pack_linear_weight(context.graph, context.node, 1, context.isa);
-  if (!w) return w.status();
-  return std::unique_ptr<OpKernel>(new LinearOp(std::move(w).value(), node_label(context.node)));
+  NORMRT_RETURN_IF_ERROR(infer_linear(context.graph, context.node, outputs));
+  NORMRT_ASSIGN_OR_RETURN(PackedWeights w,
+                          pack_linear_weight(context.graph, context.node, 1, context.isa));
+  return std::unique_ptr<OpKernel>(new LinearOp(std::move(w), node_label(context.node)));
 }
 
 }  // namespace

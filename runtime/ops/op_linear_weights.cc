@@ -9,9 +9,8 @@
 namespace normrt {
 
 Status check_linear_weight(const Graph& graph, const Node& node, size_t index) {
-  Expected<const Tensor*> w = required_input(graph, node, index, "W");
-  if (!w) return w.status();
-  const Tensor& tensor = **w;
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* w, required_input(graph, node, index, "W"));
+  const Tensor& tensor = *w;
   Status s = check_kind(node, index, "W", tensor, TensorKind::kWeight);
   if (s) s = check_dtype(node, index, "W", tensor, {DataType::kF32, DataType::kBF16});
   if (!s) return s;
@@ -83,7 +82,7 @@ Expected<PackedWeights> use_prepacked_weight(const Node& node, size_t index, con
 
 Expected<PackedWeights> pack_linear_weight(const Graph& graph, const Node& node, size_t index,
                                            Isa isa) {
-  if (Status s = check_linear_weight(graph, node, index); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_linear_weight(graph, node, index));
   const Tensor& tensor = graph.tensors[node.inputs[index]];
   if (tensor.layout != TensorLayout::kRowMajor) return use_prepacked_weight(node, index, tensor, isa);
   const auto n = static_cast<size_t>(tensor.shape[0]);

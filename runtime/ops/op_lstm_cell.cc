@@ -45,72 +45,61 @@ struct LstmConfig {
 using LstmSession = seq_op::CellSession<LnLstmWorkspace>;
 
 Expected<LstmNormPlacement> parse_placement(const NodeChecker& c, bool norm_enabled) {
-  Expected<size_t> placement =
-      c.choice("placement", 0, {"projections_and_cell", "cell_only", "none"});
-  if (!placement) return placement.status();
+  NORMRT_ASSIGN_OR_RETURN(size_t placement,
+                          c.choice("placement", 0, {"projections_and_cell", "cell_only", "none"}));
   if (!norm_enabled) {
-    if (c.node().find_attribute("placement") != nullptr && *placement != 2) {
+    if (c.node().find_attribute("placement") != nullptr && placement != 2) {
       return c.error("norm 'none' contradicts placement '" +
-                     std::string(*placement == 0 ? "projections_and_cell" : "cell_only") + "'");
+                     std::string(placement == 0 ? "projections_and_cell" : "cell_only") + "'");
     }
     return LstmNormPlacement::kNone;
   }
-  return *placement == 0   ? LstmNormPlacement::kProjectionsAndCell
-         : *placement == 1 ? LstmNormPlacement::kCellOnly
-                           : LstmNormPlacement::kNone;
+  return placement == 0   ? LstmNormPlacement::kProjectionsAndCell
+         : placement == 1 ? LstmNormPlacement::kCellOnly
+                          : LstmNormPlacement::kNone;
 }
 
 Status check_lstm(const Graph& graph, const Node& node, LstmConfig& config) {
   const NodeChecker c(graph, node);
-  if (Status s = c.check_attribute_names(
-          {"placement", "norm", "eps", "eps_placement", "gain_convention", "p", "reverse"});
-      !s) {
-    return s;
-  }
+  NORMRT_RETURN_IF_ERROR(c.check_attribute_names(
+      {"placement", "norm", "eps", "eps_placement", "gain_convention", "p", "reverse"}));
   seq_op::CellSequence& sequence = config.sequence;
-  if (Status s = seq_op::check_cell_sequence(graph, c, kX, kWh, "w_h", sequence); !s) return s;
+  NORMRT_RETURN_IF_ERROR(seq_op::check_cell_sequence(graph, c, kX, kWh, "w_h", sequence));
   const auto hidden = static_cast<int64_t>(sequence.hidden);
   const int64_t input = sequence.input, gates = 4 * hidden;
-  Expected<const Tensor*> w_h = c.input(kWh, "w_h");
-  if (!w_h) return w_h.status();
-  if (Status s = seq_op::check_weight(c, **w_h, "w_h (4H · H)", {gates, hidden}); !s) return s;
-  Expected<const Tensor*> w_x = c.input(kWx, "w_x");
-  if (!w_x) return w_x.status();
-  if (Status s = seq_op::check_weight(c, **w_x, "w_x (4H · D, D from x)", {gates, input}); !s) {
-    return s;
-  }
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* w_h, c.input(kWh, "w_h"));
+  NORMRT_RETURN_IF_ERROR(seq_op::check_weight(c, *w_h, "w_h (4H · H)", {gates, hidden}));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* w_x, c.input(kWx, "w_x"));
+  NORMRT_RETURN_IF_ERROR(seq_op::check_weight(c, *w_x, "w_x (4H · D, D from x)", {gates, input}));
   for (auto [index, what] : {std::pair{kH0, "h0"}, {kC0, "c0"}}) {
-    Expected<const Tensor*> state = c.optional_input(index, what);
-    if (!state) return state.status();
-    if (*state == nullptr) continue;
-    if (Status s = seq_op::check_state_vector(c, **state, what, hidden); !s) return s;
+    NORMRT_ASSIGN_OR_RETURN(const Tensor* state, c.optional_input(index, what));
+    if (state == nullptr) continue;
+    NORMRT_RETURN_IF_ERROR(seq_op::check_state_vector(c, *state, what, hidden));
   }
   for (auto [index, what] : {std::pair{kB, "b"},
                              {kGainH, "gain_h"},
                              {kBiasH, "bias_h"},
                              {kGainX, "gain_x"},
                              {kBiasX, "bias_x"}}) {
-    if (Status s = seq_op::check_optional_weight(c, index, what, {gates}); !s) return s;
+    NORMRT_RETURN_IF_ERROR(seq_op::check_optional_weight(c, index, what, {gates}));
   }
   for (auto [index, what] : {std::pair{kGainC, "gain_c"}, {kBiasC, "bias_c"}}) {
-    if (Status s = seq_op::check_optional_weight(c, index, what, {hidden}); !s) return s;
+    NORMRT_RETURN_IF_ERROR(seq_op::check_optional_weight(c, index, what, {hidden}));
   }
-  Expected<WeightType> type = seq_op::matrices_weight_type(c, {kWx, kWh}, {"w_x", "w_h"});
-  if (!type) return type.status();
-  sequence.type = *type;
+  NORMRT_ASSIGN_OR_RETURN(WeightType type,
+                          seq_op::matrices_weight_type(c, {kWx, kWh}, {"w_x", "w_h"}));
+  sequence.type = type;
 
-  Expected<NormSelection> norm = norm_selection_from_attributes(node);
-  if (!norm) return norm.status();
-  Expected<LstmNormPlacement> placement = parse_placement(c, norm->enabled);
-  if (!placement) return placement.status();
-  config.placement = *placement;
-  config.norm = norm->params;
+  NORMRT_ASSIGN_OR_RETURN(NormSelection norm, norm_selection_from_attributes(node));
+  NORMRT_ASSIGN_OR_RETURN(LstmNormPlacement placement, parse_placement(c, norm.enabled));
+  config.placement = placement;
+  config.norm = norm.params;
   return Status::ok();
 }
 
 Status infer_lstm(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
   LstmConfig config;
-  if (Status s = check_lstm(graph, node, config); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_lstm(graph, node, config));
   seq_op::infer_cell_outputs(node, config.sequence, outputs);
   return Status::ok();
 }
@@ -125,10 +114,9 @@ class LstmKernel final : public OpKernel {
   }
 
   Status run(const OpRunContext& context) const override {
-    Expected<LnLstmWorkspace*> workspace =
-        seq_op::cell_workspace<LnLstmWorkspace>(context, node_name_, "LstmCell");
-    if (!workspace) return workspace.status();
-    LnLstmWorkspace& ws = **workspace;
+    NORMRT_ASSIGN_OR_RETURN(LnLstmWorkspace * workspace, seq_op::cell_workspace<LnLstmWorkspace>(
+                                                             context, node_name_, "LstmCell"));
+    LnLstmWorkspace& ws = *workspace;
     const TensorView* in = context.inputs;
     const size_t hidden = config_.sequence.hidden, input = cell_.input_size();
     const auto optional = [](const TensorView* views, size_t count, size_t index) -> float* {
@@ -147,7 +135,7 @@ class LstmKernel final : public OpKernel {
     if (c != c0) std::copy(c0, c0 + hidden, c);
     const float* h_prev = h0 != nullptr ? h0 : ws.zeros();
     float* xproj = ws.xproj();
-    Status s = seq_op::for_each_step(
+    NORMRT_RETURN_IF_ERROR(seq_op::for_each_step(
         in[kX].rows(), ws.chunk_steps(), config_.sequence.reverse,
         [&](size_t first, size_t rows) {
           return ln_lstm_project_inputs(cell_, x + first * input, rows, xproj, context.pool);
@@ -158,8 +146,7 @@ class LstmKernel final : public OpKernel {
                                      context.pool);
           h_prev = h;
           return step;
-        });
-    if (!s) return s;
+        }));
     if (h_last != nullptr) std::copy(h_prev, h_prev + hidden, h_last);
     return Status::ok();
   }
@@ -172,14 +159,14 @@ class LstmKernel final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_lstm(const OpBuildContext& context) {
   LstmConfig config;
-  if (Status s = check_lstm(context.graph, context.node, config); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_lstm(context.graph, context.node, config));
   const NodeChecker c(context.graph, context.node);
-  Expected<std::vector<std::vector<float>>> read = seq_op::read_cell_weights(
-      c, kWx,
-      {"x", "h0", "c0", "w_x", "w_h", "b", "gain_h", "bias_h", "gain_x", "bias_x", "gain_c",
-       "bias_c"});
-  if (!read) return read.status();
-  const std::vector<std::vector<float>>& values = *read;
+  NORMRT_ASSIGN_OR_RETURN(
+      std::vector<std::vector<float>> read,
+      seq_op::read_cell_weights(c, kWx,
+                                {"x", "h0", "c0", "w_x", "w_h", "b", "gain_h", "bias_h", "gain_x",
+                                 "bias_x", "gain_c", "bias_c"}));
+  const std::vector<std::vector<float>>& values = read;
   LnLstmWeights w;
   w.input_size = static_cast<size_t>(config.sequence.input);
   w.hidden_size = config.sequence.hidden;

@@ -20,16 +20,15 @@ Expected<NormParams> check_norm_node(const Graph& graph, const Node& node, NormK
                                      std::vector<InferredTensor>& outputs) {
   std::vector<std::string_view> names = kNormConventionAttributeNames;
   if (kind == NormKind::kRmsNormPartial) names.push_back("p");
-  if (Status s = check_attribute_names(node, names); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, names));
   Expected<NormParams> params = norm_params_from_attributes(node, kind);
   if (!params) return params.status();
 
-  Expected<const Tensor*> x = required_input(graph, node, 0, "x");
-  if (!x) return x.status();
-  Status s = check_dtype(node, 0, "x", **x, {DataType::kF32});
-  if (s) s = check_rows_operand(node, 0, "x", **x);
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, 0, "x"));
+  Status s = check_dtype(node, 0, "x", *x, {DataType::kF32});
+  if (s) s = check_rows_operand(node, 0, "x", *x);
   if (!s) return s;
-  const int64_t n = (*x)->shape.back();
+  const int64_t n = x->shape.back();
   const Tensor* gain = input_tensor(graph, node, 1);
   const Tensor* bias = input_tensor(graph, node, 2);
   const Tensor* residual = input_tensor(graph, node, 3);
@@ -37,7 +36,7 @@ Expected<NormParams> check_norm_node(const Graph& graph, const Node& node, NormK
   if (bias != nullptr && !(s = check_f32_vector(node, 2, "bias", *bias, n))) return s;
   if (residual != nullptr) {
     s = check_dtype(node, 3, "residual", *residual, {DataType::kF32});
-    if (s) s = check_shape(node, 3, "residual", *residual, (*x)->shape);
+    if (s) s = check_shape(node, 3, "residual", *residual, x->shape);
     if (!s) return s;
   }
   if (output_tensor(graph, node, 1) != nullptr && residual == nullptr) {
@@ -53,7 +52,7 @@ Expected<NormParams> check_norm_node(const Graph& graph, const Node& node, NormK
   rows.gain = gain != nullptr ? &dummy : nullptr;
   if (Status valid = norm_validate(*params, rows); !valid) return node_error(node, valid.message());
 
-  outputs.assign(node.outputs.size(), {DataType::kF32, (*x)->shape});
+  outputs.assign(node.outputs.size(), {DataType::kF32, x->shape});
   return params;
 }
 
@@ -100,15 +99,15 @@ class NormOp final : public OpKernel {
 template <NormKind kKind>
 Expected<std::unique_ptr<OpKernel>> create_norm(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  Expected<NormParams> params = check_norm_node(context.graph, context.node, kKind, outputs);
-  if (!params) return params.status();
-  if (Status s = check_build_isa(context); !s) return s;
+  NORMRT_ASSIGN_OR_RETURN(NormParams params,
+                          check_norm_node(context.graph, context.node, kKind, outputs));
+  NORMRT_RETURN_IF_ERROR(check_build_isa(context));
   NormKernel kernel = norm_kernel_for(context.isa);
   if (kernel == nullptr) {
     return node_error(context.node,
                       std::string("no norm kernel compiled for ") + isa_name(context.isa));
   }
-  return std::unique_ptr<OpKernel>(new NormOp(*params, kernel, node_label(context.node)));
+  return std::unique_ptr<OpKernel>(new NormOp(params, kernel, node_label(context.node)));
 }
 
 }  // namespace

@@ -14,23 +14,21 @@ const std::vector<std::string_view> kNormConventionAttributeNames = {"eps", "eps
 namespace {
 
 Expected<EpsPlacement> eps_placement_from(const Node& node) {
-  Expected<std::string> name = node.string_attribute("eps_placement", "inside_sqrt");
-  if (!name) return name.status();
-  if (*name == "inside_sqrt") return EpsPlacement::kInsideSqrt;
-  if (*name == "added_to_rms") return EpsPlacement::kAddedToRms;
+  NORMRT_ASSIGN_OR_RETURN(std::string name, node.string_attribute("eps_placement", "inside_sqrt"));
+  if (name == "inside_sqrt") return EpsPlacement::kInsideSqrt;
+  if (name == "added_to_rms") return EpsPlacement::kAddedToRms;
   return node_error(
       node, "attribute 'eps_placement' must be \"inside_sqrt\" or \"added_to_rms\", found \"" +
-                *name + "\"");
+                name + "\"");
 }
 
 Expected<GainConvention> gain_convention_from(const Node& node) {
-  Expected<std::string> name = node.string_attribute("gain_convention", "as_stored");
-  if (!name) return name.status();
-  if (*name == "as_stored") return GainConvention::kAsStored;
-  if (*name == "one_plus") return GainConvention::kOnePlus;
+  NORMRT_ASSIGN_OR_RETURN(std::string name, node.string_attribute("gain_convention", "as_stored"));
+  if (name == "as_stored") return GainConvention::kAsStored;
+  if (name == "one_plus") return GainConvention::kOnePlus;
   return node_error(
       node,
-      "attribute 'gain_convention' must be \"as_stored\" or \"one_plus\", found \"" + *name + "\"");
+      "attribute 'gain_convention' must be \"as_stored\" or \"one_plus\", found \"" + name + "\"");
 }
 
 }  // namespace
@@ -51,21 +49,18 @@ Expected<NormParams> norm_params_from_attributes(const Node& node, NormKind kind
   NormParams params;
   params.kind = kind;
 
-  Expected<double> eps = node.float_attribute("eps", 1e-5);
-  if (!eps) return eps.status();
+  NORMRT_ASSIGN_OR_RETURN(double eps, node.float_attribute("eps", 1e-5));
   // The kernels take eps as a float: it must stay finite once rounded.
-  if (!(*eps >= 0.0) || !(*eps <= FLT_MAX)) {
+  if (!(eps >= 0.0) || !(eps <= FLT_MAX)) {
     return node_error(node,
-                      "attribute 'eps' must be finite and >= 0, found " + message_number(*eps));
+                      "attribute 'eps' must be finite and >= 0, found " + message_number(eps));
   }
-  params.eps = static_cast<float>(*eps);
+  params.eps = static_cast<float>(eps);
 
-  Expected<EpsPlacement> placement = eps_placement_from(node);
-  if (!placement) return placement.status();
-  params.eps_placement = *placement;
-  Expected<GainConvention> gain = gain_convention_from(node);
-  if (!gain) return gain.status();
-  params.gain_convention = *gain;
+  NORMRT_ASSIGN_OR_RETURN(EpsPlacement placement, eps_placement_from(node));
+  params.eps_placement = placement;
+  NORMRT_ASSIGN_OR_RETURN(GainConvention gain, gain_convention_from(node));
+  params.gain_convention = gain;
 
   const bool has_p = node.find_attribute("p") != nullptr;
   if (kind != NormKind::kRmsNormPartial) {
@@ -76,41 +71,38 @@ Expected<NormParams> norm_params_from_attributes(const Node& node, NormKind kind
     return params;
   }
   if (!has_p) return node_error(node, "attribute 'p' (pRMSNorm's fraction, in (0, 1]) is required");
-  Expected<double> p = node.float_attribute("p", 1.0);
-  if (!p) return p.status();
-  if (!(*p > 0.0 && *p <= 1.0)) {
-    return node_error(node, "attribute 'p' must be in (0, 1], found " + message_number(*p));
+  NORMRT_ASSIGN_OR_RETURN(double p, node.float_attribute("p", 1.0));
+  if (!(p > 0.0 && p <= 1.0)) {
+    return node_error(node, "attribute 'p' must be in (0, 1], found " + message_number(p));
   }
-  params.partial_fraction = *p;
+  params.partial_fraction = p;
   return params;
 }
 
 Expected<NormSelection> norm_selection_from_attributes(const Node& node) {
-  Expected<std::string> name = node.string_attribute("norm", "none");
-  if (!name) return name.status();
+  NORMRT_ASSIGN_OR_RETURN(std::string name, node.string_attribute("norm", "none"));
   NormSelection selection;
   NormKind kind = NormKind::kLayerNorm;
-  if (*name == "none") {
+  if (name == "none") {
     if (node.find_attribute("p") != nullptr) {
       return node_error(node, "attribute 'p' applies only to norm \"prms_norm\", not \"none\"");
     }
     return selection;
-  } else if (*name == "layer_norm") {
+  } else if (name == "layer_norm") {
     kind = NormKind::kLayerNorm;
-  } else if (*name == "rms_norm") {
+  } else if (name == "rms_norm") {
     kind = NormKind::kRmsNorm;
-  } else if (*name == "prms_norm") {
+  } else if (name == "prms_norm") {
     kind = NormKind::kRmsNormPartial;
   } else {
     return node_error(node,
                       "attribute 'norm' must be \"none\", \"layer_norm\", \"rms_norm\" or "
                       "\"prms_norm\", found \"" +
-                          *name + "\"");
+                          name + "\"");
   }
-  Expected<NormParams> params = norm_params_from_attributes(node, kind);
-  if (!params) return params.status();
+  NORMRT_ASSIGN_OR_RETURN(NormParams params, norm_params_from_attributes(node, kind));
   selection.enabled = true;
-  selection.params = *params;
+  selection.params = params;
   return selection;
 }
 

@@ -17,15 +17,14 @@ namespace normrt {
 namespace {
 
 Status infer_mean_pool(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
-  if (Status s = check_attribute_names(node, {}); !s) return s;
-  Expected<const Tensor*> x = required_input(graph, node, 0, "x");
-  if (!x) return x.status();
-  Status s = check_dtype(node, 0, "x", **x, {DataType::kF32});
-  if (s) s = check_rows_operand(node, 0, "x", **x);
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {}));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, 0, "x"));
+  Status s = check_dtype(node, 0, "x", *x, {DataType::kF32});
+  if (s) s = check_rows_operand(node, 0, "x", *x);
   if (!s) return s;
-  const Shape& shape = (*x)->shape;
+  const Shape& shape = x->shape;
   if (shape.size() != 2 || shape[0] == 0) {
-    return node_error(node, "operand 0 (x) '" + (*x)->name +
+    return node_error(node, "operand 0 (x) '" + x->name +
                                 "' must have shape [R, D] with R >= 1 "
                                 "(R may be S), found " +
                                 shape_string(shape));
@@ -56,25 +55,24 @@ class MeanPoolOp final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_mean_pool(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  if (Status s = infer_mean_pool(context.graph, context.node, outputs); !s) return s;
+  NORMRT_RETURN_IF_ERROR(infer_mean_pool(context.graph, context.node, outputs));
   return std::unique_ptr<OpKernel>(new MeanPoolOp());
 }
 
 Expected<double> check_l2_normalize_node(const Graph& graph, const Node& node,
                                          std::vector<InferredTensor>& outputs) {
-  if (Status s = check_attribute_names(node, {"eps"}); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {"eps"}));
   Expected<double> eps = node.float_attribute("eps", 1e-12);
   if (!eps) return eps.status();
   if (!(*eps >= 0.0 && *eps <= DBL_MAX)) {
     return node_error(node,
                       "attribute 'eps' must be finite and >= 0, found " + std::to_string(*eps));
   }
-  Expected<const Tensor*> x = required_input(graph, node, 0, "x");
-  if (!x) return x.status();
-  Status s = check_dtype(node, 0, "x", **x, {DataType::kF32});
-  if (s) s = check_rows_operand(node, 0, "x", **x);
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, 0, "x"));
+  Status s = check_dtype(node, 0, "x", *x, {DataType::kF32});
+  if (s) s = check_rows_operand(node, 0, "x", *x);
   if (!s) return s;
-  outputs = {{DataType::kF32, (*x)->shape}};
+  outputs = {{DataType::kF32, x->shape}};
   return eps;
 }
 
@@ -107,9 +105,9 @@ class L2NormalizeOp final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_l2_normalize(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  Expected<double> eps = check_l2_normalize_node(context.graph, context.node, outputs);
-  if (!eps) return eps.status();
-  return std::unique_ptr<OpKernel>(new L2NormalizeOp(*eps));
+  NORMRT_ASSIGN_OR_RETURN(double eps,
+                          check_l2_normalize_node(context.graph, context.node, outputs));
+  return std::unique_ptr<OpKernel>(new L2NormalizeOp(eps));
 }
 
 }  // namespace

@@ -39,47 +39,40 @@ struct RopeConfig {
 
 Status check_rope(const Graph& graph, const Node& node, RopeConfig& config, Shape& out_shape) {
   const NodeChecker c(graph, node);
-  if (Status s = c.check_attribute_names({"num_heads", "theta", "rotary_dim", "style"}); !s) {
-    return s;
-  }
-  Expected<const Tensor*> x = c.input(0, "x");
-  if (!x) return x.status();
-  if (Status s = c.check_type(**x, "x", {DataType::kF32}, 2); !s) return s;
-  if ((*x)->shape[0] == 0) return c.error(NodeChecker::describe(**x, "x") + " has no rows");
-  Expected<int64_t> heads = c.required_int("num_heads", 1, INT32_MAX);
-  if (!heads) return heads.status();
-  const int64_t cols = (*x)->shape[1];
-  if (cols <= 0 || cols % *heads != 0 || cols / *heads < 2) {
-    return c.error(NodeChecker::describe(**x, "x") + " has " + shape_string((*x)->shape) +
-                   ": its columns must be num_heads (" + std::to_string(*heads) +
+  NORMRT_RETURN_IF_ERROR(c.check_attribute_names({"num_heads", "theta", "rotary_dim", "style"}));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* x, c.input(0, "x"));
+  NORMRT_RETURN_IF_ERROR(c.check_type(*x, "x", {DataType::kF32}, 2));
+  if (x->shape[0] == 0) return c.error(NodeChecker::describe(*x, "x") + " has no rows");
+  NORMRT_ASSIGN_OR_RETURN(int64_t heads, c.required_int("num_heads", 1, INT32_MAX));
+  const int64_t cols = x->shape[1];
+  if (cols <= 0 || cols % heads != 0 || cols / heads < 2) {
+    return c.error(NodeChecker::describe(*x, "x") + " has " + shape_string(x->shape) +
+                   ": its columns must be num_heads (" + std::to_string(heads) +
                    ") · d with d ≥ 2");
   }
-  const int64_t d = cols / *heads;
-  Expected<int64_t> rotary_dim = c.int_in_range("rotary_dim", d, 2, d);
-  if (!rotary_dim) return rotary_dim.status();
-  if (*rotary_dim % 2 != 0) {
-    return c.error("attribute 'rotary_dim' must be even, found " + std::to_string(*rotary_dim));
+  const int64_t d = cols / heads;
+  NORMRT_ASSIGN_OR_RETURN(int64_t rotary_dim, c.int_in_range("rotary_dim", d, 2, d));
+  if (rotary_dim % 2 != 0) {
+    return c.error("attribute 'rotary_dim' must be even, found " + std::to_string(rotary_dim));
   }
-  Expected<double> theta = c.finite_float("theta", 10000.0);
-  if (!theta) return theta.status();
-  if (!(*theta > 0.0)) {
-    return c.error("attribute 'theta' must be > 0, found " + std::to_string(*theta));
+  NORMRT_ASSIGN_OR_RETURN(double theta, c.finite_float("theta", 10000.0));
+  if (!(theta > 0.0)) {
+    return c.error("attribute 'theta' must be > 0, found " + std::to_string(theta));
   }
-  Expected<size_t> style = c.choice("style", 0, {"half", "interleaved"});
-  if (!style) return style.status();
-  config.heads = static_cast<size_t>(*heads);
+  NORMRT_ASSIGN_OR_RETURN(size_t style, c.choice("style", 0, {"half", "interleaved"}));
+  config.heads = static_cast<size_t>(heads);
   config.head_dim = static_cast<size_t>(d);
-  config.rotary_dim = static_cast<size_t>(*rotary_dim);
-  config.theta = *theta;
-  config.style = *style == 0 ? RopeStyle::kHalf : RopeStyle::kInterleaved;
-  out_shape = (*x)->shape;
+  config.rotary_dim = static_cast<size_t>(rotary_dim);
+  config.theta = theta;
+  config.style = style == 0 ? RopeStyle::kHalf : RopeStyle::kInterleaved;
+  out_shape = x->shape;
   return Status::ok();
 }
 
 Status infer_rope(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
   RopeConfig config;
   Shape out_shape;
-  if (Status s = check_rope(graph, node, config, out_shape); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_rope(graph, node, config, out_shape));
   outputs.assign(1, InferredTensor{DataType::kF32, out_shape});
   return Status::ok();
 }
@@ -144,7 +137,7 @@ class RopeKernel final : public OpKernel {
 Expected<std::unique_ptr<OpKernel>> create_rope(const OpBuildContext& context) {
   RopeConfig config;
   Shape out_shape;
-  if (Status s = check_rope(context.graph, context.node, config, out_shape); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_rope(context.graph, context.node, config, out_shape));
   return std::unique_ptr<OpKernel>(new RopeKernel(config));
 }
 

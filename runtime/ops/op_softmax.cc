@@ -15,13 +15,12 @@ namespace normrt {
 namespace {
 
 Status infer_softmax(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
-  if (Status s = check_attribute_names(node, {}); !s) return s;
-  Expected<const Tensor*> x = required_input(graph, node, 0, "x");
-  if (!x) return x.status();
-  Status s = check_dtype(node, 0, "x", **x, {DataType::kF32});
-  if (s) s = check_rows_operand(node, 0, "x", **x);
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {}));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, 0, "x"));
+  Status s = check_dtype(node, 0, "x", *x, {DataType::kF32});
+  if (s) s = check_rows_operand(node, 0, "x", *x);
   if (!s) return s;
-  outputs = {{DataType::kF32, (*x)->shape}};
+  outputs = {{DataType::kF32, x->shape}};
   return Status::ok();
 }
 
@@ -57,7 +56,7 @@ class SoftmaxOp final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_softmax(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  if (Status s = infer_softmax(context.graph, context.node, outputs); !s) return s;
+  NORMRT_RETURN_IF_ERROR(infer_softmax(context.graph, context.node, outputs));
   return std::unique_ptr<OpKernel>(new SoftmaxOp());
 }
 

@@ -13,29 +13,26 @@ constexpr int64_t kMaxChunkSteps = 64;
 
 Status check_cell_sequence(const Graph& graph, const NodeChecker& c, size_t x_index,
                            size_t recurrent_index, const char* recurrent, CellSequence& sequence) {
-  Expected<const Tensor*> x = c.input(x_index, "x");
-  if (!x) return x.status();
-  if (Status s = c.check_type(**x, "x", {DataType::kF32}, 2); !s) return s;
-  Expected<const Tensor*> u = c.input(recurrent_index, recurrent);
-  if (!u) return u.status();
-  if (Status s = c.check_type(**u, recurrent, {DataType::kF32, DataType::kBF16}, 2); !s) return s;
-  const int64_t hidden = (*u)->shape[1], rows = (*x)->shape[0], input = (*x)->shape[1];
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* x, c.input(x_index, "x"));
+  NORMRT_RETURN_IF_ERROR(c.check_type(*x, "x", {DataType::kF32}, 2));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* u, c.input(recurrent_index, recurrent));
+  NORMRT_RETURN_IF_ERROR(c.check_type(*u, recurrent, {DataType::kF32, DataType::kBF16}, 2));
+  const int64_t hidden = u->shape[1], rows = x->shape[0], input = x->shape[1];
   // H < 2^31 keeps every gate count (4H, 4H·H) far from overflow.
   if (hidden <= 0 || hidden > INT32_MAX) {
-    return c.error(NodeChecker::describe(**u, recurrent) + " has " + shape_string((*u)->shape) +
+    return c.error(NodeChecker::describe(*u, recurrent) + " has " + shape_string(u->shape) +
                    ": H (its columns) must be in [1, 2^31)");
   }
   if (rows == 0 || input <= 0) {
-    return c.error(NodeChecker::describe(**x, "x") + " must be [S, D] with S, D ≥ 1, found " +
-                   shape_string((*x)->shape));
+    return c.error(NodeChecker::describe(*x, "x") + " must be [S, D] with S, D ≥ 1, found " +
+                   shape_string(x->shape));
   }
-  Expected<bool> reverse = c.flag("reverse", false);
-  if (!reverse) return reverse.status();
+  NORMRT_ASSIGN_OR_RETURN(bool reverse, c.flag("reverse", false));
   const int64_t max_rows = rows == kSequenceDim ? graph.max_sequence_length : rows;
   sequence.hidden = static_cast<size_t>(hidden);
   sequence.input = input;
   sequence.chunk_steps = static_cast<size_t>(std::clamp<int64_t>(max_rows, 1, kMaxChunkSteps));
-  sequence.reverse = *reverse;
+  sequence.reverse = reverse;
   sequence.h_seq_shape = {rows, hidden};
   return Status::ok();
 }
@@ -51,9 +48,8 @@ Expected<std::vector<std::vector<float>>> read_cell_weights(const NodeChecker& c
                                                             const std::vector<const char*>& names) {
   std::vector<std::vector<float>> values(names.size());
   for (size_t index = first; index < names.size(); ++index) {
-    Expected<std::vector<float>> read = weight_floats(c, index, names[index]);
-    if (!read) return read.status();
-    values[index] = std::move(read).value();
+    NORMRT_ASSIGN_OR_RETURN(std::vector<float> read, weight_floats(c, index, names[index]));
+    values[index] = std::move(read);
   }
   return values;
 }

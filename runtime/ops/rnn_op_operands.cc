@@ -110,9 +110,8 @@ Expected<int64_t> NodeChecker::required_int(const char* name, int64_t lo, int64_
 }
 
 Expected<bool> NodeChecker::flag(const char* name, bool fallback) const {
-  Expected<int64_t> value = int_in_range(name, fallback ? 1 : 0, 0, 1);
-  if (!value) return value.status();
-  return *value == 1;
+  NORMRT_ASSIGN_OR_RETURN(int64_t value, int_in_range(name, fallback ? 1 : 0, 0, 1));
+  return value == 1;
 }
 
 Expected<double> NodeChecker::finite_float(const char* name, double fallback) const {
@@ -128,16 +127,15 @@ Expected<double> NodeChecker::finite_float(const char* name, double fallback) co
 Expected<size_t> NodeChecker::choice(const char* name, size_t fallback,
                                      std::initializer_list<const char*> choices) const {
   if (node_.find_attribute(name) == nullptr) return fallback;
-  Expected<std::string> value = node_.string_attribute(name, "");
-  if (!value) return value.status();
+  NORMRT_ASSIGN_OR_RETURN(std::string value, node_.string_attribute(name, ""));
   std::string valid;
   size_t index = 0;
   for (const char* option : choices) {
-    if (*value == option) return index;
+    if (value == option) return index;
     valid += (index++ == 0 ? "'" : ", '") + std::string(option) + "'";
   }
   return error(std::string("attribute '") + name + "' must be one of " + valid + ", found '" +
-               *value + "'");
+               value + "'");
 }
 
 }  // namespace normrt::seq_op

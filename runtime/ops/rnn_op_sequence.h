@@ -20,10 +20,10 @@ Status for_each_step(size_t steps, size_t chunk, bool reverse, Project&& project
   for (size_t done = 0; done < steps;) {
     const size_t rows = std::min(chunk, steps - done);
     const size_t first = reverse ? steps - done - rows : done;
-    if (Status s = project(first, rows); !s) return s;
+    NORMRT_RETURN_IF_ERROR(project(first, rows));
     for (size_t i = 0; i < rows; ++i) {
       const size_t row = reverse ? rows - 1 - i : i;
-      if (Status s = step(first + row, row); !s) return s;
+      NORMRT_RETURN_IF_ERROR(step(first + row, row));
     }
     done += rows;
   }

@@ -10,19 +10,17 @@ namespace normrt::seq_op {
 
 Status check_weight(const NodeChecker& c, const Tensor& tensor, const char* what,
                     const Shape& shape) {
-  if (Status s = c.check_kind(tensor, what, TensorKind::kWeight); !s) return s;
-  if (Status s = c.check_type(tensor, what, {DataType::kF32, DataType::kBF16}, shape.size()); !s) {
-    return s;
-  }
+  NORMRT_RETURN_IF_ERROR(c.check_kind(tensor, what, TensorKind::kWeight));
+  NORMRT_RETURN_IF_ERROR(
+      c.check_type(tensor, what, {DataType::kF32, DataType::kBF16}, shape.size()));
   return c.check_shape(tensor, what, shape);
 }
 
 Status check_optional_weight(const NodeChecker& c, size_t index, const char* what,
                              const Shape& shape) {
-  Expected<const Tensor*> tensor = c.optional_input(index, what);
-  if (!tensor) return tensor.status();
-  if (*tensor == nullptr) return Status::ok();
-  return check_weight(c, **tensor, what, shape);
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* tensor, c.optional_input(index, what));
+  if (tensor == nullptr) return Status::ok();
+  return check_weight(c, *tensor, what, shape);
 }
 
 Expected<WeightType> matrices_weight_type(const NodeChecker& c,
@@ -32,16 +30,15 @@ Expected<WeightType> matrices_weight_type(const NodeChecker& c,
   const char* first_name = "";
   const char* const* name = names.begin();
   for (size_t index : indices) {
-    Expected<const Tensor*> tensor = c.input(index, *name);
-    if (!tensor) return tensor.status();
+    NORMRT_ASSIGN_OR_RETURN(const Tensor* tensor, c.input(index, *name));
     if (first == nullptr) {
-      first = *tensor;
+      first = tensor;
       first_name = *name;
-    } else if ((*tensor)->dtype != first->dtype) {
+    } else if (tensor->dtype != first->dtype) {
       return c.error(
           "the weight matrices must share one dtype: " + NodeChecker::describe(*first, first_name) +
-          " is " + data_type_name(first->dtype) + ", " + NodeChecker::describe(**tensor, *name) +
-          " is " + data_type_name((*tensor)->dtype));
+          " is " + data_type_name(first->dtype) + ", " + NodeChecker::describe(*tensor, *name) +
+          " is " + data_type_name(tensor->dtype));
     }
     ++name;
   }
@@ -49,10 +46,9 @@ Expected<WeightType> matrices_weight_type(const NodeChecker& c,
 }
 
 Expected<std::vector<float>> weight_floats(const NodeChecker& c, size_t index, const char* what) {
-  Expected<const Tensor*> found = c.optional_input(index, what);
-  if (!found) return found.status();
-  if (*found == nullptr) return std::vector<float>();
-  const Tensor& tensor = **found;
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* found, c.optional_input(index, what));
+  if (found == nullptr) return std::vector<float>();
+  const Tensor& tensor = *found;
   const size_t elements = shape_elements(tensor.shape, 0);
   const size_t expected_bytes = elements * data_type_size(tensor.dtype);
   if (tensor.data.bytes == nullptr || tensor.data.size != expected_bytes) {
@@ -77,7 +73,7 @@ Expected<std::vector<float>> weight_floats(const NodeChecker& c, size_t index, c
 
 Status check_state_vector(const NodeChecker& c, const Tensor& tensor, const char* what,
                           int64_t hidden) {
-  if (Status s = c.check_type(tensor, what, {DataType::kF32}, 2); !s) return s;
+  NORMRT_RETURN_IF_ERROR(c.check_type(tensor, what, {DataType::kF32}, 2));
   return c.check_shape(tensor, what, {1, hidden});
 }
 

@@ -114,13 +114,13 @@ Expected<FoldReport> fold_norm_affine(Graph& graph) {
     // far beyond the bf16 model's own error. This is the pass's accuracy guard.
     if (!only_linear_x || !all_f32) continue;
 
-    Expected<std::string> convention = norm.string_attribute("gain_convention", "as_stored");
-    if (!convention) return convention.status();
+    NORMRT_ASSIGN_OR_RETURN(std::string convention,
+                            norm.string_attribute("gain_convention", "as_stored"));
     const size_t n = static_cast<size_t>(graph.tensors[y].shape.back());
     std::vector<double> g(n, 1.0), beta(n, 0.0);
     if (gain != kNoTensor) {
       const float* values = f32_data(graph.tensors[gain]);
-      for (size_t j = 0; j < n; ++j) g[j] = (*convention == "one_plus" ? 1.0 : 0.0) + values[j];
+      for (size_t j = 0; j < n; ++j) g[j] = (convention == "one_plus" ? 1.0 : 0.0) + values[j];
     }
     if (bias != kNoTensor) {
       const float* values = f32_data(graph.tensors[bias]);

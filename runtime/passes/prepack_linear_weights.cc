@@ -41,18 +41,18 @@ Expected<size_t> prepack_linear_weights(Graph& graph, TensorLayout layout) {
 
     Tensor packed = tensor;
     packed.layout = layout;
-    Expected<size_t> bytes = weight_data_bytes(packed);
-    if (!bytes) return bytes.status();
-    auto buffer = std::make_shared<std::vector<std::byte>>(*bytes + 64);
+    NORMRT_ASSIGN_OR_RETURN(size_t bytes, weight_data_bytes(packed));
+    auto buffer = std::make_shared<std::vector<std::byte>>(bytes + 64);
     // 64-byte aligned inside the buffer: the kernels may borrow it directly.
     auto base = reinterpret_cast<uintptr_t>(buffer->data());
     std::byte* aligned = buffer->data() + ((64 - base % 64) % 64);
-    Status status = pack_weights_into(
-        tensor.data.bytes, static_cast<size_t>(tensor.shape[0]), static_cast<size_t>(tensor.shape[1]),
-        tensor.dtype == DataType::kF32 ? WeightType::kF32 : WeightType::kBF16, panel_width, aligned,
-        *bytes);
+    Status status =
+        pack_weights_into(tensor.data.bytes, static_cast<size_t>(tensor.shape[0]),
+                          static_cast<size_t>(tensor.shape[1]),
+                          tensor.dtype == DataType::kF32 ? WeightType::kF32 : WeightType::kBF16,
+                          panel_width, aligned, bytes);
     if (!status) return Status::error("weight '" + tensor.name + "': " + status.message());
-    packed.data = {aligned, *bytes, buffer};
+    packed.data = {aligned, bytes, buffer};
     tensor = std::move(packed);
     ++rewritten;
   }
