@@ -173,7 +173,7 @@ Expected<NormConfig> override_norm(const std::string& model, const std::string& 
     return Status::error(model + " options: p = " + std::to_string(p) +
                          " is only for prms_norm, not " + norm.kind);
   }
-  if (Status s = check_norm_config(norm); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_norm_config(norm));
   return norm;
 }
 

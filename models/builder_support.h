@@ -51,7 +51,7 @@ OpType norm_op(const NormConfig& norm);
 ///   WeightChecker check(source);
 ///   const SourceTensor* w = check.expect("fc.weight", {N, K});   // null if bad
 ///   ...
-///   if (Status s = check.finish(); !s) return s;   // one message, all problems
+///   NORMRT_RETURN_IF_ERROR(check.finish());   // one message, all problems
 class WeightChecker {
  public:
   explicit WeightChecker(const WeightSource& source) : source_(source) {}

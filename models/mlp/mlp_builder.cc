@@ -28,15 +28,14 @@ TensorId add_linear(GraphBuilder& b, WeightChecker& weights, const std::string& 
 }  // namespace
 
 Status check_mlp_config(const MlpConfig& config) {
-  if (Status s = check_size("input_size", config.input_size); !s) return s;
-  if (Status s = check_size("output_size", config.output_size); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_size("input_size", config.input_size));
+  NORMRT_RETURN_IF_ERROR(check_size("output_size", config.output_size));
   if (config.hidden_sizes.size() > 64)
     return Status::error("config: " + std::to_string(config.hidden_sizes.size()) +
                          " hidden layers, at most 64");
   for (size_t l = 0; l < config.hidden_sizes.size(); ++l) {
-    if (Status s = check_size("hidden_sizes[" + std::to_string(l) + "]", config.hidden_sizes[l]);
-        !s)
-      return s;
+    NORMRT_RETURN_IF_ERROR(
+        check_size("hidden_sizes[" + std::to_string(l) + "]", config.hidden_sizes[l]));
   }
   if (config.max_sequence_length < 1 || config.max_sequence_length > (1 << 20))
     return Status::error("config: max_sequence_length = " +
@@ -46,8 +45,8 @@ Status check_mlp_config(const MlpConfig& config) {
 
 Expected<Graph> build_ln_mlp(const MlpConfig& config, const WeightSource& source,
                              DataType matrix_dtype) {
-  if (Status s = check_mlp_config(config); !s) return s;
-  if (Status s = check_matrix_dtype(matrix_dtype); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_mlp_config(config));
+  NORMRT_RETURN_IF_ERROR(check_matrix_dtype(matrix_dtype));
   const NormConfig& norm = config.norm;
   GraphBuilder b;
   WeightChecker weights(source);
@@ -79,7 +78,7 @@ Expected<Graph> build_ln_mlp(const MlpConfig& config, const WeightSource& source
   b.metadata("eps_placement", norm.eps_placement);
   b.metadata("gain_convention", norm.gain_convention);
   if (norm.kind == "prms_norm") b.metadata("p", norm.p);
-  if (Status s = weights.finish(); !s) return s;
+  NORMRT_RETURN_IF_ERROR(weights.finish());
   return b.finish(config.max_sequence_length);
 }
 

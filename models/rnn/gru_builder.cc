@@ -85,8 +85,8 @@ std::vector<TensorId> add_layer_weights(GraphBuilder& b, WeightChecker& weights,
 
 Expected<Graph> build_ln_gru(const RnnConfig& config, const WeightSource& source,
                              DataType matrix_dtype) {
-  if (Status s = check_rnn_config(config, /*is_lstm=*/false); !s) return s;
-  if (Status s = check_matrix_dtype(matrix_dtype); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_rnn_config(config, /*is_lstm=*/false));
+  NORMRT_RETURN_IF_ERROR(check_matrix_dtype(matrix_dtype));
   GraphBuilder b;
   WeightChecker weights(source);
   const int64_t h = config.hidden_size;
@@ -105,7 +105,7 @@ Expected<Graph> build_ln_gru(const RnnConfig& config, const WeightSource& source
   }
   add_rnn_outputs(b, weights, config, x, matrix_dtype);
   add_rnn_metadata(b, config, "gru");
-  if (Status s = weights.finish(); !s) return s;
+  NORMRT_RETURN_IF_ERROR(weights.finish());
   return b.finish(config.max_sequence_length);
 }
 

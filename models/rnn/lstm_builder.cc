@@ -61,8 +61,8 @@ std::vector<Attribute> cell_attributes(const RnnConfig& config) {
 
 Expected<Graph> build_ln_lstm(const RnnConfig& config, const WeightSource& source,
                               DataType matrix_dtype) {
-  if (Status s = check_rnn_config(config, /*is_lstm=*/true); !s) return s;
-  if (Status s = check_matrix_dtype(matrix_dtype); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_rnn_config(config, /*is_lstm=*/true));
+  NORMRT_RETURN_IF_ERROR(check_matrix_dtype(matrix_dtype));
   GraphBuilder b;
   WeightChecker weights(source);
   const int64_t h = config.hidden_size;
@@ -82,7 +82,7 @@ Expected<Graph> build_ln_lstm(const RnnConfig& config, const WeightSource& sourc
   }
   add_rnn_outputs(b, weights, config, x, matrix_dtype);
   add_rnn_metadata(b, config, "lstm");
-  if (Status s = weights.finish(); !s) return s;
+  NORMRT_RETURN_IF_ERROR(weights.finish());
   return b.finish(config.max_sequence_length);
 }
 

@@ -50,13 +50,11 @@ Status check_rnnsearch_config(const RnnSearchConfig& c) {
 Expected<RnnSearchGraphs> build_rnnsearch(const RnnSearchConfig& config,
                                           const WeightSource& weights, DataType matrix_dtype,
                                           const RnnSearchBuildOptions& options) {
-  if (Status s = check_rnnsearch_config(config); !s) return s;
-  if (Status s = check_matrix_dtype(matrix_dtype); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_rnnsearch_config(config));
+  NORMRT_RETURN_IF_ERROR(check_matrix_dtype(matrix_dtype));
   const int64_t max_s = options.max_source_length;
-  if (Status s = check_config_range("RNNSearch", "max_source_length (build option)", max_s, 1,
-                                    kMaxSourceLength);
-      !s)
-    return s;
+  NORMRT_RETURN_IF_ERROR(check_config_range("RNNSearch", "max_source_length (build option)", max_s,
+                                            1, kMaxSourceLength));
 
   const NematusParameters parameters(weights);
   WeightChecker check(parameters);
@@ -66,7 +64,7 @@ Expected<RnnSearchGraphs> build_rnnsearch(const RnnSearchConfig& config,
   emit_rnnsearch_encoder(emit);
   emit.use(decoder);
   emit_rnnsearch_decoder(emit);
-  if (Status s = check.finish(); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check.finish());
 
   add_metadata(encoder, config, "encoder", max_s);
   add_metadata(decoder, config, "decoder", max_s);

@@ -181,16 +181,14 @@ Status check_bert_config(const BertConfig& c) {
 
 Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource& weights,
                                    DataType matrix_dtype, const BertBuildOptions& options) {
-  if (Status s = check_bert_config(config); !s) return s;
-  if (Status s = check_matrix_dtype(matrix_dtype); !s) return s;
-  Expected<NormConfig> norm_config =
-      override_norm("BERT", options.norm, config.layer_norm_eps, options.p);
-  if (!norm_config) return norm_config.status();
-  const NormConfig& norm = *norm_config;
-  Expected<int64_t> planned =
-      planned_sequence_length("BERT", options.max_sequence_length, config.max_position_embeddings);
-  if (!planned) return planned.status();
-  const int64_t max_s = *planned;
+  NORMRT_RETURN_IF_ERROR(check_bert_config(config));
+  NORMRT_RETURN_IF_ERROR(check_matrix_dtype(matrix_dtype));
+  NORMRT_ASSIGN_OR_RETURN(const NormConfig norm,
+                          override_norm("BERT", options.norm, config.layer_norm_eps, options.p));
+  NORMRT_ASSIGN_OR_RETURN(
+      int64_t planned,
+      planned_sequence_length("BERT", options.max_sequence_length, config.max_position_embeddings));
+  const int64_t max_s = planned;
 
   const std::string position_ids = "embeddings.position_ids";
   const std::string prefix =
@@ -205,7 +203,7 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
   for (int64_t layer = 0; layer < config.num_hidden_layers; ++layer)
     h = emit.layer(layer, h, activation);
   emit.accept_pooler(source);
-  if (Status s = emit.checker().finish(); !s) return s;
+  NORMRT_RETURN_IF_ERROR(emit.checker().finish());
 
   if (options.pooling == BertPooling::kMeanNormalized) {
     TensorId mean = b.node(OpType::kMeanPool, "pooling.mean", {h}, {{1, config.hidden_size}});

@@ -145,16 +145,14 @@ Status check_llama_config(const LlamaConfig& c) {
 
 Expected<Graph> build_llama_decoder(const LlamaConfig& config, const WeightSource& weights,
                                     DataType matrix_dtype, const LlamaBuildOptions& options) {
-  if (Status s = check_llama_config(config); !s) return s;
-  if (Status s = check_matrix_dtype(matrix_dtype); !s) return s;
-  Expected<NormConfig> norm_config =
-      override_norm("Llama", options.norm, config.rms_norm_eps, options.p);
-  if (!norm_config) return norm_config.status();
-  const NormConfig& norm = *norm_config;
-  Expected<int64_t> planned =
-      planned_sequence_length("Llama", options.max_sequence_length, config.max_position_embeddings);
-  if (!planned) return planned.status();
-  const int64_t capacity = *planned;
+  NORMRT_RETURN_IF_ERROR(check_llama_config(config));
+  NORMRT_RETURN_IF_ERROR(check_matrix_dtype(matrix_dtype));
+  NORMRT_ASSIGN_OR_RETURN(const NormConfig norm,
+                          override_norm("Llama", options.norm, config.rms_norm_eps, options.p));
+  NORMRT_ASSIGN_OR_RETURN(int64_t planned,
+                          planned_sequence_length("Llama", options.max_sequence_length,
+                                                  config.max_position_embeddings));
+  const int64_t capacity = planned;
 
   LlamaEmitter emit(config, weights, matrix_dtype, norm, capacity);
   GraphBuilder& b = emit.builder();
@@ -166,7 +164,7 @@ Expected<Graph> build_llama_decoder(const LlamaConfig& config, const WeightSourc
   for (int64_t layer = 0; layer < config.num_hidden_layers; ++layer) h = emit.layer(layer, h);
   h = emit.norm("model.norm", h);
   TensorId logits = emit.lm_head(h, table);
-  if (Status s = emit.checker().finish(); !s) return s;
+  NORMRT_RETURN_IF_ERROR(emit.checker().finish());
 
   b.rename(logits, "logits");
   b.output(logits);

@@ -214,15 +214,14 @@ Status check_torch_transformer_config(const TorchTransformerConfig& c) {
 Expected<Graph> build_torch_transformer(const TorchTransformerConfig& config,
                                         const WeightSource& weights, DataType matrix_dtype,
                                         const TorchTransformerBuildOptions& options) {
-  if (Status s = check_torch_transformer_config(config); !s) return s;
-  if (Status s = check_matrix_dtype(matrix_dtype); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_torch_transformer_config(config));
+  NORMRT_RETURN_IF_ERROR(check_matrix_dtype(matrix_dtype));
   const int64_t l = options.source_length, p = config.max_positions;
-  if (Status s = check_config_range("Transformer", "source_length (build option)", l, 1, p); !s)
-    return s;
+  NORMRT_RETURN_IF_ERROR(
+      check_config_range("Transformer", "source_length (build option)", l, 1, p));
   const int64_t max_t = options.max_target_length == 0 ? p : options.max_target_length;
-  if (Status s = check_config_range("Transformer", "max_target_length (build option)", max_t, 1, p);
-      !s)
-    return s;
+  NORMRT_RETURN_IF_ERROR(
+      check_config_range("Transformer", "max_target_length (build option)", max_t, 1, p));
 
   const int64_t e = config.d_model;
   Emitter emit(config, weights, matrix_dtype);
@@ -259,7 +258,7 @@ Expected<Graph> build_torch_transformer(const TorchTransformerConfig& config,
   if (config.decoder_final_norm)
     h = emit.norm("transformer.decoder.norm", h, kNoTensor, kSequenceDim);
   TensorId logits = emit.linear("generator", h, e, config.tgt_vocab_size);
-  if (Status s = check.finish(); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check.finish());
 
   b.rename(logits, "logits");
   b.output(logits);
