@@ -27,12 +27,11 @@ Expected<IdRange> id_range(const Graph& graph, TensorId input) {
       continue;
     }
     const Tensor& table = graph.tensors[node.inputs[1]];
-    Expected<int64_t> offset = node.int_attribute("row_offset", 0);
-    if (!offset) return offset.status();
+    NORMRT_ASSIGN_OR_RETURN(int64_t offset, node.int_attribute("row_offset", 0));
     if (table.shape.empty()) continue;  // validation rejects it
     // Row = id + offset must be in [0, V).
-    range.low = std::max(range.low, -*offset);
-    range.high = std::min(range.high, table.shape[0] - *offset);
+    range.low = std::max(range.low, -offset);
+    range.high = std::min(range.high, table.shape[0] - offset);
     range.from_tables = true;
   }
   if (range.from_tables && range.high <= range.low) {
@@ -68,11 +67,10 @@ Expected<std::vector<InputBuffer>> make_bench_inputs(const Graph& graph, size_t 
     buffer.dtype = tensor.dtype;
     buffer.words.resize(elements);
     if (tensor.dtype == DataType::kI32) {
-      Expected<IdRange> range = id_range(graph, id);
-      if (!range) return range.status();
-      const int64_t low = range->from_tables ? range->low : 0;
+      NORMRT_ASSIGN_OR_RETURN(IdRange range, id_range(graph, id));
+      const int64_t low = range.from_tables ? range.low : 0;
       const int64_t high =
-          range->from_tables ? range->high : int64_t(std::max<size_t>(1, sequence_length));
+          range.from_tables ? range.high : int64_t(std::max<size_t>(1, sequence_length));
       for (uint32_t& word : buffer.words) {
         const auto value = static_cast<int32_t>(random.integer(low, high));
         std::memcpy(&word, &value, sizeof word);

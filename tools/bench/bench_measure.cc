@@ -83,7 +83,7 @@ Status run_once(Runner& runner, const std::vector<InputBuffer>& inputs, size_t l
     session.reset();
   }
   for (const InputBuffer& input : inputs) {
-    if (Status s = session.set_input(input.name, input.data(), input.bytes()); !s) return s;
+    NORMRT_RETURN_IF_ERROR(session.set_input(input.name, input.data(), input.bytes()));
   }
   const auto start = Clock::now();
   Status status = session.run();
@@ -95,23 +95,22 @@ Status run_once(Runner& runner, const std::vector<InputBuffer>& inputs, size_t l
 Expected<Runner> compile_variant(const Graph& stored, const NormReplacement& norm, bool fused,
                                  const MeasureSettings& settings) {
   Graph graph = stored;
-  Expected<ReplaceNormReport> replaced = replace_norm(graph, norm);
-  if (!replaced) return replaced.status();
+  NORMRT_RETURN_IF_ERROR(replace_norm(graph, norm));
   ModelOptions options;
   options.isa = settings.isa;
   options.fuse = fused;
   options.fold_norm_affine = fused;
-  Expected<std::shared_ptr<const Model>> model = compile_model(std::move(graph), options);
-  if (!model) return model.status();
+  NORMRT_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model,
+                          compile_model(std::move(graph), options));
   Runner runner;
-  runner.model = *model;
+  runner.model = model;
   runner.stateful = !runner.model->states().empty();
   SessionOptions session_options;
   session_options.threads = settings.threads;
   session_options.profile = true;
-  Expected<std::unique_ptr<Session>> session = Session::create(runner.model, session_options);
-  if (!session) return session.status();
-  runner.session = std::move(session).value();
+  NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
+                          Session::create(runner.model, session_options));
+  runner.session = std::move(session);
   return runner;
 }
 

@@ -105,7 +105,7 @@ std::string describe_encoder(const BertConfig& c) {
 
 Expected<Graph> build_builtin_encoder(int64_t width, int64_t max_sequence_length, uint64_t seed) {
   const BertConfig config = builtin_encoder_config(width);
-  if (Status s = check_bert_config(config); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_bert_config(config));
   RandomBertWeights weights(config, seed);
   BertBuildOptions options;
   options.pooling = BertPooling::kMeanNormalized;

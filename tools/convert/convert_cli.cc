@@ -108,20 +108,18 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
                              "'");
       o.norm = value;
     } else if (flag == "--p") {
-      Expected<double> p = parse_number(flag, value);
-      if (!p) return p.status();
-      if (!(p.value() > 0 && p.value() <= 1))
+      NORMRT_ASSIGN_OR_RETURN(double p, parse_number(flag, value));
+      if (!(p > 0 && p <= 1))
         return Status::error("--p: expected a number in (0, 1], found '" + value + "'");
-      o.p = p.value();
+      o.p = p;
       have_p = true;
     } else if (flag == "--pooling") {
       if (value != "none" && value != "mean")
         return Status::error("--pooling: expected none or mean, found '" + value + "'");
       o.pooling = value;
     } else if (flag == "--max-seq") {
-      Expected<int64_t> n = parse_count(flag, value);
-      if (!n) return n.status();
-      o.max_sequence_length = n.value();
+      NORMRT_ASSIGN_OR_RETURN(int64_t n, parse_count(flag, value));
+      o.max_sequence_length = n;
     } else {
       return Status::error("unknown option '" + flag + "'");
     }

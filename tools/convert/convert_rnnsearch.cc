@@ -19,15 +19,13 @@ RnnSearchOutputs rnnsearch_output_paths(const std::string& path) {
 Expected<ConvertSummary> convert_rnnsearch(const ConvertOptions& options, const JsonConfig& config,
                                            const WeightSource& source, TensorLayout layout,
                                            const ConvertProgress& progress) {
-  Expected<RnnSearchGraphs> built = build_rnnsearch_graphs(config, source, options);
-  if (!built) return built.status();
-  Graph* graphs[2] = {&built.value().encoder, &built.value().decoder};
+  NORMRT_ASSIGN_OR_RETURN(RnnSearchGraphs built, build_rnnsearch_graphs(config, source, options));
+  Graph* graphs[2] = {&built.encoder, &built.decoder};
   const WeightTotals totals[2] = {weight_totals(*graphs[0]), weight_totals(*graphs[1])};
   size_t packed = 0;
   for (Graph* graph : graphs) {
-    Expected<size_t> count = finish_graph(*graph, options, layout);
-    if (!count) return count.status();
-    packed += count.value();
+    NORMRT_ASSIGN_OR_RETURN(size_t count, finish_graph(*graph, options, layout));
+    packed += count;
   }
   progress.stage(2, "built and validated rnnsearch: encoder " +
                         format_count(graphs[0]->nodes.size()) + " nodes, decoder " +
@@ -38,16 +36,15 @@ Expected<ConvertSummary> convert_rnnsearch(const ConvertOptions& options, const 
 
   const RnnSearchOutputs paths = rnnsearch_output_paths(options.output_path);
   progress.stage(4, "writing " + paths.encoder + " and " + paths.decoder);
-  if (Status s = write_model_file(*graphs[0], paths.encoder); !s) return s;
+  NORMRT_RETURN_IF_ERROR(write_model_file(*graphs[0], paths.encoder));
   if (Status s = write_model_file(*graphs[1], paths.decoder); !s) {
     std::remove(paths.encoder.c_str());  // both or neither
     return s;
   }
   uint64_t file_bytes = 0;
   for (const std::string& path : {paths.encoder, paths.decoder}) {
-    Expected<uint64_t> bytes = written_file_bytes(path);
-    if (!bytes) return bytes.status();
-    file_bytes += bytes.value();
+    NORMRT_ASSIGN_OR_RETURN(uint64_t bytes, written_file_bytes(path));
+    file_bytes += bytes;
   }
 
   ConvertSummary summary;

@@ -41,7 +41,7 @@ Status check_supported_architecture(const JsonConfig& config, int64_t dim_word) 
       {"deep_fusion_lm", nullptr, "deep fusion with a language model is not supported"},
   };
   for (const auto& k : keys)
-    if (Status s = require_value(config, k.key, k.supported, k.why); !s) return s;
+    NORMRT_RETURN_IF_ERROR(require_value(config, k.key, k.supported, k.why));
   return Status::ok();
 }
 
@@ -55,11 +55,10 @@ Expected<RnnSearchConfig> read_rnnsearch_config(const JsonConfig& config, const 
                                                        {"n_words_src", &c.n_words_src},
                                                        {"n_words", &c.n_words}};
   for (auto [key, field] : required) {
-    Expected<int64_t> value = config.require_int(key);
-    if (!value) return value.status();
-    *field = value.value();
+    NORMRT_ASSIGN_OR_RETURN(int64_t value, config.require_int(key));
+    *field = value;
   }
-  if (Status s = check_supported_architecture(config, c.dim_word); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_supported_architecture(config, c.dim_word));
   Expected<bool> layer_norm = config.optional_bool("layer_normalisation", false);
   Expected<bool> tie_enc_dec = config.optional_bool("tie_encoder_decoder_embeddings", false);
   Expected<bool> tie_dec = config.optional_bool("tie_decoder_embeddings", false);

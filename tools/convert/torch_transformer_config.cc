@@ -36,7 +36,7 @@ Status check_keys(const JsonConfig& config) {
 }  // namespace
 
 Expected<TorchTransformerJson> read_torch_transformer_config(const JsonConfig& config) {
-  if (Status s = check_keys(config); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_keys(config));
   TorchTransformerJson json;
   TorchTransformerConfig& c = json.config;
   TorchTransformerBuildOptions& b = json.build;
@@ -51,25 +51,23 @@ Expected<TorchTransformerJson> read_torch_transformer_config(const JsonConfig& c
            {"max_positions", &c.max_positions, false},
            {"source_length", &b.source_length, true},
            {"max_target_length", &b.max_target_length, false}}) {
-    Expected<int64_t> value = required ? config.require_int(key) : config.optional_int(key, *field);
-    if (!value) return value.status();
-    *field = value.value();
+    NORMRT_ASSIGN_OR_RETURN(int64_t value,
+                            required ? config.require_int(key) : config.optional_int(key, *field));
+    *field = value;
   }
   for (auto [key, field] : {std::pair<const char*, bool*>{"norm_first", &c.norm_first},
                             {"encoder_final_norm", &c.encoder_final_norm},
                             {"decoder_final_norm", &c.decoder_final_norm},
                             {"kv_cache", &b.kv_cache}}) {
-    Expected<bool> value = config.optional_bool(key, *field);
-    if (!value) return value.status();
-    *field = value.value();
+    NORMRT_ASSIGN_OR_RETURN(bool value, config.optional_bool(key, *field));
+    *field = value;
   }
-  Expected<std::string> activation = config.optional_string("activation", c.activation);
-  if (!activation) return activation.status();
-  c.activation = activation.value();
+  NORMRT_ASSIGN_OR_RETURN(std::string activation,
+                          config.optional_string("activation", c.activation));
+  c.activation = activation;
   // Without norm keys: nn.LayerNorm with eps 1e-5, as nn.Transformer.
-  Expected<NormConfig> norm = read_norm_config(config);
-  if (!norm) return norm.status();
-  c.norm = norm.value();
+  NORMRT_ASSIGN_OR_RETURN(NormConfig norm, read_norm_config(config));
+  c.norm = norm;
   if (Status s = check_torch_transformer_config(c); !s)
     return Status::error(config.description() + ": " + s.message());
   return json;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "base/status.h"
 #include "normrt/decode.hpp"
 
 namespace normrt::run {
@@ -42,8 +43,7 @@ int generate(const RunOptions& options, const std::shared_ptr<const Model>& mode
   }
   auto bind_inputs = [&](Session& session) -> Status {
     for (const InputData& input : inputs) {
-      Status s = session.set_input(input.name, input.bytes.data(), input.bytes.size());
-      if (!s) return s;
+      NORMRT_RETURN_IF_ERROR(session.set_input(input.name, input.bytes.data(), input.bytes.size()));
     }
     return Status::ok();
   };

@@ -149,14 +149,13 @@ Expected<InputData> load_input_file(const Model& model, const std::string& name,
     data.bytes = std::move(bytes).value();
   } else {
     const auto* start = reinterpret_cast<const std::byte*>(bytes->data());
-    Expected<SourceTensor> array = parse_npy(start, bytes->size(), name, path);
-    if (!array) return array.status();
-    const size_t data_offset = static_cast<size_t>(array->data - start);
-    if (Status s = check_shape(*input, model.max_sequence_length(), *array, path); !s) return s;
-    if (Status s = convert_npy(*input, *array, data_offset, path, &data.bytes); !s) return s;
+    NORMRT_ASSIGN_OR_RETURN(SourceTensor array, parse_npy(start, bytes->size(), name, path));
+    const size_t data_offset = static_cast<size_t>(array.data - start);
+    NORMRT_RETURN_IF_ERROR(check_shape(*input, model.max_sequence_length(), array, path));
+    NORMRT_RETURN_IF_ERROR(convert_npy(*input, array, data_offset, path, &data.bytes));
   }
   if (check_finite && input->dtype == "f32") {
-    if (Status s = check_finite_values(data.bytes, path); !s) return s;
+    NORMRT_RETURN_IF_ERROR(check_finite_values(data.bytes, path));
   }
   return data;
 }

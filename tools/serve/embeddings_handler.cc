@@ -10,6 +10,7 @@
 #include <chrono>
 #include <vector>
 
+#include "base/status.h"
 #include "tools/serve/model_service.h"
 #include "tools/serve/request_json.h"
 #include "tools/serve/tensor_response.h"
@@ -52,13 +53,12 @@ ApiResult<std::vector<std::string>> input_texts(const json& request, size_t max_
 
 Expected<text::BertTokenizer> load_tokenizer(const std::string& vocab_path, const Model& model,
                                              bool keep_case) {
-  Expected<text::WordPieceVocab> vocab = text::WordPieceVocab::load(vocab_path);
-  if (!vocab) return vocab.status();
+  NORMRT_ASSIGN_OR_RETURN(text::WordPieceVocab vocab, text::WordPieceVocab::load(vocab_path));
   text::BertTokenizerOptions options;
   options.basic.lowercase = !keep_case;
   options.basic.strip_accents = !keep_case;
   options.max_length = model.max_sequence_length();
-  return text::BertTokenizer::create(std::move(vocab).value(), options);
+  return text::BertTokenizer::create(std::move(vocab), options);
 }
 
 Status ModelService::check_embedding_model() {

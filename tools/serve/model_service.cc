@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "base/status.h"
+
 namespace normrt::serve {
 
 Expected<std::unique_ptr<ModelService>> ModelService::create(
@@ -11,12 +13,12 @@ Expected<std::unique_ptr<ModelService>> ModelService::create(
   std::unique_ptr<ModelService> service(new ModelService());
   service->model_ = model;
   service->options_ = options;
-  Expected<std::unique_ptr<SessionPool>> pool = SessionPool::create(model, options.workers);
-  if (!pool) return pool.status();
-  service->pool_ = std::move(pool).value();
+  NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<SessionPool> pool,
+                          SessionPool::create(model, options.workers));
+  service->pool_ = std::move(pool);
   service->tokenizer_ = std::move(tokenizer);
   if (service->tokenizer_) {
-    if (Status s = service->check_embedding_model(); !s) return s;
+    NORMRT_RETURN_IF_ERROR(service->check_embedding_model());
   }
   return service;
 }

@@ -1,5 +1,7 @@
 #include "tools/serve/session_pool.h"
 
+#include "base/status.h"
+
 namespace normrt::serve {
 
 Expected<std::unique_ptr<SessionPool>> SessionPool::create(std::shared_ptr<const Model> model,
@@ -9,10 +11,9 @@ Expected<std::unique_ptr<SessionPool>> SessionPool::create(std::shared_ptr<const
   for (size_t i = 0; i < count; ++i) {
     SessionOptions options;
     options.threads = 1;  // parallelism comes from the sessions, not inside one run
-    Expected<std::unique_ptr<Session>> session = Session::create(model, options);
-    if (!session) return session.status();
-    pool->free_.push_back(session.value().get());
-    pool->sessions_.push_back(std::move(session).value());
+    NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::create(model, options));
+    pool->free_.push_back(session.get());
+    pool->sessions_.push_back(std::move(session));
   }
   return pool;
 }

@@ -1,5 +1,6 @@
 #include "tools/text/wordpiece_tokenizer.h"
 
+#include "base/status.h"
 #include "tools/text/utf8.h"
 
 namespace normrt::text {
@@ -51,9 +52,8 @@ std::vector<int32_t> BertTokenizer::word_pieces(const std::string& word) const {
 
 Status BertTokenizer::append_pieces(std::string_view text, size_t limit,
                                     std::vector<int32_t>& ids) const {
-  auto words = basic_tokenize(text, options_.basic);
-  if (!words.is_ok()) return words.status();
-  for (const std::string& word : words.value())
+  NORMRT_ASSIGN_OR_RETURN(auto words, basic_tokenize(text, options_.basic));
+  for (const std::string& word : words)
     for (int32_t id : word_pieces(word)) {
       if (ids.size() == limit) return Status::ok();
       ids.push_back(id);
@@ -78,7 +78,7 @@ Expected<std::vector<int32_t>> BertTokenizer::encode(std::string_view text) cons
         found = at, length = special.size();
     }
     const size_t end = std::min(found, text.size());
-    if (Status s = append_pieces(text.substr(offset, end - offset), limit, ids); !s) return s;
+    NORMRT_RETURN_IF_ERROR(append_pieces(text.substr(offset, end - offset), limit, ids));
     if (found == std::string_view::npos) break;
     if (ids.size() < limit) ids.push_back(vocab_.find(text.substr(found, length)));
     offset = found + length;

@@ -44,9 +44,9 @@ Expected<JsonConfig> JsonConfig::load(const std::string& path) {
 Expected<JsonConfig> JsonConfig::parse(std::string_view text, std::string description) {
   constexpr int kMaxDepth = 64;
   std::vector<JsonKeyPosition> unused;
-  if (Status s = scan_json(text, kMaxDepth, 0, description, &unused); !s) return s;
+  NORMRT_RETURN_IF_ERROR(scan_json(text, kMaxDepth, 0, description, &unused));
   auto root = std::make_shared<json>();
-  if (Status s = parse_json_text(text, 0, description, root.get()); !s) return s;
+  NORMRT_RETURN_IF_ERROR(parse_json_text(text, 0, description, root.get()));
   if (!root->is_object()) {
     return Status::error(description + ": top level, expected a JSON object, found " +
                          json_type_and_value(*root));

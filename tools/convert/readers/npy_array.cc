@@ -81,7 +81,7 @@ Expected<SourceTensor> parse_npy(const std::byte* data, size_t size, const std::
 
   NpyHeader header;
   const std::string_view text(reinterpret_cast<const char*>(data + header_start), header_size);
-  if (Status s = parse_npy_header(text, header_start, what + " header", &header); !s) return s;
+  NORMRT_RETURN_IF_ERROR(parse_npy_header(text, header_start, what + " header", &header));
   const std::string where = " (header at byte offset " + std::to_string(header_start) + ")";
   if (header.fortran_order) {
     return Status::error(what + ": 'fortran_order', expected False (C order), found True" + where +

@@ -77,9 +77,7 @@ class DictReader {
         return error("'shape'", "at most " + std::to_string(kMaxRank) + " dimensions");
       }
       int64_t value = 0;
-      if (Status s = integer("'shape'[" + std::to_string(values->size()) + "]", &value); !s) {
-        return s;
-      }
+      NORMRT_RETURN_IF_ERROR(integer("'shape'[" + std::to_string(values->size()) + "]", &value));
       values->push_back(value);
       if (consume(')')) break;
       if (!consume(',')) return error("'shape'", "',' or ')'");
@@ -113,7 +111,7 @@ Status parse_npy_header(std::string_view text, size_t base_offset, const std::st
   bool seen_descr = false, seen_order = false, seen_shape = false;
   while (!reader.consume('}')) {
     std::string key;
-    if (Status s = reader.string_literal("header key", &key); !s) return s;
+    NORMRT_RETURN_IF_ERROR(reader.string_literal("header key", &key));
     if (!reader.consume(':')) return reader.error("header key '" + key + "'", "':'");
     if (key == "descr" && !seen_descr) {
       seen_descr = true;
@@ -121,7 +119,7 @@ Status parse_npy_header(std::string_view text, size_t base_offset, const std::st
       if (reader.peek() == '[') {
         return reader.error("'descr'", "a plain type string (structured dtypes are not supported)");
       }
-      if (Status s = reader.string_literal("'descr'", &header->descr); !s) return s;
+      NORMRT_RETURN_IF_ERROR(reader.string_literal("'descr'", &header->descr));
     } else if (key == "fortran_order" && !seen_order) {
       seen_order = true;
       if (reader.consume_word("True")) {
@@ -131,7 +129,7 @@ Status parse_npy_header(std::string_view text, size_t base_offset, const std::st
       }
     } else if (key == "shape" && !seen_shape) {
       seen_shape = true;
-      if (Status s = reader.tuple(&header->shape); !s) return s;
+      NORMRT_RETURN_IF_ERROR(reader.tuple(&header->shape));
     } else {
       return reader.error("header key '" + key + "'",
                           "each of 'descr', 'fortran_order', 'shape' once");

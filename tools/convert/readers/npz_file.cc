@@ -140,7 +140,7 @@ Expected<std::unique_ptr<NpzFile>> parse_npz(const std::byte* data, size_t size,
     if (!ends_with(member, ".npy") || member.size() == 4) {
       return Status::error(what + ": name, expected '<tensor>.npy', found '" + member + "'");
     }
-    if (Status s = check_member(stat, declared, what); !s) return s;
+    NORMRT_RETURN_IF_ERROR(check_member(stat, declared, what));
     // Members of a zip do not overlap, so their compressed sizes fit in the
     // archive; overlapping ones (a local header hidden in another's extra
     // field) would inflate the same bytes many times over deflate's ratio.
@@ -154,29 +154,25 @@ Expected<std::unique_ptr<NpzFile>> parse_npz(const std::byte* data, size_t size,
     compressed += stat.comp_size;
     declared += stat.size;
     buffers->members.emplace_back();
-    if (Status s = read_member(archive.get(), static_cast<zip_uint64_t>(i), stat, what,
-                               &buffers->members.back());
-        !s) {
-      return s;
-    }
+    NORMRT_RETURN_IF_ERROR(read_member(archive.get(), static_cast<zip_uint64_t>(i), stat, what,
+                                       &buffers->members.back()));
     names.push_back(member.substr(0, member.size() - 4));
   }
 
   std::unique_ptr<NpzFile> file(new NpzFile(description, buffers));
   for (size_t i = 0; i < names.size(); ++i) {
     const std::vector<std::byte>& member = buffers->members[i];
-    Expected<SourceTensor> tensor = parse_npy(member.data(), member.size(), names[i],
-                                              description + ": member '" + names[i] + ".npy'");
-    if (!tensor) return tensor.status();
-    if (Status s = file->add(std::move(tensor).value()); !s) return s;
+    NORMRT_ASSIGN_OR_RETURN(SourceTensor tensor,
+                            parse_npy(member.data(), member.size(), names[i],
+                                      description + ": member '" + names[i] + ".npy'"));
+    NORMRT_RETURN_IF_ERROR(file->add(std::move(tensor)));
   }
   return file;
 }
 
 Expected<std::unique_ptr<NpzFile>> NpzFile::open(const std::string& path) {
-  Expected<MappedFile> mapped = map_file(path);
-  if (!mapped) return mapped.status();
-  return parse_npz(mapped->data, mapped->size, path);
+  NORMRT_ASSIGN_OR_RETURN(MappedFile mapped, map_file(path));
+  return parse_npz(mapped.data, mapped.size, path);
 }
 
 }  // namespace normrt

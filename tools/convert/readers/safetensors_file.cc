@@ -77,8 +77,8 @@ Expected<std::unique_ptr<SafetensorsFile>> parse_safetensors(const std::byte* da
   SafetensorsHeader header;
   const std::string_view text(reinterpret_cast<const char*>(data + 8),
                               static_cast<size_t>(header_size));
-  if (Status s = parse_safetensors_header(text, data_size, description, &header); !s) return s;
-  if (Status s = check_tiling(&header.entries, data_size, data_start, description); !s) return s;
+  NORMRT_RETURN_IF_ERROR(parse_safetensors_header(text, data_size, description, &header));
+  NORMRT_RETURN_IF_ERROR(check_tiling(&header.entries, data_size, data_start, description));
 
   std::unique_ptr<SafetensorsFile> file(new SafetensorsFile(description, std::move(owner)));
   file->metadata_ = std::move(header.metadata);
@@ -89,15 +89,14 @@ Expected<std::unique_ptr<SafetensorsFile>> parse_safetensors(const std::byte* da
     tensor.shape = std::move(entry.shape);
     tensor.data = data + data_start + entry.begin;
     tensor.size = static_cast<size_t>(entry.end - entry.begin);
-    if (Status s = file->add(std::move(tensor)); !s) return s;
+    NORMRT_RETURN_IF_ERROR(file->add(std::move(tensor)));
   }
   return file;
 }
 
 Expected<std::unique_ptr<SafetensorsFile>> SafetensorsFile::open(const std::string& path) {
-  Expected<MappedFile> mapped = map_file(path);
-  if (!mapped) return mapped.status();
-  return parse_safetensors(mapped->data, mapped->size, path, mapped->owner);
+  NORMRT_ASSIGN_OR_RETURN(MappedFile mapped, map_file(path));
+  return parse_safetensors(mapped.data, mapped.size, path, mapped.owner);
 }
 
 }  // namespace normrt

@@ -82,8 +82,8 @@ Status parse_entry(const json& value, uint64_t data_size, const EntryErrors& err
     return error.expected("dtype", std::string("one of ") + source_dtype_list(),
                           "\"" + entry->dtype + "\"");
   }
-  if (Status s = parse_shape(*shape, error, &entry->shape); !s) return s;
-  if (Status s = parse_offsets(*offsets, error, &entry->begin, &entry->end); !s) return s;
+  NORMRT_RETURN_IF_ERROR(parse_shape(*shape, error, &entry->shape));
+  NORMRT_RETURN_IF_ERROR(parse_offsets(*offsets, error, &entry->begin, &entry->end));
 
   const std::string range =
       "[" + std::to_string(entry->begin) + ", " + std::to_string(entry->end) + "]";
@@ -131,11 +131,9 @@ Status parse_metadata(const json& value, const std::string& description, size_t 
 Status parse_safetensors_header(std::string_view text, uint64_t data_size,
                                 const std::string& description, SafetensorsHeader* header) {
   std::vector<JsonKeyPosition> keys;
-  if (Status s = scan_json(text, kMaxDepth, kHeaderStart, description + ": header", &keys); !s) {
-    return s;
-  }
+  NORMRT_RETURN_IF_ERROR(scan_json(text, kMaxDepth, kHeaderStart, description + ": header", &keys));
   json root;
-  if (Status s = parse_json_text(text, kHeaderStart, description + ": header", &root); !s) return s;
+  NORMRT_RETURN_IF_ERROR(parse_json_text(text, kHeaderStart, description + ": header", &root));
   if (!root.is_object()) {
     return Status::error(description + ": header, expected a JSON object, found " +
                          json_type_and_value(root) + " (file byte offset 8)");
@@ -157,16 +155,14 @@ Status parse_safetensors_header(std::string_view text, uint64_t data_size,
     const auto found = offsets.find(name);
     const size_t offset = found == offsets.end() ? kHeaderStart : found->second;
     if (name == "__metadata__") {
-      if (Status s = parse_metadata(value, description, offset, &header->metadata); !s) return s;
+      NORMRT_RETURN_IF_ERROR(parse_metadata(value, description, offset, &header->metadata));
       continue;
     }
     SafetensorsEntry entry;
     entry.name = name;
     entry.header_offset = offset;
-    if (Status s = parse_entry(value, data_size, EntryErrors(description, name, offset), &entry);
-        !s) {
-      return s;
-    }
+    NORMRT_RETURN_IF_ERROR(
+        parse_entry(value, data_size, EntryErrors(description, name, offset), &entry));
     header->entries.push_back(std::move(entry));
   }
   return Status::ok();
