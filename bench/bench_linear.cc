@@ -141,9 +141,8 @@ Operands& operands_for(const Shape& shape) {
 Expected<std::vector<PackedWeights>*> packed_for(Operands& ops, const LinearVariant& variant) {
   auto& copies = ops.packed[variant.name];
   while (copies.empty() || copies.size() < ops.copies_for(copies.front().size_bytes())) {
-    Expected<PackedWeights> p = pack_weights(ops.w.data(), ops.n, ops.k, variant);
-    if (!p) return p.status();
-    copies.push_back(std::move(p).value());
+    NORMRT_ASSIGN_OR_RETURN(PackedWeights p, pack_weights(ops.w.data(), ops.n, ops.k, variant));
+    copies.push_back(std::move(p));
   }
   return &copies;
 }
@@ -275,9 +274,9 @@ Expected<std::vector<std::unique_ptr<OneDnnLinear>>*> onednn_for(Operands& ops, 
   auto& copies = ops.onednn[{type, m}];
   if (copies.empty()) {
     do {
-      auto made = OneDnnLinear::create(ops.w.data(), ops.n, ops.k, type, m, true);
-      if (!made) return made.status();
-      copies.push_back(std::move(made).value());
+      NORMRT_ASSIGN_OR_RETURN(auto made,
+                              OneDnnLinear::create(ops.w.data(), ops.n, ops.k, type, m, true));
+      copies.push_back(std::move(made));
     } while (copies.size() < ops.copies_for(copies.front()->weight_bytes()));
   }
   return &copies;
@@ -287,10 +286,10 @@ Expected<std::vector<std::unique_ptr<OneDnnLinear>>*> onednn_for(Operands& ops, 
 Expected<OneDnnLayerNorm*> onednn_norm_for(Operands& ops, size_t m) {
   auto& layer_norm = ops.onednn_norm[m];
   if (!layer_norm) {
-    auto ln = OneDnnLayerNorm::create(m, ops.n, NormParams{}.eps, ops.y.data(), ops.y2.data(),
-                                      ops.gain.data(), ops.norm_bias.data());
-    if (!ln) return ln.status();
-    layer_norm = std::move(ln).value();
+    NORMRT_ASSIGN_OR_RETURN(
+        auto ln, OneDnnLayerNorm::create(m, ops.n, NormParams{}.eps, ops.y.data(), ops.y2.data(),
+                                         ops.gain.data(), ops.norm_bias.data()));
+    layer_norm = std::move(ln);
   }
   return layer_norm.get();
 }

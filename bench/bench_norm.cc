@@ -107,10 +107,10 @@ Expected<OneDnnLayerNorm*> onednn_for(Operands& ops) {
   static std::map<std::pair<size_t, size_t>, std::unique_ptr<OneDnnLayerNorm>> cache;
   auto& slot = cache[{ops.n, ops.rows}];
   if (!slot) {
-    auto created = OneDnnLayerNorm::create(ops.rows, ops.n, kEps, ops.src.data(), ops.dst.data(),
-                                           ops.gain.data(), ops.bias.data());
-    if (!created) return created.status();
-    slot = std::move(created).value();
+    NORMRT_ASSIGN_OR_RETURN(
+        auto created, OneDnnLayerNorm::create(ops.rows, ops.n, kEps, ops.src.data(), ops.dst.data(),
+                                              ops.gain.data(), ops.bias.data()));
+    slot = std::move(created);
   }
   return slot.get();
 }

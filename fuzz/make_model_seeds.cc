@@ -203,26 +203,23 @@ Graph recurrence_attention() {
 // Linear weights packed in 16-column panels (a version-2 file).
 Expected<Graph> fused_packed() {
   Graph graph = mlp();
-  if (Expected<FusionReport> fused = fuse_linear_chains(graph); !fused) return fused.status();
+  NORMRT_RETURN_IF_ERROR(fuse_linear_chains(graph));
   prune_tensors(graph);  // the absorbed nodes' intermediates
-  if (Expected<size_t> packed = prepack_linear_weights(graph, TensorLayout::kPanels16); !packed)
-    return packed.status();
+  NORMRT_RETURN_IF_ERROR(prepack_linear_weights(graph, TensorLayout::kPanels16));
   return graph;
 }
 
 // Compiles `graph` and runs it once on zeros (S = 2).
 Status compile_and_run(const Graph& graph, const ModelOptions& options) {
-  Expected<std::shared_ptr<const Model>> model = compile_model(graph, options);
-  if (!model) return model.status();
-  Expected<std::unique_ptr<Session>> session = Session::create(*model);
-  if (!session) return session.status();
+  NORMRT_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, compile_model(graph, options));
+  NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::create(model));
   std::vector<std::byte> zeros(4096);
   for (TensorId id : graph.inputs) {
     const Tensor& input = graph.tensors[id];
     const size_t bytes = shape_elements(input.shape, 2) * data_type_size(input.dtype);
-    if (Status s = (*session)->set_input(input.name, zeros.data(), bytes); !s) return s;
+    NORMRT_RETURN_IF_ERROR(session->set_input(input.name, zeros.data(), bytes));
   }
-  return (*session)->run();
+  return session->run();
 }
 
 // Writes `graph` if it compiles and runs without the passes (the file's own

@@ -17,9 +17,8 @@ Expected<std::string> read_file(const std::string& path) {
 
 Expected<JsonValue> read_config(const std::string& name) {
   const std::string path = fixture_path(name, ".json");
-  Expected<std::string> text = read_file(path);
-  if (!text) return text.status();
-  Expected<JsonValue> json = parse_json(text.value());
+  NORMRT_ASSIGN_OR_RETURN(std::string text, read_file(path));
+  Expected<JsonValue> json = parse_json(text);
   if (!json) return Status::error(path + ": " + json.status().message());
   return json;
 }
@@ -46,9 +45,7 @@ NormConfig norm_config(const JsonValue& config) {
 }  // namespace
 
 Expected<MemorySource> MemorySource::read_safetensors(const std::string& path) {
-  Expected<std::string> file = read_file(path);
-  if (!file) return file.status();
-  const std::string& bytes = file.value();
+  NORMRT_ASSIGN_OR_RETURN(const std::string bytes, read_file(path));
   uint64_t header_size = 0;
   if (bytes.size() < 8) return Status::error(path + ": shorter than the 8-byte header length");
   std::memcpy(&header_size, bytes.data(), 8);
@@ -145,15 +142,12 @@ std::string fixture_path(const std::string& name, const std::string& suffix) {
 }
 
 Expected<std::string> fixture_architecture(const std::string& name) {
-  Expected<JsonValue> config = read_config(name);
-  if (!config) return config.status();
-  return text(config.value(), "architecture", "");
+  NORMRT_ASSIGN_OR_RETURN(JsonValue config, read_config(name));
+  return text(config, "architecture", "");
 }
 
 Expected<RnnConfig> fixture_rnn_config(const std::string& name) {
-  Expected<JsonValue> json = read_config(name);
-  if (!json) return json.status();
-  const JsonValue& c = json.value();
+  NORMRT_ASSIGN_OR_RETURN(const JsonValue c, read_config(name));
   RnnConfig config;
   config.input_size = static_cast<int64_t>(number(c, "input_size", 0));
   config.hidden_size = static_cast<int64_t>(number(c, "hidden_size", 0));
@@ -167,9 +161,7 @@ Expected<RnnConfig> fixture_rnn_config(const std::string& name) {
 }
 
 Expected<MlpConfig> fixture_mlp_config(const std::string& name) {
-  Expected<JsonValue> json = read_config(name);
-  if (!json) return json.status();
-  const JsonValue& c = json.value();
+  NORMRT_ASSIGN_OR_RETURN(const JsonValue c, read_config(name));
   MlpConfig config;
   config.input_size = static_cast<int64_t>(number(c, "input_size", 0));
   config.output_size = static_cast<int64_t>(number(c, "output_size", 0));

@@ -41,17 +41,14 @@ const char* const kCases[] = {"lstm_layer_norm",      "lstm_rms_norm",      "lst
 
 Expected<Graph> build_fixture(const std::string& name, const WeightSource& weights,
                               DataType dtype) {
-  Expected<std::string> architecture = fixture_architecture(name);
-  if (!architecture) return architecture.status();
-  if (architecture.value() == "mlp") {
-    Expected<MlpConfig> config = fixture_mlp_config(name);
-    if (!config) return config.status();
-    return build_ln_mlp(config.value(), weights, dtype);
+  NORMRT_ASSIGN_OR_RETURN(std::string architecture, fixture_architecture(name));
+  if (architecture == "mlp") {
+    NORMRT_ASSIGN_OR_RETURN(MlpConfig config, fixture_mlp_config(name));
+    return build_ln_mlp(config, weights, dtype);
   }
-  Expected<RnnConfig> config = fixture_rnn_config(name);
-  if (!config) return config.status();
-  return architecture.value() == "lstm" ? build_ln_lstm(config.value(), weights, dtype)
-                                        : build_ln_gru(config.value(), weights, dtype);
+  NORMRT_ASSIGN_OR_RETURN(RnnConfig config, fixture_rnn_config(name));
+  return architecture == "lstm" ? build_ln_lstm(config, weights, dtype)
+                                : build_ln_gru(config, weights, dtype);
 }
 
 // The rows [first, first + count) of a row-major tensor with `cols` columns.

@@ -45,11 +45,11 @@ class Parser {
     while (true) {
       std::string key;
       if (skip_space(), !peek('"')) return fail("expected a key");
-      if (Status s = string(key); !s) return s;
+      NORMRT_RETURN_IF_ERROR(string(key));
       if (skip_space(), !peek(':')) return fail("expected ':'");
       ++pos_;
       JsonValue member;
-      if (Status s = value(member, depth + 1); !s) return s;
+      NORMRT_RETURN_IF_ERROR(value(member, depth + 1));
       out.object.emplace_back(std::move(key), std::move(member));
       skip_space();
       if (peek(',')) {
@@ -67,7 +67,7 @@ class Parser {
     if (skip_space(), peek(']')) return ++pos_, Status::ok();
     while (true) {
       out.array.emplace_back();
-      if (Status s = value(out.array.back(), depth + 1); !s) return s;
+      NORMRT_RETURN_IF_ERROR(value(out.array.back(), depth + 1));
       skip_space();
       if (peek(',')) {
         ++pos_;
@@ -126,8 +126,8 @@ const JsonValue* JsonValue::find(const std::string& key) const {
 Expected<JsonValue> parse_json(const std::string& text) {
   Parser parser(text);
   JsonValue value;
-  if (Status s = parser.value(value, 0); !s) return s;
-  if (Status s = parser.finish(); !s) return s;
+  NORMRT_RETURN_IF_ERROR(parser.value(value, 0));
+  NORMRT_RETURN_IF_ERROR(parser.finish());
   return value;
 }
 

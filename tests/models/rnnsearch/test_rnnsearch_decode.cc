@@ -29,14 +29,10 @@ std::string ids_text(const std::vector<int32_t>& ids) {
 // init_state through the prepare hook.
 std::vector<Hypothesis> decode_source(Decoder& decoder, const Encoded& source) {
   auto result = decoder.decode([&](Session& s) -> Status {
-    if (Status st =
-            s.set_input("annotations", source.annotations.data(), source.annotations.size() * 4);
-        !st)
-      return st;
-    if (Status st = s.set_input("attention_keys", source.attention_keys.data(),
-                                source.attention_keys.size() * 4);
-        !st)
-      return st;
+    NORMRT_RETURN_IF_ERROR(
+        s.set_input("annotations", source.annotations.data(), source.annotations.size() * 4));
+    NORMRT_RETURN_IF_ERROR(s.set_input("attention_keys", source.attention_keys.data(),
+                                       source.attention_keys.size() * 4));
     return s.set_state("state", source.init_state.data(), source.init_state.size() * 4);
   });
   REQUIRE_MESSAGE(result.is_ok(), result.status().message());

@@ -55,9 +55,7 @@ std::vector<Sentence> read_expected() {
 }
 
 Expected<BertConfig> read_config(const std::string& path) {
-  auto json = JsonConfig::load(path);
-  if (!json.is_ok()) return json.status();
-  const JsonConfig& j = json.value();
+  NORMRT_ASSIGN_OR_RETURN(const auto j, JsonConfig::load(path));
   BertConfig c;
   for (auto [key, field] : {std::pair<const char*, int64_t*>{"vocab_size", &c.vocab_size},
                             {"hidden_size", &c.hidden_size},
@@ -66,9 +64,8 @@ Expected<BertConfig> read_config(const std::string& path) {
                             {"intermediate_size", &c.intermediate_size},
                             {"max_position_embeddings", &c.max_position_embeddings},
                             {"type_vocab_size", &c.type_vocab_size}}) {
-    auto value = j.require_int(key);
-    if (!value.is_ok()) return value.status();
-    *field = value.value();
+    NORMRT_ASSIGN_OR_RETURN(auto value, j.require_int(key));
+    *field = value;
   }
   auto act = j.require_string("hidden_act");
   auto eps = j.require_double("layer_norm_eps");

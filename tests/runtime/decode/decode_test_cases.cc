@@ -154,9 +154,8 @@ DecodeCase seq2seq_parts_case(const std::string& name) {
     for (int64_t layer = 0; layer < layers; ++layer) {
       for (bool values : {false, true}) {
         const std::string input = cross_attention_input_name(layer, values);
-        auto out = encoder->output(input);
-        if (!out) return out.status();
-        if (Status s = session.set_input(input, out->data, out->elements() * 4); !s) return s;
+        NORMRT_ASSIGN_OR_RETURN(auto out, encoder->output(input));
+        NORMRT_RETURN_IF_ERROR(session.set_input(input, out.data, out.elements() * 4));
       }
     }
     return Status::ok();
@@ -201,10 +200,8 @@ DecodeCase toy_rnn_case(size_t vocab, size_t dim, uint32_t seed) {
   c.options.token_input = "prev_id";
   c.options.prefix = {static_cast<int32_t>(seed % vocab), 0};  // fed one run each
   auto prepare = [owned](Session& session) -> Status {
-    if (Status s = session.set_input("context", owned->context.data(), owned->context.size() * 4);
-        !s) {
-      return s;
-    }
+    NORMRT_RETURN_IF_ERROR(
+        session.set_input("context", owned->context.data(), owned->context.size() * 4));
     return session.set_state("h", owned->h0.data(), owned->h0.size() * 4);
   };
   c.prepare = prepare;

@@ -95,9 +95,8 @@ Status OpHarness::infer(size_t index) const {
 Status OpHarness::validate() const { return graph_validate(graph); }
 
 Expected<std::unique_ptr<OpKernel>> OpHarness::create(size_t index) const {
-  Expected<Isa> isa = selected_isa();
-  if (!isa) return isa.status();
-  return create(*isa, index);
+  NORMRT_ASSIGN_OR_RETURN(Isa isa, selected_isa());
+  return create(isa, index);
 }
 
 Expected<std::unique_ptr<OpKernel>> OpHarness::create(Isa isa, size_t index) const {

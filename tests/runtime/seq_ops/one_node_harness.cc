@@ -90,7 +90,7 @@ Status OneNodeHarness::infer() {
     return Status::error("arity outside the schema's range");
   }
   std::vector<InferredTensor> inferred;
-  if (Status s = schema->infer_shapes(graph_, node(), inferred); !s) return s;
+  NORMRT_RETURN_IF_ERROR(schema->infer_shapes(graph_, node(), inferred));
   if (inferred.size() != outputs) return Status::error("inferred output count differs");
   for (size_t i = 0; i < outputs; ++i) {
     if (node().outputs[i] == kNoTensor) continue;
@@ -105,11 +105,10 @@ Status OneNodeHarness::infer() {
 }
 
 Status OneNodeHarness::create(Isa isa) {
-  if (Status s = infer(); !s) return s;
-  Expected<std::unique_ptr<OpKernel>> kernel =
-      find_op_schema(node().op)->create(OpBuildContext{graph_, node(), isa});
-  if (!kernel) return kernel.status();
-  kernel_ = std::move(kernel).value();
+  NORMRT_RETURN_IF_ERROR(infer());
+  NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
+                          find_op_schema(node().op)->create(OpBuildContext{graph_, node(), isa}));
+  kernel_ = std::move(kernel);
   session_ = kernel_->create_session_state();
   workspace_storage_.assign(kernel_->workspace_bytes() + 64, std::byte{0});
   const auto address = reinterpret_cast<uintptr_t>(workspace_storage_.data());
