@@ -3,10 +3,10 @@
 #include <string>
 #include <utility>
 
-#include "runtime/graph/graph_validate.h"
 #include "runtime/passes/fold_norm_affine.h"
 #include "runtime/passes/fuse_linear_chains.h"
 #include "runtime/passes/prune_tensors.h"
+#include "runtime/validate/graph_validate.h"
 
 namespace normrt {
 namespace {

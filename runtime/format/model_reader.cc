@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "runtime/format/model_file.h"
-#include "runtime/graph/graph_validate.h"
+#include "runtime/validate/graph_validate.h"
 
 namespace normrt {
 

@@ -5,8 +5,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "runtime/graph/graph_validate.h"
 #include "runtime/passes/prepack_linear_weights.h"
+#include "runtime/validate/graph_validate.h"
 
 namespace normrt {
 namespace {

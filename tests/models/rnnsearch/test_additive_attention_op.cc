@@ -12,7 +12,7 @@
 
 #include "runtime/exec/compiled_model.h"
 #include "runtime/graph/graph_builder.h"
-#include "runtime/graph/graph_validate.h"
+#include "runtime/validate/graph_validate.h"
 
 namespace normrt::test {
 namespace {

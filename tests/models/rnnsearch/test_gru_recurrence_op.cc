@@ -13,7 +13,7 @@
 #include "base/bf16.h"
 #include "runtime/exec/compiled_model.h"
 #include "runtime/graph/graph_builder.h"
-#include "runtime/graph/graph_validate.h"
+#include "runtime/validate/graph_validate.h"
 
 namespace normrt::test {
 namespace {

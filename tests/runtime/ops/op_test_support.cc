@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "base/bf16.h"
-#include "runtime/graph/graph_validate.h"
+#include "runtime/validate/graph_validate.h"
 
 namespace normrt::testing {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "runtime/graph/graph_validate.h"
-#include "runtime/graph/graph_validate_with.h"
 #include "runtime/ops/op.h"
+#include "runtime/validate/graph_validate.h"
+#include "runtime/validate/graph_validate_with.h"
 #include "tests/runtime/ops/op_test_support.h"
 
 namespace normrt::testing {

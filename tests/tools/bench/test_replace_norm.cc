@@ -12,10 +12,10 @@
 #include "norm_chain.h"
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
-#include "runtime/graph/graph_validate.h"
 #include "runtime/passes/fuse_linear_chains.h"
 #include "runtime/passes/prune_tensors.h"
 #include "runtime/passes/replace_norm.h"
+#include "runtime/validate/graph_validate.h"
 
 namespace normrt {
 namespace {

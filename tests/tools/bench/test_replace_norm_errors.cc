@@ -11,8 +11,8 @@
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
 #include "runtime/graph/graph_builder.h"
-#include "runtime/graph/graph_validate.h"
 #include "runtime/passes/replace_norm.h"
+#include "runtime/validate/graph_validate.h"
 
 namespace normrt {
 namespace {

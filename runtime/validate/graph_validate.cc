@@ -13,13 +13,13 @@
 //      weights; each state update maps a state to a value of its dtype and shape.
 //   6. Shape inference: each schema's infer_shapes() must succeed and agree
 //      with the declared dtype and shape of every present output.
-#include "runtime/graph/graph_validate.h"
+#include "runtime/validate/graph_validate.h"
 
 #include <string>
 #include <vector>
 
-#include "runtime/graph/graph_validate_with.h"
 #include "runtime/ops/op.h"
+#include "runtime/validate/graph_validate_with.h"
 
 namespace normrt {
 namespace {
