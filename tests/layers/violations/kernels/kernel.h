@@ -1,0 +1,3 @@
+#pragma once
+// Allowed: kernels/ includes base/.
+#include "base/uses_kernels.h"
