@@ -1,6 +1,7 @@
 #include "tools/text/wordpiece_tokenizer.h"
 
 #include "tools/text/utf8.h"
+#include "tools/text/wordpiece_split.h"
 
 namespace normrt::text {
 
@@ -24,28 +25,8 @@ Expected<BertTokenizer> BertTokenizer::create(WordPieceVocab vocab,
 }
 
 std::vector<int32_t> BertTokenizer::word_pieces(const std::string& word) const {
-  // Piece boundaries are code point boundaries: byte offsets of each one.
-  std::vector<size_t> starts;
-  for (size_t i = 0; i < word.size(); ++i)
-    if ((static_cast<unsigned char>(word[i]) & 0xC0) != 0x80) starts.push_back(i);
-  if (starts.size() > options_.max_chars_per_word) return {unk_};
-  starts.push_back(word.size());
-
   std::vector<int32_t> pieces;
-  std::string candidate;
-  for (size_t begin = 0; begin + 1 < starts.size();) {
-    int32_t found = -1;
-    size_t end = starts.size() - 1;
-    for (; end > begin; --end) {  // longest first
-      candidate = begin > 0 ? "##" : "";
-      candidate.append(word, starts[begin], starts[end] - starts[begin]);
-      found = vocab_.find(candidate);
-      if (found >= 0) break;
-    }
-    if (found < 0) return {unk_};
-    pieces.push_back(found);
-    begin = end;
-  }
+  wordpiece_split(vocab_, word, "##", options_.max_chars_per_word, unk_, pieces);
   return pieces;
 }
 
