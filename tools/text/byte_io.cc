@@ -14,6 +14,13 @@ void ByteWriter::f32(float value) {
   u32(bits);
 }
 
+void ByteWriter::f64(double value) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  u32(static_cast<uint32_t>(bits));
+  u32(static_cast<uint32_t>(bits >> 32));
+}
+
 void ByteWriter::str(std::string_view value) {
   u32(static_cast<uint32_t>(value.size()));
   bytes_.append(value);
@@ -49,6 +56,14 @@ uint32_t ByteReader::u32(const char* what) {
 float ByteReader::f32(const char* what) {
   const uint32_t bits = u32(what);
   float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+double ByteReader::f64(const char* what) {
+  const uint64_t low = u32(what);
+  const uint64_t bits = low | uint64_t{u32(what)} << 32;
+  double value;
   std::memcpy(&value, &bits, sizeof value);
   return value;
 }

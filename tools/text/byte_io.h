@@ -18,6 +18,7 @@ class ByteWriter {
   void u32(uint32_t value);
   void i32(int32_t value) { u32(static_cast<uint32_t>(value)); }
   void f32(float value);
+  void f64(double value);
   /// u32 length, then the bytes.
   void str(std::string_view value);
   const std::string& bytes() const { return bytes_; }
@@ -34,6 +35,7 @@ class ByteReader {
   uint32_t u32(const char* what);
   int32_t i32(const char* what) { return static_cast<int32_t>(u32(what)); }
   float f32(const char* what);
+  double f64(const char* what);
   /// A u32 length then that many bytes; the length must fit in what is left.
   std::string str(const char* what);
   /// A u32 count of items that each take at least `min_item_bytes`: more

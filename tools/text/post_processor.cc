@@ -20,7 +20,7 @@ PostProcessor PostProcessor::roberta(int32_t cls, int32_t sep) {
           {{cls, 0, 0}, {-1, 0, 0}, {sep, 0, 0}, {sep, 0, 0}, {-1, 1, 0}, {sep, 0, 0}}};
 }
 
-PostProcessor PostProcessor::none() { return {{{-1, 0, 0}}, {{-1, 0, 0}, {-1, 1, 0}}}; }
+PostProcessor PostProcessor::none() { return {{{-1, 0, 0}}, {{-1, 0, 0}, {-1, 1, 1}}}; }
 
 namespace {
 

@@ -3,7 +3,7 @@
 // sequences A (and B) in order, each with its token type id.
 //   BERT:      [CLS] A [SEP]            pair [CLS] A [SEP] B [SEP]       (B part type 1)
 //   RoBERTa:   <s> A </s>               pair <s> A </s> </s> B </s>      (all type 0)
-//   GPT-2:     A                        pair A B
+//   GPT-2:     A                        pair A B                         (B part type 1)
 // TemplateProcessing, BertProcessing, RobertaProcessing and ByteLevel (no
 // specials) in tokenizer.json all map to it (tokenizer_json.cc).
 #include <cstdint>
