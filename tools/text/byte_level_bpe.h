@@ -30,9 +30,10 @@ class ByteLevelBpe final : public TokenModel {
   /// `tokens` in id order (ids 0..n−1); `merges` in rank order, each a pair
   /// of tokens whose concatenation is a token. Errors name the merge's rank
   /// and the missing token.
-  static Expected<ByteLevelBpe> create(std::vector<std::string> tokens,
-                                       const std::vector<std::pair<std::string, std::string>>& merges,
-                                       BpeOptions options, const std::string& source);
+  static Expected<ByteLevelBpe> create(
+      std::vector<std::string> tokens,
+      const std::vector<std::pair<std::string, std::string>>& merges, BpeOptions options,
+      const std::string& source);
   static Expected<ByteLevelBpe> deserialize(ByteReader& in);
 
   TokenizerKind kind() const override { return TokenizerKind::kByteLevelBpe; }

@@ -48,7 +48,8 @@ std::vector<std::string_view> gpt2_pretokenize(std::string_view text) {
       end = i + length;
     } else {
       // ' ?' then a run of one class: letters, numbers or others.
-      const size_t start = cps[i] == U' ' && i + 1 < n && classes[i + 1] != Class::kSpace ? i + 1 : i;
+      const size_t start =
+          cps[i] == U' ' && i + 1 < n && classes[i + 1] != Class::kSpace ? i + 1 : i;
       const Class run = classes[start];
       if (run != Class::kSpace) {
         end = start + 1;

@@ -31,7 +31,9 @@ Expected<Json> parse_json(std::string_view text, const std::string& source) {
   try {
     return Json::parse(text.begin(), text.end());
   } catch (const Json::parse_error& error) {
-    return Status::error(source + ": not JSON at byte " + std::to_string(error.byte) + ": " +
+    // nlohmann counts bytes from 1.
+    const size_t offset = error.byte > 0 ? error.byte - 1 : 0;
+    return Status::error(source + ": not JSON at byte " + std::to_string(offset) + ": " +
                          error.what());
   } catch (const std::exception& error) {
     return Status::error(source + ": " + error.what());

@@ -17,11 +17,11 @@ namespace normrt::text {
 
 enum class NormalizerKind : uint8_t {
   kPrecompiled = 1,
-  kReplaceLiteral = 2,  ///< every occurrence of `pattern` → `content`
+  kReplaceLiteral = 2,    ///< every occurrence of `pattern` → `content`
   kReplaceSpaceRuns = 3,  ///< regex " {2,}": runs of 2+ ' ' → `content`
-  kStripSpaces = 4,     ///< regex "\A +| +\z" → "": leading and trailing ' '
-  kReplaceStart = 5,    ///< regex "\A<pattern>": a leading `pattern` → `content`
-  kStrip = 6,           ///< Strip: White_Space at the left / right
+  kStripSpaces = 4,       ///< regex "\A +| +\z" → "": leading and trailing ' '
+  kReplaceStart = 5,      ///< regex "\A<pattern>": a leading `pattern` → `content`
+  kStrip = 6,             ///< Strip: White_Space at the left / right
   kNfc = 7,
   kNfd = 8,
   kNfkc = 9,
@@ -31,8 +31,8 @@ enum class NormalizerKind : uint8_t {
 
 struct NormalizerStep {
   NormalizerKind kind = NormalizerKind::kNfc;
-  std::string pattern, content;                  // Replace*
-  bool left = true, right = true;                // Strip
+  std::string pattern, content;                         // Replace*
+  bool left = true, right = true;                       // Strip
   std::shared_ptr<const PrecompiledCharsmap> charsmap;  // Precompiled
 };
 

@@ -77,8 +77,7 @@ Expected<std::vector<int32_t>> Tokenizer::tokenize(std::string_view text) const 
   return ids;
 }
 
-void truncated_lengths(size_t budget, TruncationStrategy strategy, size_t* first,
-                       size_t* second) {
+void truncated_lengths(size_t budget, TruncationStrategy strategy, size_t* first, size_t* second) {
   if (*first + *second <= budget) return;
   switch (strategy) {
     case TruncationStrategy::kOnlyFirst:
@@ -103,8 +102,10 @@ namespace {
 
 void truncate(std::vector<int32_t>& ids, size_t keep, bool from_left) {
   if (ids.size() <= keep) return;
-  if (from_left) ids.erase(ids.begin(), ids.end() - static_cast<std::ptrdiff_t>(keep));
-  else ids.resize(keep);
+  if (from_left)
+    ids.erase(ids.begin(), ids.end() - static_cast<std::ptrdiff_t>(keep));
+  else
+    ids.resize(keep);
 }
 
 }  // namespace

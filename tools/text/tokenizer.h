@@ -77,7 +77,6 @@ class Tokenizer {
 
 /// How many pieces of each sequence survive truncation to `budget` pieces
 /// (max_length less the template's specials), as Hugging Face computes it.
-void truncated_lengths(size_t budget, TruncationStrategy strategy, size_t* first,
-                       size_t* second);
+void truncated_lengths(size_t budget, TruncationStrategy strategy, size_t* first, size_t* second);
 
 }  // namespace normrt::text

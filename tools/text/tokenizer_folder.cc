@@ -56,16 +56,20 @@ std::vector<AddedToken> specials(const TokenModel& model, std::initializer_list<
 Expected<Tokenizer> wordpiece_from_vocab_txt(const std::string& path, const Json& config) {
   NORMRT_TEXT_ASSIGN(vocab, WordPieceVocab::load(path));
   WordPieceOptions options;
-  NORMRT_TEXT_ASSIGN(lowercase, json_bool_or(config, "do_lower_case", true, "tokenizer_config.json"));
-  NORMRT_TEXT_ASSIGN(strip, json_bool_or(config, "strip_accents", lowercase, "tokenizer_config.json"));
-  NORMRT_TEXT_ASSIGN(chinese, json_bool_or(config, "tokenize_chinese_chars", true, "tokenizer_config.json"));
+  NORMRT_TEXT_ASSIGN(lowercase,
+                     json_bool_or(config, "do_lower_case", true, "tokenizer_config.json"));
+  NORMRT_TEXT_ASSIGN(strip,
+                     json_bool_or(config, "strip_accents", lowercase, "tokenizer_config.json"));
+  NORMRT_TEXT_ASSIGN(chinese,
+                     json_bool_or(config, "tokenize_chinese_chars", true, "tokenizer_config.json"));
   options.basic = {lowercase, strip, chinese};
   NORMRT_TEXT_ASSIGN(model, WordPieceModel::create(std::move(vocab), options));
   auto shared = std::make_shared<const WordPieceModel>(std::move(model));
   const int32_t cls = shared->token_id("[CLS]"), sep = shared->token_id("[SEP]");
   if (cls < 0 || sep < 0) return Status::error(path + ": the vocabulary has no [CLS] or [SEP]");
-  return Tokenizer::create(shared, specials(*shared, {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}, nullptr),
-                           PostProcessor::bert(cls, sep), {});
+  return Tokenizer::create(
+      shared, specials(*shared, {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}, nullptr),
+      PostProcessor::bert(cls, sep), {});
 }
 
 Expected<Tokenizer> bpe_from_vocab_merges(const std::string& dir, const Json& config) {
@@ -77,32 +81,38 @@ Expected<Tokenizer> bpe_from_vocab_merges(const std::string& dir, const Json& co
   for (auto it = vocab_json.begin(); it != vocab_json.end(); ++it) {
     NORMRT_TEXT_ASSIGN(id, json_int(it.value(), dir + "/vocab.json: \"" + it.key() + "\""));
     if (id < 0 || static_cast<size_t>(id) >= tokens.size() || seen[static_cast<size_t>(id)])
-      return Status::error(dir + "/vocab.json: token '" + it.key() + "' has id " + std::to_string(id) +
-                           "; ids must be 0 to " + std::to_string(tokens.size() - 1) + ", each once");
+      return Status::error(dir + "/vocab.json: token '" + it.key() + "' has id " +
+                           std::to_string(id) + "; ids must be 0 to " +
+                           std::to_string(tokens.size() - 1) + ", each once");
     seen[static_cast<size_t>(id)] = true;
     tokens[static_cast<size_t>(id)] = it.key();
   }
   NORMRT_TEXT_ASSIGN(merges_text, read_text_file(dir + "/merges.txt"));
   NORMRT_TEXT_ASSIGN(merges, parse_merges_txt(merges_text, dir + "/merges.txt"));
   BpeOptions options;
-  NORMRT_TEXT_ASSIGN(prefix, json_bool_or(config, "add_prefix_space", false, "tokenizer_config.json"));
+  NORMRT_TEXT_ASSIGN(prefix,
+                     json_bool_or(config, "add_prefix_space", false, "tokenizer_config.json"));
   options.add_prefix_space = prefix;
-  NORMRT_TEXT_ASSIGN(model, ByteLevelBpe::create(std::move(tokens), merges, options, dir + "/vocab.json"));
+  NORMRT_TEXT_ASSIGN(model,
+                     ByteLevelBpe::create(std::move(tokens), merges, options, dir + "/vocab.json"));
   auto shared = std::make_shared<const ByteLevelBpe>(std::move(model));
-  NORMRT_TEXT_ASSIGN(tokenizer_class, json_string_or(config, "tokenizer_class", "", "tokenizer_config.json"));
+  NORMRT_TEXT_ASSIGN(tokenizer_class,
+                     json_string_or(config, "tokenizer_class", "", "tokenizer_config.json"));
   const int32_t cls = shared->token_id("<s>"), sep = shared->token_id("</s>");
   const bool roberta = cls >= 0 && sep >= 0 && tokenizer_class.find("GPT2") == std::string::npos;
-  return Tokenizer::create(shared,
-                           specials(*shared, {"<s>", "<pad>", "</s>", "<unk>", "<mask>", "<|endoftext|>"},
-                                    "<mask>"),
-                           roberta ? PostProcessor::roberta(cls, sep) : PostProcessor::none(), {});
+  return Tokenizer::create(
+      shared,
+      specials(*shared, {"<s>", "<pad>", "</s>", "<unk>", "<mask>", "<|endoftext|>"}, "<mask>"),
+      roberta ? PostProcessor::roberta(cls, sep) : PostProcessor::none(), {});
 }
 
 Expected<Tokenizer> sentencepiece_fairseq(const std::string& path) {
   NORMRT_TEXT_ASSIGN(proto, read_text_file(path));
-  NORMRT_TEXT_ASSIGN(model, SentencePieceModel::create(std::move(proto), SentencePieceIds::kFairseq, path));
+  NORMRT_TEXT_ASSIGN(
+      model, SentencePieceModel::create(std::move(proto), SentencePieceIds::kFairseq, path));
   auto shared = std::make_shared<const SentencePieceModel>(std::move(model));
-  return Tokenizer::create(shared, specials(*shared, {"<s>", "<pad>", "</s>", "<unk>", "<mask>"}, "<mask>"),
+  return Tokenizer::create(shared,
+                           specials(*shared, {"<s>", "<pad>", "</s>", "<unk>", "<mask>"}, "<mask>"),
                            PostProcessor::roberta(0, 2), {});
 }
 
@@ -124,8 +134,8 @@ Expected<std::string> read_text_file(const std::string& path) {
   return text;
 }
 
-Expected<std::vector<std::pair<std::string, std::string>>> parse_merges_txt(std::string_view text,
-                                                                            const std::string& source) {
+Expected<std::vector<std::pair<std::string, std::string>>> parse_merges_txt(
+    std::string_view text, const std::string& source) {
   std::vector<std::pair<std::string, std::string>> merges;
   size_t line_number = 0;
   for (size_t offset = 0; offset < text.size();) {
@@ -141,7 +151,8 @@ Expected<std::vector<std::pair<std::string, std::string>>> parse_merges_txt(std:
     if (space == std::string_view::npos || space == 0 || space + 1 == line.size() ||
         line.find(' ', space + 1) != std::string_view::npos)
       return Status::error(source + ": line " + std::to_string(line_number) + " (byte " +
-                           std::to_string(line_offset) + "): expected two tokens separated by one space");
+                           std::to_string(line_offset) +
+                           "): expected two tokens separated by one space");
     merges.emplace_back(std::string(line.substr(0, space)), std::string(line.substr(space + 1)));
   }
   return merges;
@@ -167,8 +178,9 @@ Expected<FolderTokenizer> load_tokenizer_folder(const std::string& dir, size_t m
     read = dir + "/vocab.txt";
     tokenizer = wordpiece_from_vocab_txt(read, config);
   } else {
-    return Status::error(dir + ": no tokenizer.json, sentencepiece.bpe.model, vocab.json + "
-                               "merges.txt or vocab.txt");
+    return Status::error(dir +
+                         ": no tokenizer.json, sentencepiece.bpe.model, vocab.json + "
+                         "merges.txt or vocab.txt");
   }
   if (!tokenizer) return tokenizer.status();
   files.insert(files.begin(), read);

@@ -9,16 +9,17 @@
 namespace normrt::text {
 namespace {
 
-#define NORMRT_TEXT_ASSIGN(var, expr)          \
-  auto var##_or = (expr);                      \
-  if (!var##_or) return var##_or.status();     \
+#define NORMRT_TEXT_ASSIGN(var, expr)      \
+  auto var##_or = (expr);                  \
+  if (!var##_or) return var##_or.status(); \
   auto var = std::move(var##_or).value()
 
 constexpr int64_t kMaxId = int64_t{1} << 24;
 
 // {"token": id, ...} → tokens in id order; ids must be 0..n−1.
 Expected<std::vector<std::string>> vocab_by_id(const Json& vocab, const std::string& path) {
-  if (!vocab.is_object()) return Status::error(path + ": expected an object, found " + json_type(vocab));
+  if (!vocab.is_object())
+    return Status::error(path + ": expected an object, found " + json_type(vocab));
   std::vector<std::string> tokens(vocab.size());
   std::vector<bool> seen(vocab.size(), false);
   for (auto it = vocab.begin(); it != vocab.end(); ++it) {
@@ -43,7 +44,8 @@ Expected<std::shared_ptr<const TokenModel>> read_wordpiece(const Json& root, con
   const Json* pre = json_member(root, "pre_tokenizer");
   if (pre == nullptr || !pre->is_object() || json_member(*pre, "type") == nullptr ||
       *json_member(*pre, "type") != "BertPreTokenizer")
-    return Status::error(source + ": pre_tokenizer: WordPiece is read with BertPreTokenizer only, found " +
+    return Status::error(source +
+                         ": pre_tokenizer: WordPiece is read with BertPreTokenizer only, found " +
                          (pre ? pre->dump().substr(0, 80) : std::string("none")));
   const std::string path = source + ": model";
   NORMRT_TEXT_ASSIGN(unk, json_string_or(model, "unk_token", "[UNK]", path));
@@ -52,7 +54,8 @@ Expected<std::shared_ptr<const TokenModel>> read_wordpiece(const Json& root, con
   options.prefix = prefix;
   if (const Json* max_chars = json_member(model, "max_input_chars_per_word")) {
     NORMRT_TEXT_ASSIGN(n, json_int(*max_chars, path + ".max_input_chars_per_word"));
-    if (n < 1 || n > kMaxId) return Status::error(path + ".max_input_chars_per_word: " + std::to_string(n));
+    if (n < 1 || n > kMaxId)
+      return Status::error(path + ".max_input_chars_per_word: " + std::to_string(n));
     options.max_chars_per_word = static_cast<size_t>(n);
   }
   const Json* vocab_json = json_member(model, "vocab");
@@ -63,7 +66,8 @@ Expected<std::shared_ptr<const TokenModel>> read_wordpiece(const Json& root, con
   return std::shared_ptr<const TokenModel>(std::make_shared<WordPieceModel>(std::move(wordpiece)));
 }
 
-Expected<std::pair<std::string, std::string>> read_merge(const Json& merge, const std::string& path) {
+Expected<std::pair<std::string, std::string>> read_merge(const Json& merge,
+                                                         const std::string& path) {
   if (merge.is_string()) {  // "a b"
     const std::string& text = merge.get_ref<const std::string&>();
     const size_t space = text.find(' ');
@@ -81,7 +85,7 @@ Expected<std::shared_ptr<const TokenModel>> read_bpe(const Json& root, const Jso
   if (json_member(root, "normalizer") != nullptr)
     return Status::error(source + ": normalizer: byte-level BPE is read without a normalizer");
   NORMRT_TEXT_ASSIGN(byte_level, read_byte_level_pre_tokenizer(json_member(root, "pre_tokenizer"),
-                                                                source + ": pre_tokenizer"));
+                                                               source + ": pre_tokenizer"));
   const std::string path = source + ": model";
   BpeOptions options;
   options.add_prefix_space = byte_level;
@@ -91,7 +95,8 @@ Expected<std::shared_ptr<const TokenModel>> read_bpe(const Json& root, const Jso
   options.unk_token = unk;
   for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
     NORMRT_TEXT_ASSIGN(affix, json_string_or(model, key, "", path));
-    if (!affix.empty()) return Status::error(path + "." + key + ": not supported in byte-level BPE");
+    if (!affix.empty())
+      return Status::error(path + "." + key + ": not supported in byte-level BPE");
   }
   if (const Json* dropout = json_member(model, "dropout"); dropout != nullptr)
     return Status::error(path + ".dropout: BPE dropout (random merges) is not supported");
@@ -106,18 +111,21 @@ Expected<std::shared_ptr<const TokenModel>> read_bpe(const Json& root, const Jso
       return Status::error(path + ".merges: expected an array, found " + json_type(*merges_json));
     merges.reserve(merges_json->size());
     for (size_t i = 0; i < merges_json->size(); ++i) {
-      NORMRT_TEXT_ASSIGN(merge, read_merge((*merges_json)[i], path + ".merges[" + std::to_string(i) + "]"));
+      NORMRT_TEXT_ASSIGN(
+          merge, read_merge((*merges_json)[i], path + ".merges[" + std::to_string(i) + "]"));
       merges.push_back(std::move(merge));
     }
   }
-  NORMRT_TEXT_ASSIGN(bpe, ByteLevelBpe::create(std::move(tokens), merges, std::move(options), path));
+  NORMRT_TEXT_ASSIGN(bpe,
+                     ByteLevelBpe::create(std::move(tokens), merges, std::move(options), path));
   return std::shared_ptr<const TokenModel>(std::make_shared<ByteLevelBpe>(std::move(bpe)));
 }
 
 Expected<std::shared_ptr<const TokenModel>> read_unigram(const Json& root, const Json& model,
                                                          const std::string& source) {
   UnigramOptions options;
-  NORMRT_TEXT_ASSIGN(steps, read_normalizers(json_member(root, "normalizer"), source + ": normalizer"));
+  NORMRT_TEXT_ASSIGN(steps,
+                     read_normalizers(json_member(root, "normalizer"), source + ": normalizer"));
   options.normalizer = std::move(steps);
   if (Status s = read_metaspace_pre_tokenizer(json_member(root, "pre_tokenizer"),
                                               source + ": pre_tokenizer", options);
@@ -125,9 +133,11 @@ Expected<std::shared_ptr<const TokenModel>> read_unigram(const Json& root, const
     return s;
   const std::string path = source + ": model";
   const Json* unk = json_member(model, "unk_id");
-  if (unk == nullptr) return Status::error(path + ": no unk_id (a Unigram model without one is not supported)");
+  if (unk == nullptr)
+    return Status::error(path + ": no unk_id (a Unigram model without one is not supported)");
   NORMRT_TEXT_ASSIGN(unk_id, json_int(*unk, path + ".unk_id"));
-  if (unk_id < 0 || unk_id >= kMaxId) return Status::error(path + ".unk_id: " + std::to_string(unk_id));
+  if (unk_id < 0 || unk_id >= kMaxId)
+    return Status::error(path + ".unk_id: " + std::to_string(unk_id));
   options.unk_id = static_cast<int32_t>(unk_id);
   NORMRT_TEXT_ASSIGN(byte_fallback, json_bool_or(model, "byte_fallback", false, path));
   options.byte_fallback = byte_fallback;
@@ -139,7 +149,8 @@ Expected<std::shared_ptr<const TokenModel>> read_unigram(const Json& root, const
   for (size_t i = 0; i < vocab->size(); ++i) {
     const Json& entry = (*vocab)[i];
     const std::string where = path + ".vocab[" + std::to_string(i) + "]";
-    if (!entry.is_array() || entry.size() != 2) return Status::error(where + ": expected [piece, score]");
+    if (!entry.is_array() || entry.size() != 2)
+      return Status::error(where + ": expected [piece, score]");
     NORMRT_TEXT_ASSIGN(piece, json_string(entry[0], where + "[0]"));
     NORMRT_TEXT_ASSIGN(score, json_number(entry[1], where + "[1]"));
     pieces.emplace_back(std::move(piece), score);
@@ -162,7 +173,8 @@ Expected<std::string> model_type(const Json& model, const std::string& path) {
 
 Expected<Tokenizer> parse_tokenizer_json(std::string_view text, const std::string& source) {
   NORMRT_TEXT_ASSIGN(root, parse_json(text, source));
-  if (!root.is_object()) return Status::error(source + ": expected an object, found " + json_type(root));
+  if (!root.is_object())
+    return Status::error(source + ": expected an object, found " + json_type(root));
   const Json* model = json_member(root, "model");
   if (model == nullptr || !model->is_object()) return Status::error(source + ": no model object");
   NORMRT_TEXT_ASSIGN(type, model_type(*model, source + ": model"));
@@ -179,10 +191,12 @@ Expected<Tokenizer> parse_tokenizer_json(std::string_view text, const std::strin
   }
   if (!token_model) return token_model.status();
   std::shared_ptr<const TokenModel> shared = std::move(token_model).value();
-  NORMRT_TEXT_ASSIGN(added, read_added_tokens_json(json_member(root, "added_tokens"), source + ": added_tokens"));
+  NORMRT_TEXT_ASSIGN(
+      added, read_added_tokens_json(json_member(root, "added_tokens"), source + ": added_tokens"));
   NORMRT_TEXT_ASSIGN(post, read_post_processor_json(json_member(root, "post_processor"), *shared,
                                                     added, source + ": post_processor"));
-  NORMRT_TEXT_ASSIGN(truncation, read_truncation_json(json_member(root, "truncation"), source + ": truncation"));
+  NORMRT_TEXT_ASSIGN(
+      truncation, read_truncation_json(json_member(root, "truncation"), source + ": truncation"));
   auto tokenizer = Tokenizer::create(shared, std::move(added), std::move(post), truncation);
   if (!tokenizer) return Status::error(source + ": " + tokenizer.status().message());
   return tokenizer;

@@ -13,14 +13,16 @@ namespace {
 constexpr int64_t kMaxId = int64_t{1} << 24;
 
 Expected<std::string> type_of(const Json& value, const std::string& path) {
-  if (!value.is_object()) return Status::error(path + ": expected an object, found " + json_type(value));
+  if (!value.is_object())
+    return Status::error(path + ": expected an object, found " + json_type(value));
   const Json* type = json_member(value, "type");
   if (type == nullptr) return Status::error(path + ": no type");
   return json_string(*type, path + ".type");
 }
 
 // A Sequence's members (`key`: "normalizers", "pretokenizers", "processors"), or the value alone.
-Expected<std::vector<const Json*>> flatten(const Json& value, const char* key, const std::string& path) {
+Expected<std::vector<const Json*>> flatten(const Json& value, const char* key,
+                                           const std::string& path) {
   NORMRT_TEXT_ASSIGN(type, type_of(value, path));
   if (type != "Sequence") return std::vector<const Json*>{&value};
   const Json* members = json_member(value, key);
@@ -36,7 +38,8 @@ Expected<int32_t> resolve_special(const std::string& token, const TokenModel& mo
   for (const AddedToken& a : added)
     if (a.content == token) return a.id;
   const int32_t id = model.token_id(token);
-  if (id < 0) return Status::error(path + ": special token '" + token + "' is not in the vocabulary");
+  if (id < 0)
+    return Status::error(path + ": special token '" + token + "' is not in the vocabulary");
   return id;
 }
 
@@ -52,8 +55,8 @@ Expected<int32_t> token_pair(const Json& processor, const char* key, const std::
 
 Expected<std::vector<TemplatePiece>> read_template(const Json& pieces, const Json* specials,
                                                    const TokenModel& model,
-                                                   const std::vector<AddedToken>& added,
-                                                   bool pair, const std::string& path) {
+                                                   const std::vector<AddedToken>& added, bool pair,
+                                                   const std::string& path) {
   if (!pieces.is_array()) return Status::error(path + ": expected an array");
   std::vector<TemplatePiece> out;
   for (size_t i = 0; i < pieces.size(); ++i) {
@@ -63,15 +66,19 @@ Expected<std::vector<TemplatePiece>> read_template(const Json& pieces, const Jso
     const Json* sequence = json_member(piece, "Sequence");
     const Json* body = special ? special : sequence;
     if (body == nullptr) return Status::error(where + ": expected SpecialToken or Sequence");
-    NORMRT_TEXT_ASSIGN(name, json_string(json_member(*body, "id") ? *json_member(*body, "id") : Json(), where + ".id"));
+    NORMRT_TEXT_ASSIGN(
+        name,
+        json_string(json_member(*body, "id") ? *json_member(*body, "id") : Json(), where + ".id"));
     int64_t type_id = 0;
     if (const Json* t = json_member(*body, "type_id")) {
       NORMRT_TEXT_ASSIGN(value, json_int(*t, where + ".type_id"));
       type_id = value;
     }
-    if (type_id < 0 || type_id > 255) return Status::error(where + ".type_id: " + std::to_string(type_id));
+    if (type_id < 0 || type_id > 255)
+      return Status::error(where + ".type_id: " + std::to_string(type_id));
     if (sequence != nullptr) {
-      if (name != "A" && !(pair && name == "B")) return Status::error(where + ": sequence '" + name + "'");
+      if (name != "A" && !(pair && name == "B"))
+        return Status::error(where + ": sequence '" + name + "'");
       out.push_back({-1, static_cast<uint8_t>(name == "B"), static_cast<int32_t>(type_id)});
       continue;
     }
@@ -81,7 +88,8 @@ Expected<std::vector<TemplatePiece>> read_template(const Json& pieces, const Jso
     if (ids != nullptr && ids->is_array()) {
       for (const Json& id : *ids) {
         NORMRT_TEXT_ASSIGN(value, json_int(id, where + ": special_tokens ids"));
-        if (value < 0 || value >= kMaxId) return Status::error(where + ": id " + std::to_string(value));
+        if (value < 0 || value >= kMaxId)
+          return Status::error(where + ": id " + std::to_string(value));
         out.push_back({static_cast<int32_t>(value), 0, static_cast<int32_t>(type_id)});
       }
     } else {
@@ -125,12 +133,15 @@ Expected<std::string> decode_base64(std::string_view text, const std::string& pa
     out += static_cast<char>(bits >> 2);
   }
   for (; i < text.size(); ++i)
-    if (text[i] != '=') return Status::error(path + ": not base64 at character " + std::to_string(i));
+    if (text[i] != '=')
+      return Status::error(path + ": not base64 at character " + std::to_string(i));
   return out;
 }
 
-Expected<BasicTokenizerOptions> read_bert_normalizer(const Json* normalizer, const std::string& path) {
-  if (normalizer == nullptr) return Status::error(path + ": WordPiece is read with BertNormalizer only, found none");
+Expected<BasicTokenizerOptions> read_bert_normalizer(const Json* normalizer,
+                                                     const std::string& path) {
+  if (normalizer == nullptr)
+    return Status::error(path + ": WordPiece is read with BertNormalizer only, found none");
   NORMRT_TEXT_ASSIGN(type, type_of(*normalizer, path));
   if (type != "BertNormalizer")
     return Status::error(path + ": WordPiece is read with BertNormalizer only, found " + type);
@@ -147,24 +158,28 @@ Expected<BasicTokenizerOptions> read_bert_normalizer(const Json* normalizer, con
 }
 
 Expected<bool> read_byte_level_pre_tokenizer(const Json* pre, const std::string& path) {
-  if (pre == nullptr) return Status::error(path + ": BPE is read with the ByteLevel pre-tokenizer only, found none");
+  if (pre == nullptr)
+    return Status::error(path + ": BPE is read with the ByteLevel pre-tokenizer only, found none");
   NORMRT_TEXT_ASSIGN(members, flatten(*pre, "pretokenizers", path));
   if (members.size() != 1)
     return Status::error(path + ": a Sequence of " + std::to_string(members.size()) +
                          " pre-tokenizers; only ByteLevel alone is supported");
   NORMRT_TEXT_ASSIGN(type, type_of(*members[0], path));
-  if (type != "ByteLevel") return Status::error(path + ": BPE is read with ByteLevel only, found " + type);
+  if (type != "ByteLevel")
+    return Status::error(path + ": BPE is read with ByteLevel only, found " + type);
   NORMRT_TEXT_ASSIGN(use_regex, json_bool_or(*members[0], "use_regex", true, path));
   if (!use_regex) return Status::error(path + ".use_regex: false is not supported");
   return json_bool_or(*members[0], "add_prefix_space", true, path);
 }
 
-Expected<std::vector<NormalizerStep>> read_normalizers(const Json* normalizer, const std::string& path) {
+Expected<std::vector<NormalizerStep>> read_normalizers(const Json* normalizer,
+                                                       const std::string& path) {
   std::vector<NormalizerStep> steps;
   if (normalizer == nullptr) return steps;
   NORMRT_TEXT_ASSIGN(members, flatten(*normalizer, "normalizers", path));
   for (size_t i = 0; i < members.size(); ++i) {
-    const std::string where = members.size() > 1 ? path + ".normalizers[" + std::to_string(i) + "]" : path;
+    const std::string where =
+        members.size() > 1 ? path + ".normalizers[" + std::to_string(i) + "]" : path;
     const Json& member = *members[i];
     NORMRT_TEXT_ASSIGN(type, type_of(member, where));
     NormalizerStep step;
@@ -180,7 +195,8 @@ Expected<std::vector<NormalizerStep>> read_normalizers(const Json* normalizer, c
     } else if (type == "Replace") {
       const Json* pattern = json_member(member, "pattern");
       const Json* content = json_member(member, "content");
-      if (pattern == nullptr || content == nullptr) return Status::error(where + ": needs pattern and content");
+      if (pattern == nullptr || content == nullptr)
+        return Status::error(where + ": needs pattern and content");
       NORMRT_TEXT_ASSIGN(text, json_string(*content, where + ".content"));
       step.content = text;
       if (const Json* literal = json_member(*pattern, "String")) {
@@ -224,13 +240,15 @@ Expected<std::vector<NormalizerStep>> read_normalizers(const Json* normalizer, c
     } else {
       return Status::error(where + ": normalizer " + type + " is not supported");
     }
-    if (utf8_invalid_offset(step.pattern) != std::string::npos) return Status::error(where + ": pattern not UTF-8");
+    if (utf8_invalid_offset(step.pattern) != std::string::npos)
+      return Status::error(where + ": pattern not UTF-8");
     steps.push_back(std::move(step));
   }
   return steps;
 }
 
-Status read_metaspace_pre_tokenizer(const Json* pre, const std::string& path, UnigramOptions& options) {
+Status read_metaspace_pre_tokenizer(const Json* pre, const std::string& path,
+                                    UnigramOptions& options) {
   options.metaspace = false;
   if (pre == nullptr) return Status::ok();
   auto members = flatten(*pre, "pretokenizers", path);
@@ -239,7 +257,8 @@ Status read_metaspace_pre_tokenizer(const Json* pre, const std::string& path, Un
     auto type = type_of(*member, path);
     if (!type) return type.status();
     if (type.value() == "WhitespaceSplit") {
-      if (options.metaspace) return Status::error(path + ": WhitespaceSplit after Metaspace is not supported");
+      if (options.metaspace)
+        return Status::error(path + ": WhitespaceSplit after Metaspace is not supported");
       options.whitespace_split = true;
       continue;
     }
@@ -251,7 +270,8 @@ Status read_metaspace_pre_tokenizer(const Json* pre, const std::string& path, Un
     auto replacement = json_string_or(*member, "replacement", "\xE2\x96\x81", path);
     if (!replacement) return replacement.status();
     if (utf8_decode(replacement.value()).size() != 1)
-      return Status::error(path + ".replacement: '" + replacement.value() + "' is not one character");
+      return Status::error(path + ".replacement: '" + replacement.value() +
+                           "' is not one character");
     options.replacement = replacement.value();
     auto add_prefix = json_bool_or(*member, "add_prefix_space", true, path);
     if (!add_prefix) return add_prefix.status();
@@ -259,10 +279,14 @@ Status read_metaspace_pre_tokenizer(const Json* pre, const std::string& path, Un
     if (const Json* scheme = json_member(*member, "prepend_scheme")) {
       auto name = json_string(*scheme, path + ".prepend_scheme");
       if (!name) return name.status();
-      if (name.value() == "always") options.prepend = PrependScheme::kAlways;
-      else if (name.value() == "first") options.prepend = PrependScheme::kFirst;
-      else if (name.value() == "never") options.prepend = PrependScheme::kNever;
-      else return Status::error(path + ".prepend_scheme: '" + name.value() + "'");
+      if (name.value() == "always")
+        options.prepend = PrependScheme::kAlways;
+      else if (name.value() == "first")
+        options.prepend = PrependScheme::kFirst;
+      else if (name.value() == "never")
+        options.prepend = PrependScheme::kNever;
+      else
+        return Status::error(path + ".prepend_scheme: '" + name.value() + "'");
     }
     auto split = json_bool_or(*member, "split", true, path);
     if (!split) return split.status();
@@ -271,7 +295,8 @@ Status read_metaspace_pre_tokenizer(const Json* pre, const std::string& path, Un
   return Status::ok();
 }
 
-Expected<std::vector<AddedToken>> read_added_tokens_json(const Json* tokens, const std::string& path) {
+Expected<std::vector<AddedToken>> read_added_tokens_json(const Json* tokens,
+                                                         const std::string& path) {
   std::vector<AddedToken> out;
   if (tokens == nullptr) return out;
   if (!tokens->is_array()) return Status::error(path + ": expected an array");
@@ -284,7 +309,8 @@ Expected<std::vector<AddedToken>> read_added_tokens_json(const Json* tokens, con
     const Json* content = json_member(entry, "content");
     if (id == nullptr || content == nullptr) return Status::error(where + ": needs id and content");
     NORMRT_TEXT_ASSIGN(id_value, json_int(*id, where + ".id"));
-    if (id_value < 0 || id_value >= kMaxId) return Status::error(where + ".id: " + std::to_string(id_value));
+    if (id_value < 0 || id_value >= kMaxId)
+      return Status::error(where + ".id: " + std::to_string(id_value));
     token.id = static_cast<int32_t>(id_value);
     NORMRT_TEXT_ASSIGN(text, json_string(*content, where + ".content"));
     if (text.empty()) return Status::error(where + ".content: empty");
@@ -311,7 +337,8 @@ Expected<PostProcessor> read_post_processor_json(const Json* post, const TokenMo
   for (const Json* member : members) {
     NORMRT_TEXT_ASSIGN(type, type_of(*member, path));
     if (type == "ByteLevel") continue;  // offsets only
-    if (chosen != nullptr) return Status::error(path + ": more than one post-processor adds tokens");
+    if (chosen != nullptr)
+      return Status::error(path + ": more than one post-processor adds tokens");
     chosen = member;
   }
   if (chosen == nullptr) return PostProcessor::none();
@@ -319,7 +346,8 @@ Expected<PostProcessor> read_post_processor_json(const Json* post, const TokenMo
   if (type == "BertProcessing" || type == "RobertaProcessing") {
     NORMRT_TEXT_ASSIGN(cls, token_pair(*chosen, "cls", path));
     NORMRT_TEXT_ASSIGN(sep, token_pair(*chosen, "sep", path));
-    return type == "BertProcessing" ? PostProcessor::bert(cls, sep) : PostProcessor::roberta(cls, sep);
+    return type == "BertProcessing" ? PostProcessor::bert(cls, sep)
+                                    : PostProcessor::roberta(cls, sep);
   }
   if (type != "TemplateProcessing")
     return Status::error(path + ": post-processor " + type + " is not supported");
@@ -352,12 +380,17 @@ Expected<Truncation> read_truncation_json(const Json* truncation, const std::str
   if (n < 1 || n > kMaxId) return Status::error(path + ".max_length: " + std::to_string(n));
   out.max_length = static_cast<size_t>(n);
   NORMRT_TEXT_ASSIGN(strategy, json_string_or(*truncation, "strategy", "LongestFirst", path));
-  if (strategy == "LongestFirst") out.strategy = TruncationStrategy::kLongestFirst;
-  else if (strategy == "OnlyFirst") out.strategy = TruncationStrategy::kOnlyFirst;
-  else if (strategy == "OnlySecond") out.strategy = TruncationStrategy::kOnlySecond;
-  else return Status::error(path + ".strategy: '" + strategy + "'");
+  if (strategy == "LongestFirst")
+    out.strategy = TruncationStrategy::kLongestFirst;
+  else if (strategy == "OnlyFirst")
+    out.strategy = TruncationStrategy::kOnlyFirst;
+  else if (strategy == "OnlySecond")
+    out.strategy = TruncationStrategy::kOnlySecond;
+  else
+    return Status::error(path + ".strategy: '" + strategy + "'");
   NORMRT_TEXT_ASSIGN(direction, json_string_or(*truncation, "direction", "Right", path));
-  if (direction != "Right" && direction != "Left") return Status::error(path + ".direction: '" + direction + "'");
+  if (direction != "Right" && direction != "Left")
+    return Status::error(path + ".direction: '" + direction + "'");
   out.from_left = direction == "Left";
   return out;
 }

@@ -13,7 +13,8 @@
 namespace normrt::text {
 
 /// BertNormalizer's flags (strip_accents null follows lowercase).
-Expected<BasicTokenizerOptions> read_bert_normalizer(const Json* normalizer, const std::string& path);
+Expected<BasicTokenizerOptions> read_bert_normalizer(const Json* normalizer,
+                                                     const std::string& path);
 /// ByteLevel (alone or the only member of a Sequence) → add_prefix_space.
 Expected<bool> read_byte_level_pre_tokenizer(const Json* pre, const std::string& path);
 /// The normalizers of a Unigram pipeline, Sequence flattened.

@@ -79,7 +79,8 @@ Expected<Tokenizer> deserialize(std::string_view bytes) {
   if (in.ok() && in.remaining() != 0)
     in.fail(in.offset(), std::to_string(in.remaining()) + " bytes after the tokenizer's end");
   if (!in.ok()) return in.status();
-  auto tokenizer = Tokenizer::create(std::move(model), std::move(added), std::move(post), truncation);
+  auto tokenizer =
+      Tokenizer::create(std::move(model), std::move(added), std::move(post), truncation);
   if (!tokenizer)
     return Status::error("tokenizer bytes: offset " + std::to_string(truncation_at) + ": " +
                          tokenizer.status().message());

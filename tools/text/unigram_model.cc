@@ -62,14 +62,13 @@ Expected<UnigramModel> UnigramModel::create(std::vector<std::pair<std::string, d
   double min_score = std::numeric_limits<double>::infinity();
   for (size_t id = 0; id < pieces.size(); ++id) {
     const auto& [text, score] = pieces[id];
-    if (text.empty())
-      return Status::error(source + ": piece " + std::to_string(id) + " is empty");
+    if (text.empty()) return Status::error(source + ": piece " + std::to_string(id) + " is empty");
     if (!std::isfinite(score))
       return Status::error(source + ": piece " + std::to_string(id) + " has a non-finite score");
     auto [it, inserted] = model.ids_.emplace(text, static_cast<int32_t>(id));
     if (!inserted)
-      return Status::error(source + ": piece '" + text + "' has ids " +
-                           std::to_string(it->second) + " and " + std::to_string(id));
+      return Status::error(source + ": piece '" + text + "' has ids " + std::to_string(it->second) +
+                           " and " + std::to_string(id));
     model.max_piece_bytes_ = std::max(model.max_piece_bytes_, text.size());
     min_score = std::min(min_score, score);
   }
@@ -97,7 +96,8 @@ void UnigramModel::encode_piece(std::string_view piece, std::vector<int32_t>& id
   best[0].reached = true;
   std::string key;
   for (size_t start = 0; start < n;) {
-    const size_t char_bytes = std::min(utf8_length(static_cast<unsigned char>(piece[start])), n - start);
+    const size_t char_bytes =
+        std::min(utf8_length(static_cast<unsigned char>(piece[start])), n - start);
     if (!best[start].reached) {  // cannot happen: every character is covered
       start += char_bytes;
       continue;
@@ -171,13 +171,15 @@ Status UnigramModel::tokenize(std::string_view segment, bool at_start,
     for (Piece& piece : pieces) {
       std::string text;
       for (char c : piece.text) {
-        if (c == ' ') text += r;
-        else text += c;
+        if (c == ' ')
+          text += r;
+        else
+          text += c;
       }
       const bool starts_with_r = text.compare(0, r.size(), r) == 0;
-      if (!starts_with_r && (options_.prepend == PrependScheme::kAlways ||
-                             (options_.prepend == PrependScheme::kFirst && at_start &&
-                              piece.offset == 0)))
+      if (!starts_with_r &&
+          (options_.prepend == PrependScheme::kAlways ||
+           (options_.prepend == PrependScheme::kFirst && at_start && piece.offset == 0)))
         text.insert(0, r);
       if (!options_.split) {
         split.push_back({std::move(text), piece.offset});

@@ -10,7 +10,8 @@ Expected<WordPieceModel> WordPieceModel::create(WordPieceVocab vocab, WordPieceO
   if (unk < 0)
     return Status::error("WordPiece: the vocabulary has no unk token '" + options.unk_token + "'");
   if (options.prefix.empty()) return Status::error("WordPiece: empty continuing_subword_prefix");
-  if (options.max_chars_per_word == 0) return Status::error("WordPiece: max_input_chars_per_word 0");
+  if (options.max_chars_per_word == 0)
+    return Status::error("WordPiece: max_input_chars_per_word 0");
   return WordPieceModel(std::move(vocab), std::move(options), unk);
 }
 

@@ -61,7 +61,7 @@ Expected<WordPieceVocab> WordPieceVocab::parse(std::string_view text, const std:
 }
 
 Expected<WordPieceVocab> WordPieceVocab::from_tokens(std::vector<std::string> tokens,
-                                                    const std::string& source) {
+                                                     const std::string& source) {
   if (tokens.empty()) return Status::error(source + ": the vocabulary is empty");
   if (tokens.size() > kMaxTokens)
     return Status::error(source + ": more than " + std::to_string(kMaxTokens) + " tokens");

@@ -3,6 +3,9 @@
 // with tiny tokenizers trained there, and the real MiniLM vocab.txt).
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "tests/tools/text/tokenizer_cases.h"
 #include "tools/text/tokenizer_folder.h"
 #include "tools/text/tokenizer_serialize.h"
@@ -54,7 +57,8 @@ TEST_SUITE("tokenizers equal Hugging Face") {
   TEST_CASE("Unigram from an XLM-R style tokenizer.json (precompiled charsmap, Metaspace)") {
     check_folder("xlmr_unigram", "xlmr_unigram");
   }
-  TEST_CASE("Unigram from the tokenizer.json transformers converts a .model into (WhitespaceSplit)") {
+  TEST_CASE(
+      "Unigram from the tokenizer.json transformers converts a .model into (WhitespaceSplit)") {
     check_folder("xlmr_unigram_converted", "xlmr_unigram_converted");
   }
   TEST_CASE("SentencePiece model through libsentencepiece with fairseq ids") {
@@ -62,6 +66,42 @@ TEST_SUITE("tokenizers equal Hugging Face") {
     // with voiced marks (a 6-byte grapheme cluster), docs/tokenizers.md.
     check_folder("xlmr_unigram_spm", "xlmr_unigram_spm", 1);
   }
+}
+
+}  // namespace normrt::text
+
+namespace normrt::text {
+
+TEST_CASE(
+    "WordPiece through the Tokenizer equals BertTokenizerFast with the real MiniLM vocab.txt") {
+  auto vocab = WordPieceVocab::load(kDir + "/minilm_vocab.txt");
+  REQUIRE_MESSAGE(vocab.is_ok(), vocab.status().message());
+  auto model = WordPieceModel::create(std::move(vocab).value(), {});
+  REQUIRE(model.is_ok());
+  auto shared = std::make_shared<const WordPieceModel>(std::move(model).value());
+  std::vector<AddedToken> specials;
+  for (const char* name : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"})
+    specials.push_back({name, shared->token_id(name)});
+  auto tokenizer = Tokenizer::create(shared, specials, PostProcessor::bert(101, 102), {});
+  REQUIRE(tokenizer.is_ok());
+  // wordpiece_cases.txt: max_length TAB text-hex TAB ids (one sequence).
+  std::ifstream in(kDir + "/wordpiece_cases.txt");
+  REQUIRE(in);
+  std::vector<TokenizerCase> cases;
+  for (std::string line; std::getline(in, line);) {
+    const size_t tab1 = line.find('\t'), tab2 = line.find('\t', tab1 + 1);
+    TokenizerCase c;
+    c.max_length = std::stoul(line.substr(0, tab1));
+    const std::string hex = line.substr(tab1 + 1, tab2 - tab1 - 1);
+    for (size_t i = 0; i + 1 < hex.size(); i += 2)
+      c.first += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+    std::istringstream ids(line.substr(tab2 + 1));
+    for (int32_t id; ids >> id;) c.ids.push_back(id);
+    c.type_ids.assign(c.ids.size(), 0);
+    cases.push_back(std::move(c));
+  }
+  REQUIRE(cases.size() == 41);
+  CHECK(check_cases(tokenizer.value(), cases, "minilm vocab.txt") == cases.size());
 }
 
 }  // namespace normrt::text
