@@ -70,11 +70,37 @@ std::string lowercase(std::string_view text) {
   return out;
 }
 
+// Whether `step` deletes the first character of `text` (non-empty): a strip,
+// an empty replacement of a pattern at the start, or a charsmap rule to "".
+bool deletes_first(std::string_view text, const NormalizerStep& step) {
+  const char32_t first = utf8_decode(text.substr(0, 4))[0];
+  switch (step.kind) {
+    case NormalizerKind::kStripSpaces:
+      return first == U' ';
+    case NormalizerKind::kStrip:
+      return step.left && is_white_space(first);
+    case NormalizerKind::kReplaceLiteral:
+    case NormalizerKind::kReplaceStart:
+      return step.content.empty() && !step.pattern.empty() &&
+             text.compare(0, step.pattern.size(), step.pattern) == 0;
+    case NormalizerKind::kPrecompiled: {
+      std::string encoded;
+      utf8_append(encoded, first);
+      return step.charsmap->normalize(encoded).empty();
+    }
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
-std::string normalize(std::string_view text, const std::vector<NormalizerStep>& steps) {
+std::string normalize(std::string_view text, const std::vector<NormalizerStep>& steps,
+                      bool* start_removed) {
   std::string current(text);
   for (const NormalizerStep& step : steps) {
+    if (start_removed != nullptr && !current.empty() && deletes_first(current, step))
+      *start_removed = true;
     switch (step.kind) {
       case NormalizerKind::kPrecompiled:
         current = step.charsmap->normalize(current);

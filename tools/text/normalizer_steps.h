@@ -36,8 +36,12 @@ struct NormalizerStep {
   std::shared_ptr<const PrecompiledCharsmap> charsmap;  // Precompiled
 };
 
-/// `text` (valid UTF-8) through every step.
-std::string normalize(std::string_view text, const std::vector<NormalizerStep>& steps);
+/// `text` (valid UTF-8) through every step. `start_removed` (optional): set
+/// when a step deleted the text's first character(s), so that what now
+/// starts the text came from further in (Hugging Face's original offset is
+/// not 0: Metaspace's prepend_scheme "first" then does not prepend).
+std::string normalize(std::string_view text, const std::vector<NormalizerStep>& steps,
+                      bool* start_removed = nullptr);
 
 void write_normalizer_steps(ByteWriter& out, const std::vector<NormalizerStep>& steps);
 std::vector<NormalizerStep> read_normalizer_steps(ByteReader& in);

@@ -163,7 +163,8 @@ void UnigramModel::encode_piece(std::string_view piece, std::vector<int32_t>& id
 
 Status UnigramModel::tokenize(std::string_view segment, bool at_start,
                               std::vector<int32_t>& ids) const {
-  std::vector<Piece> pieces = {{normalize(segment, options_.normalizer), 0}};
+  bool start_removed = false;
+  std::vector<Piece> pieces = {{normalize(segment, options_.normalizer, &start_removed), 0}};
   if (options_.whitespace_split) pieces = whitespace_split(pieces);
   if (options_.metaspace) {
     const std::string& r = options_.replacement;
@@ -177,9 +178,9 @@ Status UnigramModel::tokenize(std::string_view segment, bool at_start,
           text += c;
       }
       const bool starts_with_r = text.compare(0, r.size(), r) == 0;
-      if (!starts_with_r &&
-          (options_.prepend == PrependScheme::kAlways ||
-           (options_.prepend == PrependScheme::kFirst && at_start && piece.offset == 0)))
+      if (!starts_with_r && (options_.prepend == PrependScheme::kAlways ||
+                             (options_.prepend == PrependScheme::kFirst && at_start &&
+                              !start_removed && piece.offset == 0)))
         text.insert(0, r);
       if (!options_.split) {
         split.push_back({std::move(text), piece.offset});

@@ -223,6 +223,37 @@ def train_unigram():
     shutil.rmtree(work)
 
 
+def unigram_options():
+    """A Unigram pipeline with the other options normrt reads: NFKC,
+    Lowercase, Strip, literal and anchored Replace, WhitespaceSplit, Metaspace
+    with prepend_scheme "first" and no split, byte_fallback."""
+    proto = spm_proto()
+    pieces = [("<unk>", 0.0), ("<s>", 0.0), ("</s>", 0.0)]
+    pieces += [(p.piece, p.score) for p in proto.pieces[3:]]
+    pieces += [(f"<0x{b:02X}>", -20.0) for b in range(256)]
+    tokenizer = Tokenizer(models.Unigram(pieces, unk_id=0, byte_fallback=True))
+    tokenizer.normalizer = normalizers.Sequence([
+        normalizers.NFKC(), normalizers.Lowercase(), normalizers.Strip(left=True, right=False),
+        normalizers.Replace("ß", "ss"), normalizers.Replace(Regex("\\A▁"), "▁▁")])
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.WhitespaceSplit(),
+        pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first", split=False)])
+    tokenizer.add_special_tokens([AddedToken(t, special=True) for t in ("<s>", "</s>")])
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>", pair="<s> $A </s> $B:1 </s>:1", special_tokens=[("<s>", 1), ("</s>", 2)])
+    path = folder("unigram_options")
+    tokenizer.save(os.path.join(path, "tokenizer.json"))
+    write_cases(os.path.join(OUT, "unigram_options.cases"), tokenizer)
+
+
+def spm_proto():
+    from sentencepiece import sentencepiece_model_pb2 as model_pb2
+    proto = model_pb2.ModelProto()
+    with open(os.path.join(OUT, "xlmr_unigram_spm", "sentencepiece.bpe.model"), "rb") as f:
+        proto.ParseFromString(f.read())
+    return proto
+
+
 def real_minilm(directory):
     tokenizer = Tokenizer.from_file(os.path.join(directory, "tokenizer.json"))
     tokenizer.no_padding()
@@ -237,6 +268,7 @@ def main():
     train_byte_level_bpe()
     train_wordpiece()
     train_unigram()
+    unigram_options()
     if args.minilm:
         real_minilm(args.minilm)
 

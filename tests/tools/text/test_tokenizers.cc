@@ -61,6 +61,9 @@ TEST_SUITE("tokenizers equal Hugging Face") {
       "Unigram from the tokenizer.json transformers converts a .model into (WhitespaceSplit)") {
     check_folder("xlmr_unigram_converted", "xlmr_unigram_converted");
   }
+  TEST_CASE("Unigram with NFKC, Lowercase, Strip, Replace, prepend_scheme first, byte_fallback") {
+    check_folder("unigram_options", "unigram_options");
+  }
   TEST_CASE("SentencePiece model through libsentencepiece with fairseq ids") {
     // One case follows libsentencepiece, not Hugging Face: half-width kana
     // with voiced marks (a 6-byte grapheme cluster), docs/tokenizers.md.
