@@ -47,8 +47,10 @@ std::vector<TemplatePiece> read_template(ByteReader& in, size_t vocab_size, bool
       in.fail(at, std::string(what) + ": special id " + std::to_string(piece.special_id) +
                       " outside the vocabulary of " + std::to_string(vocab_size));
     if (piece.special_id < -1) in.fail(at, std::string(what) + ": negative special id");
-    if (piece.sequence > (pair ? 1 : 0))
+    if (piece.sequence > (pair ? 1 : 0)) {
       in.fail(at, std::string(what) + ": sequence " + std::to_string(piece.sequence));
+      return {};
+    }
     if (piece.type_id < 0 || piece.type_id > 255)
       in.fail(at, std::string(what) + ": type id " + std::to_string(piece.type_id));
     if (piece.special_id < 0) {
