@@ -2,10 +2,14 @@
 
 #include <sentencepiece_processor.h>
 
+#include "tools/text/sentencepiece_proto_check.h"
+
 namespace normrt::text {
 
 Expected<SentencePieceModel> SentencePieceModel::create(std::string proto, SentencePieceIds mapping,
                                                         const std::string& source) {
+  if (Status s = check_sentencepiece_proto(proto); !s)
+    return Status::error(source + ": " + s.message());
   auto processor = std::make_shared<sentencepiece::SentencePieceProcessor>();
   if (auto status = processor->LoadFromSerializedProto(proto); !status.ok())
     return Status::error(source + ": libsentencepiece cannot load the model: " + status.ToString());
