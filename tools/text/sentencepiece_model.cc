@@ -11,8 +11,15 @@ Expected<SentencePieceModel> SentencePieceModel::create(std::string proto, Sente
   if (Status s = check_sentencepiece_proto(proto); !s)
     return Status::error(source + ": " + s.message());
   auto processor = std::make_shared<sentencepiece::SentencePieceProcessor>();
-  if (auto status = processor->LoadFromSerializedProto(proto); !status.ok())
-    return Status::error(source + ": libsentencepiece cannot load the model: " + status.ToString());
+  // The library throws on some corrupt models (Darts::Details::Exception
+  // building its piece trie, found by fuzz_tokenizer_bytes).
+  try {
+    if (auto status = processor->LoadFromSerializedProto(proto); !status.ok())
+      return Status::error(source +
+                           ": libsentencepiece cannot load the model: " + status.ToString());
+  } catch (const std::exception& error) {
+    return Status::error(source + ": libsentencepiece cannot load the model: " + error.what());
+  }
   if (processor->GetPieceSize() <= 0)
     return Status::error(source + ": the SentencePiece model has no pieces");
   if (mapping == SentencePieceIds::kFairseq) {
@@ -63,8 +70,12 @@ int32_t SentencePieceModel::token_id(std::string_view token) const {
 Status SentencePieceModel::tokenize(std::string_view segment, bool /*at_start*/,
                                     std::vector<int32_t>& ids) const {
   std::vector<int> spm_ids;
-  if (auto status = processor_->Encode(segment, &spm_ids); !status.ok())
-    return Status::error("SentencePiece: " + status.ToString());
+  try {
+    if (auto status = processor_->Encode(segment, &spm_ids); !status.ok())
+      return Status::error("SentencePiece: " + status.ToString());
+  } catch (const std::exception& error) {
+    return Status::error(std::string("SentencePiece: ") + error.what());
+  }
   for (int id : spm_ids) ids.push_back(map_id(id));
   return Status::ok();
 }
