@@ -1,14 +1,15 @@
 #include "tools/convert/convert.h"
 
 #include "kernels/common/isa.h"
-#include "runtime/format/model_file.h"
 #include "runtime/passes/prepack_linear_weights.h"
 #include "tools/convert/build_model_graph.h"
 #include "tools/convert/convert_rnnsearch.h"
 #include "tools/convert/convert_steps.h"
 #include "tools/convert/model_config.h"
+#include "tools/convert/output_file.h"
 #include "tools/convert/progress.h"
 #include "tools/convert/readers/json_config.h"
+#include "tools/convert/write_outputs.h"
 
 namespace normrt {
 
@@ -46,6 +47,10 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
   if (!family) return family.status();
   if (family.value() == ModelFamily::kRnnSearch)
     return convert_rnnsearch(options, config.value(), source, layout.value(), progress);
+  // Before the work: an output that may not be replaced is refused at once.
+  Expected<OutputTarget> target =
+      check_output_target(options.output_path, converter_inputs(options));
+  if (!target) return target.status();
   Expected<Graph> built = build_model_graph(family.value(), config.value(), source, options);
   if (!built) return built.status();
   Graph graph = std::move(built).value();
@@ -60,11 +65,10 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
 
   progress.stage(4, "writing " + options.output_path + " (about " +
                         format_bytes(weight_totals(graph).bytes) + " of weights)");
-  if (Status s = write_model_file(graph, options.output_path); !s) return s;
-  Expected<uint64_t> bytes = written_file_bytes(options.output_path);
+  ConvertSummary summary;
+  Expected<uint64_t> bytes = write_checked_outputs({{&graph, target.value()}}, &summary.warnings);
   if (!bytes) return bytes.status();
 
-  ConvertSummary summary;
   summary.architecture = model_family_name(family.value());
   summary.tensors = totals.tensors;
   summary.parameters = totals.parameters;

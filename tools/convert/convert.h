@@ -2,9 +2,10 @@
 // The converter as a library function (normrt-convert is a thin CLI over it):
 // config + exported weights → a validated graph → (pre-packed) model file.
 //
-// Contract: on any error nothing is written (write_model_file writes a
-// temporary file and renames it), and the message names the file, tensor or
-// key at fault; weight problems come back all at once, listed by the builder.
+// Contract: on any error nothing is written and an existing output keeps its
+// contents (output_file.h: checked targets, a temporary file renamed into
+// place), and the message names the file, tensor or key at fault; weight
+// problems come back all at once, listed by the builder.
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -43,6 +44,8 @@ struct ConvertSummary {
   TensorLayout layout = TensorLayout::kRowMajor;
   size_t packed_weights = 0;  ///< Linear weights stored in panels
   std::vector<std::string> files;  ///< written: output_path, or RNNSearch's pair
+  /// Problems that did not stop the conversion (a folder not flushed).
+  std::vector<std::string> warnings;
   double seconds = 0;
 };
 

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "tools/convert/temp_file_cleanup.h"
+
 namespace normrt {
 namespace {
 
@@ -147,12 +149,15 @@ int run_convert_cli(const std::vector<std::string>& args) {
     std::fputs(convert_usage().c_str(), stdout);
     return 0;
   }
+  install_temp_file_signal_cleanup();  // a killed conversion leaves no temporary file
   Expected<ConvertSummary> summary = convert(command.value().options);
   if (!summary) {
     std::fprintf(stderr, "normrt-convert: error: %s\nnothing was written.\n",
                  summary.status().message().c_str());
     return 1;
   }
+  for (const std::string& warning : summary.value().warnings)
+    std::fprintf(stderr, "normrt-convert: warning: %s\n", warning.c_str());
   if (!command.value().quiet) std::printf("%s\n", summary_line(summary.value()).c_str());
   return 0;
 }

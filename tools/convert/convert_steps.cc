@@ -1,10 +1,5 @@
 #include "tools/convert/convert_steps.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
-
 #include "runtime/graph/graph_validate.h"
 #include "runtime/passes/prepack_linear_weights.h"
 
@@ -59,11 +54,8 @@ Expected<size_t> finish_graph(Graph& graph, const ConvertOptions& options, Tenso
   return prepack_linear_weights(graph, layout);
 }
 
-Expected<uint64_t> written_file_bytes(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0)
-    return Status::error(path + ": cannot stat the written file: " + std::strerror(errno));
-  return static_cast<uint64_t>(info.st_size);
+std::vector<NamedInput> converter_inputs(const ConvertOptions& options) {
+  return {{"--config", options.config_path}, {"--weights", options.weights_path}};
 }
 
 }  // namespace normrt
