@@ -7,8 +7,11 @@ namespace normrt {
 
 Status check_model_loads(const std::string& path, const std::string& name) {
   auto fail = [&](const Status& s) {
-    return Status::error(
-        name + ": the converted model does not load, so it was not written: " + s.message());
+    // The loader names the temporary file; the user knows the output's name.
+    std::string reason = s.message();
+    if (reason.rfind(path + ": ", 0) == 0) reason.erase(0, path.size() + 2);
+    return Status::error(name +
+                         ": the converted model does not load, so it was not written: " + reason);
   };
   Expected<std::shared_ptr<const Model>> model = Model::load(path);
   if (!model) return fail(model.status());
@@ -30,6 +33,9 @@ Expected<uint64_t> write_checked_outputs(const std::vector<OutputGraph>& outputs
     bytes += image.value().size();
     pending.push_back(std::move(file).value());
   }
+  // Every file loads before any is renamed into place.
+  for (const PendingOutput& file : pending)
+    if (Status s = check_model_loads(file.temporary_path(), file.target().requested); !s) return s;
   for (PendingOutput& file : pending) {
     std::string warning;
     if (Status s = file.commit(&warning); !s) return s;
