@@ -33,6 +33,15 @@ Expected<BertBuildOptions> bert_options(const ConvertOptions& options) {
   return b;
 }
 
+// --p against the hidden size, over which every norm of a Transformer runs.
+Status check_p_option(const std::string& norm, double p, int64_t hidden_size) {
+  NormConfig partial;
+  partial.kind = norm;
+  partial.p = p;
+  Status s = check_partial_width(partial, hidden_size, "hidden_size");
+  return s ? s : Status::error("--p" + s.message());
+}
+
 // RNN/MLP configs carry their own norm; the BERT-only options are refused
 // rather than ignored.
 Status refuse_bert_options(const ConvertOptions& options, ModelFamily family) {
@@ -54,6 +63,8 @@ Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
     if (!bert) return bert.status();
     Expected<BertBuildOptions> build = bert_options(options);
     if (!build) return build.status();
+    if (Status s = check_p_option(build.value().norm, options.p, bert.value().hidden_size); !s)
+      return s;
     return build_bert_encoder(bert.value(), weights, options.dtype, build.value());
   }
   if (family == ModelFamily::kLlamaDecoder) {
@@ -65,6 +76,7 @@ Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
       return Status::error("--norm " + options.norm +
                            ": expected one of rms_norm, layer_norm, prms_norm");
     build.p = options.p;
+    if (Status s = check_p_option(build.norm, options.p, llama.value().hidden_size); !s) return s;
     if (options.pooling != "none")
       return Status::error("--pooling applies to BERT encoders only, not to llama_decoder");
     build.max_sequence_length = options.max_sequence_length;

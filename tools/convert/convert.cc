@@ -33,6 +33,8 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
                          ": expected f32 or bf16");
   Expected<TensorLayout> layout = resolve_layout(options.layout);
   if (!layout) return layout.status();
+  if (options.p != 0 && options.norm != "prms_norm")  // as the command line refuses it
+    return Status::error("--p applies to --norm prms_norm only");
 
   Expected<JsonConfig> config = JsonConfig::load(options.config_path);
   if (!config) return config.status();

@@ -88,3 +88,67 @@ TEST_CASE("write_checked_outputs loads every file before it renames any") {
 }
 
 }  // namespace normrt::testing
+
+namespace normrt::testing {
+namespace {
+
+// Converts and expects an error naming every string of `wanted`, nothing written.
+void expect_config_error(ConvertOptions options, const std::vector<std::string>& wanted) {
+  options.output_path = scratch_path("config_error.nrmt");
+  auto summary = convert(options);
+  REQUIRE_MESSAGE(!summary.is_ok(), "converted: " << options.config_path);
+  const std::string message = summary.status().message();
+  for (const std::string& w : wanted)
+    CHECK_MESSAGE(message.find(w) != std::string::npos,
+                  "expected '" << w << "' in the error: " << message);
+  CHECK(!file_exists(options.output_path));
+}
+
+ConvertOptions fixture_with(const std::string& name, const std::string& from,
+                            const std::string& to) {
+  std::string config = read_text(rnn_fixture(name, ".json"));
+  const size_t at = config.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, from);
+  config.replace(at, from.size(), to);
+  ConvertOptions options;
+  options.config_path = scratch_path(name + "_changed.json");
+  write_text(options.config_path, config);
+  options.weights_path = rnn_fixture(name, ".safetensors");
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("the config checks name the key: 'p' without prms_norm, p too small for the widths") {
+  // "p" where the norm has none: an error, as every unknown key is.
+  expect_config_error(fixture_with("lstm_layer_norm", "\"norm\": \"layer_norm\"",
+                                   "\"norm\": \"layer_norm\", \"p\": 0.5"),
+                      {"key 'p'", "prms_norm", "layer_norm"});
+  expect_config_error(
+      fixture_with("mlp_rms_norm", "\"norm\": \"rms_norm\"", "\"norm\": \"rms_norm\", \"p\": 0.5"),
+      {"key 'p'", "prms_norm", "rms_norm"});
+  // p that leaves the smallest normalized width no element, named by its key.
+  expect_config_error(fixture_with("lstm_prms_norm", "\"p\": 0.4", "\"p\": 0.1"),
+                      {"key 'p' = 0.1", "hidden_size = 7", "floor(p·7) = 0", "0.142857"});
+  expect_config_error(fixture_with("gru_prms_norm", "\"p\": 0.4", "\"p\": 0.12"),
+                      {"key 'p' = 0.12", "hidden_size = 7"});
+  expect_config_error(fixture_with("mlp_prms_norm", "\"p\": 0.4", "\"p\": 0.13"),
+                      {"key 'p' = 0.13", "hidden_sizes", "7"});
+
+  // BERT: --p against hidden_size; --p without --norm prms_norm.
+  ConvertOptions bert;
+  bert.config_path = scratch_path("tiny_bert.json");
+  write_text(bert.config_path,
+             R"({"model_type": "bert", "vocab_size": 64, "hidden_size": 32,
+                 "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 37,
+                 "max_position_embeddings": 40})");
+  bert.weights_path = bert_fixture("tiny_bert_gelu.safetensors");
+  bert.norm = "prms_norm";
+  bert.p = 0.01;
+  expect_config_error(bert, {"--p 0.01", "hidden_size = 32", "floor(p·32) = 0"});
+  bert.norm = "";
+  bert.p = 0.5;
+  expect_config_error(bert, {"--p applies to --norm prms_norm only"});
+}
+
+}  // namespace normrt::testing
