@@ -72,6 +72,9 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
   if (!bytes) return bytes.status();
 
   summary.architecture = model_family_name(family.value());
+  summary.norm = metadata_text(graph, "norm");
+  const char* trained = checkpoint_norm(family.value());
+  summary.checkpoint_norm = trained != nullptr ? trained : summary.norm;
   summary.tensors = totals.tensors;
   summary.parameters = totals.parameters;
   summary.file_bytes = bytes.value();
@@ -86,12 +89,14 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
 std::string summary_line(const ConvertSummary& s) {
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.2f s", s.seconds);
+  std::string norm = "norm " + s.norm;
+  if (s.norm != s.checkpoint_norm) norm += " (changed from the checkpoint's " + s.checkpoint_norm + ")";
   std::string files;  // named when there is more than one (RNNSearch's pair)
   for (size_t i = 0; s.files.size() > 1 && i < s.files.size(); ++i)
     files += (i == 0 ? ": " : ", ") + s.files[i];
   return "converted " + s.architecture + ": " + format_count(s.tensors) + " tensors, " +
-         format_count(s.parameters) + " parameters, " + format_bytes(s.file_bytes) + ", " +
-         data_type_name(s.dtype) + ", " + tensor_layout_name(s.layout) + " (" +
+         format_count(s.parameters) + " parameters, " + format_bytes(s.file_bytes) + ", " + norm +
+         ", " + data_type_name(s.dtype) + ", " + tensor_layout_name(s.layout) + " (" +
          std::to_string(s.packed_weights) + " packed), " + seconds + files;
 }
 

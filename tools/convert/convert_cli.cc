@@ -50,6 +50,8 @@ options:
                             BERT: run the weights with another norm (default: the
                             checkpoint's LayerNorm); Nematus: the norm a
                             layer_normalisation checkpoint was trained with
+  --allow-norm-change       BERT/Llama: accept a --norm other than the checkpoint's
+                            (a different model: an experiment, outputs differ)
   --p P                     with --norm prms_norm: the fraction in (0, 1]
   --pooling none|mean       BERT only: mean adds the L2-normalised mean-pooled output
                             "embedding" [1, H] (sentence-transformers); default none
@@ -78,6 +80,10 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
     }
     if (flag == "--quiet") {
       command.quiet = true;
+      continue;
+    }
+    if (flag == "--allow-norm-change") {
+      o.allow_norm_change = true;
       continue;
     }
     if (flag.rfind("--", 0) != 0) return Status::error("unexpected argument '" + flag + "'");

@@ -56,6 +56,8 @@ Expected<ConvertSummary> convert_rnnsearch(const ConvertOptions& options, const 
   if (!file_bytes) return file_bytes.status();
 
   summary.architecture = "rnnsearch";
+  summary.norm = metadata_text(*graphs[0], "norm");
+  summary.checkpoint_norm = summary.norm;  // --norm says what it was trained with
   summary.tensors = totals[0].tensors + totals[1].tensors;
   summary.parameters = totals[0].parameters + totals[1].parameters;
   summary.file_bytes = file_bytes.value();

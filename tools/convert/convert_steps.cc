@@ -35,6 +35,13 @@ WeightTotals weight_totals(const Graph& graph) {
   return totals;
 }
 
+std::string metadata_text(const Graph& graph, const std::string& name) {
+  for (const Attribute& a : graph.metadata)
+    if (a.name == name)
+      if (const auto* text = std::get_if<std::string>(&a.value)) return *text;
+  return "";
+}
+
 uint64_t source_bytes(const WeightSource& weights) {
   uint64_t bytes = 0;
   for (const std::string& name : weights.names())

@@ -21,6 +21,9 @@ struct WeightTotals {
   uint64_t parameters = 0, bytes = 0;
 };
 WeightTotals weight_totals(const Graph& graph);
+/// A metadata entry of `graph` as text ("" if absent or not a string).
+std::string metadata_text(const Graph& graph, const std::string& name);
+
 /// Bytes of every tensor of the source.
 uint64_t source_bytes(const WeightSource& weights);
 

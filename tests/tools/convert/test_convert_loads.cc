@@ -138,12 +138,10 @@ TEST_CASE("the config checks name the key: 'p' without prms_norm, p too small fo
   // BERT: --p against hidden_size; --p without --norm prms_norm.
   ConvertOptions bert;
   bert.config_path = scratch_path("tiny_bert.json");
-  write_text(bert.config_path,
-             R"({"model_type": "bert", "vocab_size": 64, "hidden_size": 32,
-                 "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 37,
-                 "max_position_embeddings": 40})");
+  write_text(bert.config_path, tiny_bert_config_json());
   bert.weights_path = bert_fixture("tiny_bert_gelu.safetensors");
   bert.norm = "prms_norm";
+  bert.allow_norm_change = true;
   bert.p = 0.01;
   expect_config_error(bert, {"--p 0.01", "hidden_size = 32", "floor(p·32) = 0"});
   bert.norm = "";
