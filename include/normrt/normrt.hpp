@@ -100,11 +100,17 @@ class Model {
 };
 
 struct SessionOptions {
-  /// Intra-op threads of this session (1: the calling thread only).
+  /// Intra-op threads of this session (0 or 1: the calling thread only), at
+  /// most max_session_threads(): more is an error, not a clamp.
   size_t threads = 1;
   /// Time every node (steady clock; adds ~50 ns a node).
   bool profile = false;
 };
+
+/// The most intra-op threads a Session accepts (1024, on any machine: a
+/// bound on absurd values such as 20,000, not a tuning advice — beyond the
+/// CPUs the process may use, threads only wait for each other).
+size_t max_session_threads();
 
 /// Time spent per node over the runs since the session was created or
 /// profile_reset() was called.

@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "normrt/normrt.hpp"
+#include "tools/cli/parse_count.h"
+
 namespace normrt::run {
 namespace {
 
@@ -124,7 +127,7 @@ options:
                       so NaN/Inf propagate to the outputs; decoding then stops with an
                       error at the first non-finite logits)
   --repeat N          run N more times and print the latency (p50, p90, p99)
-  --threads N         intra-op threads (default 1)
+  --threads N         intra-op threads (default 1, at most 1024)
   --isa ISA           scalar, avx2, avx512, neon (default: the best this CPU runs)
   --no-fuse           run unfused (no fusion, no norm folding), to compare
   --print N           values printed per output (default 8, 0: all)
@@ -189,7 +192,9 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
     } else if (arg == "--repeat") {
       count(1, &options.repeat);
     } else if (arg == "--threads") {
-      count(1, &options.threads);
+      auto n = cli::parse_count(arg, v, 1, max_session_threads());
+      if (n) options.threads = *n;
+      status = n.status();
     } else if (arg == "--print") {
       count(0, &options.print_values);
     } else if (arg == "--generate") {
