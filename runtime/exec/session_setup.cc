@@ -111,6 +111,13 @@ Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const
     impl->profile.push_back({node.name, op_type_name(node.op), std::string(op_norm_kind(node)), 0, 0});
   }
   impl->bound_length.assign(graph.inputs.size(), 0);
+  for (TensorId id : graph.inputs) {
+    const Tensor& input = graph.tensors[id];
+    const size_t elements = shape_elements(input.shape, graph.max_sequence_length);
+    impl->converted_inputs.push_back(input.dtype == DataType::kI32
+                                         ? allocate_aligned(elements * sizeof(int32_t))
+                                         : AlignedBytes());
+  }
   impl->profiling = options.profile;
   if (options.threads > 1) impl->pool = std::make_unique<ThreadPool>(options.threads);
   return impl;
