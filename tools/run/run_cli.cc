@@ -71,18 +71,18 @@ Expected<std::vector<int32_t>> parse_ids(const std::string& text) {
 // The combinations of flags that cannot work.
 Status check_combinations(const RunOptions& o, const std::vector<std::string>& decode_flags) {
   if (o.model.empty()) return Status::error("no model file given");
-  if (!o.text.empty() && !o.ids.empty()) return Status::error("give only one of --text and --ids");
-  if (o.text.empty() && o.ids.empty() && o.input_files.empty()) {
+  if (o.has_text && !o.ids.empty()) return Status::error("give only one of --text and --ids");
+  if (!o.has_text && o.ids.empty() && o.input_files.empty()) {
     return Status::error("no input: give --text, --ids or --input");
   }
-  if (!o.text.empty() && o.vocab.empty()) {
+  if (o.has_text && o.vocab.empty()) {
     return Status::error("--text needs --vocab (the model's vocab.txt)");
   }
   if (o.generate == 0) {
     if (!decode_flags.empty()) return Status::error(decode_flags.front() + " needs --generate N");
     return Status::ok();
   }
-  if (o.text.empty() && o.ids.empty()) {
+  if (!o.has_text && o.ids.empty()) {
     return Status::error("--generate needs a prefix to decode after: --ids (or --text)");
   }
   if (o.n_best > o.beam) {
@@ -100,7 +100,9 @@ const char* run_usage() {
 Runs a normrt model file at batch 1 and prints its outputs, or decodes with it.
 
 inputs (--text or --ids, and any --input):
-  --text "sentence" --vocab vocab.txt   tokenize (BERT WordPiece) into the model's i32 input
+  --text "sentence" --vocab vocab.txt   tokenize (BERT WordPiece) into the model's i32 input;
+                                        "" is [CLS] [SEP]; a text longer than the model's
+                                        maximum is truncated, and the tokens line says so
   --ids 101,2023,102                    token ids for the model's i32 input (the one
                                         not given by --input, or --token-input)
   --input name=file                     data for input `name` (repeatable): a .npy
@@ -177,6 +179,7 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
     }
     if (arg == "--text") {
       options.text = v;
+      options.has_text = true;
     } else if (arg == "--vocab") {
       options.vocab = v;
     } else if (arg == "--ids") {
