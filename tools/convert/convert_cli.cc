@@ -39,7 +39,11 @@ MiniLM, sentence-transformers encoders), normrt's RNN/MLP config
 ("architecture": "lstm" | "gru" | "mlp", docs/models_rnn.md), or a Nematus
 model.npz.json with its model.npz (RNNSearch: writes <output without .nrmt>
 .encoder.nrmt and .decoder.nrmt, docs/rnnsearch.md). Every tensor name,
-shape and dtype is checked; on any error nothing is written.
+shape and dtype is checked, and the file written is loaded before it is
+renamed into place; on any error nothing is written. An existing output is
+replaced atomically, keeping its permissions (a symlink is followed to its
+target); directories, devices, FIFOs, the inputs themselves and read-only
+files are refused (docs/convert.md, "Output").
 
 options:
   --dtype f32|bf16          storage of the matrices (default f32; vectors stay f32)
