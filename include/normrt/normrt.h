@@ -25,7 +25,9 @@
  * do), so that later versions can add fields at the end: a library reads
  * only the fields the caller's struct has (older callers get defaults for
  * the rest) and refuses a larger struct whose extra bytes are not zero
- * (options it does not know). NULL options still mean the defaults.
+ * (options it does not know). NULL options still mean the defaults. A
+ * struct built by hand rather than with a NORMRT_*_INIT macro should be
+ * zeroed first (memset), so that no padding byte looks like an option.
  */
 #ifndef NORMRT_NORMRT_H_
 #define NORMRT_NORMRT_H_
@@ -57,7 +59,10 @@ typedef enum normrt_dtype {
   NORMRT_DTYPE_INVALID = 0,
   NORMRT_DTYPE_F32 = 1,
   NORMRT_DTYPE_I32 = 2,
-  NORMRT_DTYPE_I64 = 3 /* data only: token ids for an i32 input */
+  NORMRT_DTYPE_I64 = 3, /* data only: token ids for an i32 input */
+  /* Not a type: makes every int a valid value of the enum, so that the
+   * library can read and refuse an unknown one (it is stored as an int). */
+  NORMRT_DTYPE_FORCE_INT = 0x7fffffff
 } normrt_dtype;
 
 typedef struct normrt_model normrt_model;

@@ -118,6 +118,7 @@ const char* normrt_dtype_name(normrt_dtype dtype) {
     case NORMRT_DTYPE_I64:
       return "i64";
     case NORMRT_DTYPE_INVALID:
+    case NORMRT_DTYPE_FORCE_INT:
       break;
   }
   return "invalid";

@@ -226,7 +226,10 @@ static void check_option_sizes(const char* path) {
   struct {
     normrt_model_options known;
     int future_option;
-  } newer = {NORMRT_MODEL_OPTIONS_INIT, 0};
+  } newer;
+  const normrt_model_options defaults_v1 = NORMRT_MODEL_OPTIONS_INIT;
+  memset(&newer, 0, sizeof newer); /* padding included: no byte may look like an option */
+  newer.known = defaults_v1;
   newer.known.struct_size = sizeof newer;
   CHECK(normrt_model_load(path, &newer.known, &model) == NORMRT_OK);
   newer.future_option = 1;
