@@ -156,7 +156,8 @@ static void check_typed_inputs(const char* directory) {
   }
   const int32_t ids32[3] = {7, 0, 49};
   s = 3;
-  CHECK(normrt_session_set_input_typed(session, "ids", NORMRT_DTYPE_I32, ids32, &s, 1) == NORMRT_OK);
+  CHECK(normrt_session_set_input_typed(session, "ids", NORMRT_DTYPE_I32, ids32, &s, 1) ==
+        NORMRT_OK);
   CHECK(normrt_session_run(session) == NORMRT_OK);
   CHECK(normrt_session_output(session, "embedding", &data, shape, &rank) == NORMRT_OK);
   CHECK(shape[0] == 3 && row_id(data, 0) == 7 && row_id(data, 1) == 0 && row_id(data, 2) == 49);
@@ -165,7 +166,8 @@ static void check_typed_inputs(const char* directory) {
   s = 2;
   CHECK(normrt_session_set_input_typed(session, "ids", NORMRT_DTYPE_I64, beyond, &s, 1) ==
         NORMRT_INVALID_ARGUMENT);
-  CHECK(contains(normrt_last_error(), "'ids' value 1099511627776 at index 1 is outside the i32 range"));
+  CHECK(contains(normrt_last_error(),
+                 "'ids' value 1099511627776 at index 1 is outside the i32 range"));
   const float floats[2] = {1, 2};
   CHECK(normrt_session_set_input_typed(session, "ids", NORMRT_DTYPE_F32, floats, &s, 1) ==
         NORMRT_INVALID_ARGUMENT);
