@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "normrt/normrt.hpp"
 #include "tools/cli/parse_count.h"
 
 namespace normrt::bench {
@@ -48,13 +49,14 @@ std::vector<std::string> split_list(const std::string& text) {
 Expected<std::vector<NormReplacement>> parse_norms(const std::string& text) {
   std::vector<NormReplacement> norms;
   for (const std::string& item : split_list(text)) {
-    NORMRT_ASSIGN_OR_RETURN(NormReplacement norm, parse_norm_item(item));
+    Expected<NormReplacement> norm = parse_norm_item(item);
+    if (!norm) return norm.status();
     for (const NormReplacement& seen : norms) {
-      if (seen.kind == norm.kind && seen.p == norm.p) {
+      if (seen.kind == norm->kind && seen.p == norm->p) {
         return Status::error("--norms: '" + item + "' is listed twice");
       }
     }
-    norms.push_back(norm);
+    norms.push_back(*norm);
   }
   return norms;
 }
@@ -131,7 +133,7 @@ options:
   --no-unfused       time only the fused models (fusion and norm folding on)
   --widths LIST      built-in encoder widths, multiples of 32 (default 256,384,768)
   --isa ISA          scalar, avx2, avx512, neon (default: the best this CPU runs)
-  --threads N        intra-op threads (default 1)
+  --threads N        intra-op threads (default 1, at most 1024)
   --json FILE        every measurement as JSON (docs/bench.md); '-' for stdout
   --plot FILE.svg    a chart of p50 latency per norm variant (and width)
   --quiet            no table and no progress on the terminal
@@ -164,19 +166,23 @@ Expected<BenchOptions> parse_bench_options(int argc, char** argv, bool* help) {
       v = argv[++i];
     }
     if (arg == "--seq-len") {
-      NORMRT_ASSIGN_OR_RETURN(auto n, parse_count(arg, v, 1, 1u << 20));
-      options.sequence_length = n;
+      auto n = parse_count(arg, v, 1, 1u << 20);
+      if (!n) return n.status();
+      options.sequence_length = *n;
     } else if (arg == "--runs" || arg == "--warmup" || arg == "--threads") {
-      NORMRT_ASSIGN_OR_RETURN(auto n, parse_count(arg, v, arg == "--warmup" ? 0 : 1,
-                                                  arg == "--threads" ? 256 : 1000000));
-      (arg == "--runs" ? options.runs : arg == "--warmup" ? options.warmup : options.threads) = n;
+      auto n = parse_count(arg, v, arg == "--warmup" ? 0 : 1,
+                           arg == "--threads" ? max_session_threads() : 1000000);
+      if (!n) return n.status();
+      (arg == "--runs" ? options.runs : arg == "--warmup" ? options.warmup : options.threads) = *n;
     } else if (arg == "--norms") {
-      NORMRT_ASSIGN_OR_RETURN(auto norms, parse_norms(v));
-      options.norms = norms;
+      auto norms = parse_norms(v);
+      if (!norms) return norms.status();
+      options.norms = *norms;
       norms_given = true;
     } else if (arg == "--widths") {
-      NORMRT_ASSIGN_OR_RETURN(auto widths, parse_widths(v));
-      options.widths = widths;
+      auto widths = parse_widths(v);
+      if (!widths) return widths.status();
+      options.widths = *widths;
       widths_given = true;
     } else if (arg == "--isa") {
       options.isa = v;

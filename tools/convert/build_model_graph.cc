@@ -33,6 +33,26 @@ Expected<BertBuildOptions> bert_options(const ConvertOptions& options) {
   return b;
 }
 
+// --norm `norm` on a checkpoint trained with `trained`: a different model,
+// converted only when the user says so.
+Status check_norm_change(const ConvertOptions& options, const std::string& norm,
+                         const char* trained, const char* family) {
+  if (norm == trained || options.allow_norm_change) return Status::ok();
+  return Status::error("--norm " + norm + ": the " + family + " checkpoint was trained with " +
+                       trained + "; running its weights with " + norm +
+                       " makes a different model, whose outputs are not the checkpoint's. "
+                       "Pass --allow-norm-change to convert it anyway");
+}
+
+// --p against the hidden size, over which every norm of a Transformer runs.
+Status check_p_option(const std::string& norm, double p, int64_t hidden_size) {
+  NormConfig partial;
+  partial.kind = norm;
+  partial.p = p;
+  Status s = check_partial_width(partial, hidden_size, "hidden_size");
+  return s ? s : Status::error("--p" + s.message());
+}
+
 // RNN/MLP configs carry their own norm; the BERT-only options are refused
 // rather than ignored.
 Status refuse_bert_options(const ConvertOptions& options, ModelFamily family) {
@@ -50,40 +70,54 @@ Status refuse_bert_options(const ConvertOptions& options, ModelFamily family) {
 Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
                                   const WeightSource& weights, const ConvertOptions& options) {
   if (family == ModelFamily::kBertEncoder) {
-    NORMRT_ASSIGN_OR_RETURN(BertConfig bert, read_bert_config(config));
-    NORMRT_ASSIGN_OR_RETURN(BertBuildOptions build, bert_options(options));
-    return build_bert_encoder(bert, weights, options.dtype, build);
+    Expected<BertConfig> bert = read_bert_config(config);
+    if (!bert) return bert.status();
+    Expected<BertBuildOptions> build = bert_options(options);
+    if (!build) return build.status();
+    if (Status s = check_norm_change(options, build.value().norm, "layer_norm", "BERT"); !s)
+      return s;
+    if (Status s = check_p_option(build.value().norm, options.p, bert.value().hidden_size); !s)
+      return s;
+    return build_bert_encoder(bert.value(), weights, options.dtype, build.value());
   }
   if (family == ModelFamily::kLlamaDecoder) {
-    NORMRT_ASSIGN_OR_RETURN(LlamaConfig llama, read_llama_config(config));
+    Expected<LlamaConfig> llama = read_llama_config(config);
+    if (!llama) return llama.status();
     LlamaBuildOptions build;
     if (!options.norm.empty()) build.norm = options.norm;
     if (build.norm != "rms_norm" && build.norm != "layer_norm" && build.norm != "prms_norm")
       return Status::error("--norm " + options.norm +
                            ": expected one of rms_norm, layer_norm, prms_norm");
     build.p = options.p;
+    if (Status s = check_norm_change(options, build.norm, "rms_norm", "Llama"); !s) return s;
+    if (Status s = check_p_option(build.norm, options.p, llama.value().hidden_size); !s) return s;
     if (options.pooling != "none")
       return Status::error("--pooling applies to BERT encoders only, not to llama_decoder");
     build.max_sequence_length = options.max_sequence_length;
-    return build_llama_decoder(llama, weights, options.dtype, build);
+    return build_llama_decoder(llama.value(), weights, options.dtype, build);
   }
   if (family == ModelFamily::kTorchTransformer) {
-    NORMRT_RETURN_IF_ERROR(refuse_bert_options(options, family));
-    NORMRT_ASSIGN_OR_RETURN(TorchTransformerJson json, read_torch_transformer_config(config));
-    TorchTransformerBuildOptions build = json.build;
+    if (Status s = refuse_bert_options(options, family); !s) return s;
+    Expected<TorchTransformerJson> json = read_torch_transformer_config(config);
+    if (!json) return json.status();
+    TorchTransformerBuildOptions build = json.value().build;
     if (options.max_sequence_length > 0) build.max_target_length = options.max_sequence_length;
-    return build_torch_transformer(json.config, weights, options.dtype, build);
+    return build_torch_transformer(json.value().config, weights, options.dtype, build);
   }
   if (family == ModelFamily::kRnnSearch)
     return Status::error("rnnsearch builds two graphs: build_rnnsearch_graphs() (a converter bug)");
-  NORMRT_RETURN_IF_ERROR(refuse_bert_options(options, family));
+  if (Status s = refuse_bert_options(options, family); !s) return s;
   if (family == ModelFamily::kMlp) {
-    NORMRT_ASSIGN_OR_RETURN(MlpConfig c, read_mlp_config(config));
+    Expected<MlpConfig> mlp = read_mlp_config(config);
+    if (!mlp) return mlp.status();
+    MlpConfig c = mlp.value();
     if (options.max_sequence_length > 0) c.max_sequence_length = options.max_sequence_length;
     return build_ln_mlp(c, weights, options.dtype);
   }
   const bool lstm = family == ModelFamily::kLstm;
-  NORMRT_ASSIGN_OR_RETURN(RnnConfig c, read_rnn_config(config, lstm));
+  Expected<RnnConfig> rnn = read_rnn_config(config, lstm);
+  if (!rnn) return rnn.status();
+  RnnConfig c = rnn.value();
   if (options.max_sequence_length > 0) c.max_sequence_length = options.max_sequence_length;
   return lstm ? build_ln_lstm(c, weights, options.dtype) : build_ln_gru(c, weights, options.dtype);
 }
@@ -93,21 +127,29 @@ Expected<RnnSearchGraphs> build_rnnsearch_graphs(const JsonConfig& config,
                                                  const ConvertOptions& options) {
   if (options.pooling != "none")
     return Status::error("--pooling applies to BERT encoders only, not to rnnsearch");
-  NORMRT_ASSIGN_OR_RETURN(RnnSearchConfig c,
-                          read_rnnsearch_config(config, options.norm, options.p));
+  Expected<RnnSearchConfig> c = read_rnnsearch_config(config, options.norm, options.p);
+  if (!c) return c.status();
   RnnSearchBuildOptions build;
   if (options.max_sequence_length > 0) build.max_source_length = options.max_sequence_length;
-  return build_rnnsearch(c, weights, options.dtype, build);
+  return build_rnnsearch(c.value(), weights, options.dtype, build);
+}
+
+const char* checkpoint_norm(ModelFamily family) {
+  if (family == ModelFamily::kBertEncoder) return "layer_norm";
+  if (family == ModelFamily::kLlamaDecoder) return "rms_norm";
+  return nullptr;
 }
 
 Expected<std::unique_ptr<WeightSource>> open_weights(const std::string& path) {
   if (ends_with(path, ".safetensors")) {
-    NORMRT_ASSIGN_OR_RETURN(auto file, SafetensorsFile::open(path));
-    return std::unique_ptr<WeightSource>(std::move(file));
+    auto file = SafetensorsFile::open(path);
+    if (!file) return file.status();
+    return std::unique_ptr<WeightSource>(std::move(file).value());
   }
   if (ends_with(path, ".npz")) {
-    NORMRT_ASSIGN_OR_RETURN(auto file, NpzFile::open(path));
-    return std::unique_ptr<WeightSource>(std::move(file));
+    auto file = NpzFile::open(path);
+    if (!file) return file.status();
+    return std::unique_ptr<WeightSource>(std::move(file).value());
   }
   return Status::error(path + ": unknown weights format, expected a .safetensors or .npz file");
 }

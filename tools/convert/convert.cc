@@ -1,21 +1,23 @@
 #include "tools/convert/convert.h"
 
 #include "kernels/common/isa.h"
-#include "runtime/format/model_file.h"
 #include "runtime/passes/prepack_linear_weights.h"
 #include "tools/convert/build_model_graph.h"
 #include "tools/convert/convert_rnnsearch.h"
 #include "tools/convert/convert_steps.h"
 #include "tools/convert/model_config.h"
+#include "tools/convert/output_file.h"
 #include "tools/convert/progress.h"
 #include "tools/convert/readers/json_config.h"
+#include "tools/convert/write_outputs.h"
 
 namespace normrt {
 
 Expected<TensorLayout> resolve_layout(const std::string& name) {
   if (name == "native") {
-    NORMRT_ASSIGN_OR_RETURN(Isa isa, selected_isa());
-    return native_weight_layout(isa);
+    Expected<Isa> isa = selected_isa();
+    if (!isa) return isa.status();
+    return native_weight_layout(isa.value());
   }
   for (TensorLayout layout : {TensorLayout::kRowMajor, TensorLayout::kPanels16,
                               TensorLayout::kPanels32, TensorLayout::kPanels64})
@@ -29,41 +31,56 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
   if (options.dtype != DataType::kF32 && options.dtype != DataType::kBF16)
     return Status::error(std::string("dtype ") + data_type_name(options.dtype) +
                          ": expected f32 or bf16");
-  NORMRT_ASSIGN_OR_RETURN(TensorLayout layout, resolve_layout(options.layout));
+  Expected<TensorLayout> layout = resolve_layout(options.layout);
+  if (!layout) return layout.status();
+  if (options.p != 0 && options.norm != "prms_norm")  // as the command line refuses it
+    return Status::error("--p applies to --norm prms_norm only");
 
-  NORMRT_ASSIGN_OR_RETURN(JsonConfig config, JsonConfig::load(options.config_path));
-  NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<WeightSource> weights,
-                          open_weights(options.weights_path));
-  const WeightSource& source = *weights;
+  Expected<JsonConfig> config = JsonConfig::load(options.config_path);
+  if (!config) return config.status();
+  Expected<std::unique_ptr<WeightSource>> weights = open_weights(options.weights_path);
+  if (!weights) return weights.status();
+  const WeightSource& source = *weights.value();
   progress.stage(1, "read " + base_name(options.weights_path) + ": " +
                         format_count(source.names().size()) + " tensors, " +
                         format_bytes(source_bytes(source)));
 
-  NORMRT_ASSIGN_OR_RETURN(ModelFamily family, detect_model_family(config));
-  if (family == ModelFamily::kRnnSearch)
-    return convert_rnnsearch(options, config, source, layout, progress);
-  NORMRT_ASSIGN_OR_RETURN(Graph graph, build_model_graph(family, config, source, options));
+  Expected<ModelFamily> family = detect_model_family(config.value());
+  if (!family) return family.status();
+  if (family.value() == ModelFamily::kRnnSearch)
+    return convert_rnnsearch(options, config.value(), source, layout.value(), progress);
+  // Before the work: an output that may not be replaced is refused at once.
+  Expected<OutputTarget> target =
+      check_output_target(options.output_path, converter_inputs(options));
+  if (!target) return target.status();
+  Expected<Graph> built = build_model_graph(family.value(), config.value(), source, options);
+  if (!built) return built.status();
+  Graph graph = std::move(built).value();
   const WeightTotals totals = weight_totals(graph);
-  NORMRT_ASSIGN_OR_RETURN(size_t packed, finish_graph(graph, options, layout));
-  progress.stage(2, std::string("built and validated ") + model_family_name(family) + ": " +
+  Expected<size_t> packed = finish_graph(graph, options, layout.value());
+  if (!packed) return packed.status();
+  progress.stage(2, std::string("built and validated ") + model_family_name(family.value()) + ": " +
                         format_count(graph.nodes.size()) + " nodes, " +
                         format_count(totals.parameters) + " parameters");
-  progress.stage(
-      3, "packed " + std::to_string(packed) + " Linear weights as " + tensor_layout_name(layout));
+  progress.stage(3, "packed " + std::to_string(packed.value()) + " Linear weights as " +
+                        tensor_layout_name(layout.value()));
 
   progress.stage(4, "writing " + options.output_path + " (about " +
                         format_bytes(weight_totals(graph).bytes) + " of weights)");
-  NORMRT_RETURN_IF_ERROR(write_model_file(graph, options.output_path));
-  NORMRT_ASSIGN_OR_RETURN(uint64_t bytes, written_file_bytes(options.output_path));
-
   ConvertSummary summary;
-  summary.architecture = model_family_name(family);
+  Expected<uint64_t> bytes = write_checked_outputs({{&graph, target.value()}}, &summary.warnings);
+  if (!bytes) return bytes.status();
+
+  summary.architecture = model_family_name(family.value());
+  summary.norm = metadata_text(graph, "norm");
+  const char* trained = checkpoint_norm(family.value());
+  summary.checkpoint_norm = trained != nullptr ? trained : summary.norm;
   summary.tensors = totals.tensors;
   summary.parameters = totals.parameters;
-  summary.file_bytes = bytes;
+  summary.file_bytes = bytes.value();
   summary.dtype = options.dtype;
-  summary.layout = layout;
-  summary.packed_weights = packed;
+  summary.layout = layout.value();
+  summary.packed_weights = packed.value();
   summary.files = {options.output_path};
   summary.seconds = progress.elapsed_seconds();
   return summary;
@@ -72,12 +89,14 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
 std::string summary_line(const ConvertSummary& s) {
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.2f s", s.seconds);
+  std::string norm = "norm " + s.norm;
+  if (s.norm != s.checkpoint_norm) norm += " (changed from the checkpoint's " + s.checkpoint_norm + ")";
   std::string files;  // named when there is more than one (RNNSearch's pair)
   for (size_t i = 0; s.files.size() > 1 && i < s.files.size(); ++i)
     files += (i == 0 ? ": " : ", ") + s.files[i];
   return "converted " + s.architecture + ": " + format_count(s.tensors) + " tensors, " +
-         format_count(s.parameters) + " parameters, " + format_bytes(s.file_bytes) + ", " +
-         data_type_name(s.dtype) + ", " + tensor_layout_name(s.layout) + " (" +
+         format_count(s.parameters) + " parameters, " + format_bytes(s.file_bytes) + ", " + norm +
+         ", " + data_type_name(s.dtype) + ", " + tensor_layout_name(s.layout) + " (" +
          std::to_string(s.packed_weights) + " packed), " + seconds + files;
 }
 

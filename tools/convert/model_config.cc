@@ -1,8 +1,11 @@
 #include "tools/convert/model_config.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
+
+#include "kernels/norm/norm.h"
 
 namespace normrt {
 namespace {
@@ -28,9 +31,9 @@ Status check_known_keys(const JsonConfig& config) {
 
 // Reads `key` into `*field` (required, or `*field` as the default).
 Status read_int(const JsonConfig& config, const char* key, int64_t* field, bool required) {
-  NORMRT_ASSIGN_OR_RETURN(int64_t value,
-                          required ? config.require_int(key) : config.optional_int(key, *field));
-  *field = value;
+  Expected<int64_t> value = required ? config.require_int(key) : config.optional_int(key, *field);
+  if (!value) return value.status();
+  *field = value.value();
   return Status::ok();
 }
 
@@ -49,12 +52,31 @@ Expected<NormConfig> read_norm_config(const JsonConfig& config) {
   norm.eps_placement = placement.value();
   norm.gain_convention = gain.value();
   if (norm.kind == "prms_norm") {
-    NORMRT_ASSIGN_OR_RETURN(double p, config.require_double("p"));
-    norm.p = p;
+    Expected<double> p = config.require_double("p");
+    if (!p) return p.status();
+    norm.p = p.value();
+  } else if (config.has("p")) {  // ignored, it would hide a misspelt or wrong "norm"
+    return Status::error(config.description() + ": key 'p' applies to norm \"prms_norm\" only, " +
+                         "found with norm \"" + norm.kind + "\"");
   }
   if (Status s = check_norm_config(norm); !s)
     return Status::error(config.description() + ": " + s.message());
   return norm;
+}
+
+Status check_partial_width(const NormConfig& norm, int64_t width, const std::string& what) {
+  if (norm.kind != "prms_norm" || width <= 0) return Status::ok();
+  NormParams params;
+  params.kind = NormKind::kRmsNormPartial;
+  params.partial_fraction = norm.p;
+  const size_t n = static_cast<size_t>(width);
+  if (norm_stat_count(params, n) >= 1) return Status::ok();
+  char text[200];
+  std::snprintf(text, sizeof text,
+                " %g leaves pRMSNorm no element to average over %s = %zu (floor(p·%zu) = 0): "
+                "p must be at least 1/%zu = %.6g",
+                norm.p, what.c_str(), n, n, n, 1.0 / static_cast<double>(n));
+  return Status::error(text);
 }
 
 namespace {
@@ -92,7 +114,9 @@ const char* model_family_name(ModelFamily family) {
 Expected<ModelFamily> detect_model_family(const JsonConfig& config) {
   const std::string& file = config.description();
   if (config.has("architecture")) {
-    NORMRT_ASSIGN_OR_RETURN(const std::string a, config.require_string("architecture"));
+    Expected<std::string> name = config.require_string("architecture");
+    if (!name) return name.status();
+    const std::string& a = name.value();
     if (a == "lstm" || a == "ln_lstm") return ModelFamily::kLstm;
     if (a == "gru" || a == "ln_gru") return ModelFamily::kGru;
     if (a == "mlp" || a == "ln_mlp") return ModelFamily::kMlp;
@@ -102,7 +126,9 @@ Expected<ModelFamily> detect_model_family(const JsonConfig& config) {
                          "torch_transformer");
   }
   if (config.has("model_type")) {
-    NORMRT_ASSIGN_OR_RETURN(const std::string t, config.require_string("model_type"));
+    Expected<std::string> type = config.require_string("model_type");
+    if (!type) return type.status();
+    const std::string& t = type.value();
     if (t == "bert") return ModelFamily::kBertEncoder;
     if (t == "llama") return ModelFamily::kLlamaDecoder;
     if (t == "rnn" || t == "transformer")
@@ -134,10 +160,11 @@ Expected<BertConfig> read_bert_config(const JsonConfig& config) {
       {"num_hidden_layers", &c.num_hidden_layers},
       {"num_attention_heads", &c.num_attention_heads},
       {"intermediate_size", &c.intermediate_size}};
-  for (auto [key, field] : required) NORMRT_RETURN_IF_ERROR(read_int(config, key, field, true));
-  NORMRT_RETURN_IF_ERROR(
-      read_int(config, "max_position_embeddings", &c.max_position_embeddings, false));
-  NORMRT_RETURN_IF_ERROR(read_int(config, "type_vocab_size", &c.type_vocab_size, false));
+  for (auto [key, field] : required)
+    if (Status s = read_int(config, key, field, true); !s) return s;
+  if (Status s = read_int(config, "max_position_embeddings", &c.max_position_embeddings, false); !s)
+    return s;
+  if (Status s = read_int(config, "type_vocab_size", &c.type_vocab_size, false); !s) return s;
   Expected<std::string> act = config.optional_string("hidden_act", c.hidden_act);
   Expected<double> eps = config.optional_double("layer_norm_eps", c.layer_norm_eps);
   Expected<std::string> position = config.optional_string("position_embedding_type", "absolute");
@@ -162,12 +189,13 @@ Expected<LlamaConfig> read_llama_config(const JsonConfig& config) {
       {"intermediate_size", &c.intermediate_size},
       {"num_hidden_layers", &c.num_hidden_layers},
       {"num_attention_heads", &c.num_attention_heads}};
-  for (auto [key, field] : required) NORMRT_RETURN_IF_ERROR(read_int(config, key, field, true));
+  for (auto [key, field] : required)
+    if (Status s = read_int(config, key, field, true); !s) return s;
   c.num_key_value_heads = c.num_attention_heads;  // HF's default: plain multi-head
   for (auto [key, field] : {std::pair<const char*, int64_t*>{"num_key_value_heads",
                                                              &c.num_key_value_heads},
                             {"max_position_embeddings", &c.max_position_embeddings}})
-    NORMRT_RETURN_IF_ERROR(read_int(config, key, field, false));
+    if (Status s = read_int(config, key, field, false); !s) return s;
   Expected<double> eps = config.optional_double("rms_norm_eps", c.rms_norm_eps);
   Expected<bool> tie = config.optional_bool("tie_word_embeddings", c.tie_word_embeddings);
   Expected<std::string> act = config.optional_string("hidden_act", "silu");
@@ -192,8 +220,9 @@ Expected<LlamaConfig> read_llama_config(const JsonConfig& config) {
   if (!scaling.is_null())
     return Status::error(file + ": key 'rope_scaling', expected null, found " + scaling.dump() +
                          " (scaled rotary positions are not supported)");
-  NORMRT_ASSIGN_OR_RETURN(double theta, config.optional_double("rope_theta", c.rope_theta));
-  c.rope_theta = theta;
+  Expected<double> theta = config.optional_double("rope_theta", c.rope_theta);
+  if (!theta) return theta.status();
+  c.rope_theta = theta.value();
   if (root.contains("rope_parameters") && !root["rope_parameters"].is_null()) {
     const nlohmann::json& rope = root["rope_parameters"];
     const nlohmann::json type = rope.is_object() ? rope.value("rope_type", nlohmann::json("default"))
@@ -219,7 +248,7 @@ Expected<LlamaConfig> read_llama_config(const JsonConfig& config) {
 }
 
 Expected<RnnConfig> read_rnn_config(const JsonConfig& config, bool is_lstm) {
-  NORMRT_RETURN_IF_ERROR(check_known_keys(config));
+  if (Status s = check_known_keys(config); !s) return s;
   RnnConfig c;
   for (auto [key, field, required] :
        {std::tuple<const char*, int64_t*, bool>{"input_size", &c.input_size, true},
@@ -228,24 +257,29 @@ Expected<RnnConfig> read_rnn_config(const JsonConfig& config, bool is_lstm) {
         {"vocab_size", &c.vocab_size, false},
         {"output_size", &c.output_size, false},
         {"max_sequence_length", &c.max_sequence_length, false}})
-    NORMRT_RETURN_IF_ERROR(read_int(config, key, field, required));
-  NORMRT_ASSIGN_OR_RETURN(NormConfig norm, read_norm_config(config));
-  c.norm = norm;
-  NORMRT_ASSIGN_OR_RETURN(std::string placement, config.optional_string("placement", c.placement));
-  c.placement = placement;
+    if (Status s = read_int(config, key, field, required); !s) return s;
+  Expected<NormConfig> norm = read_norm_config(config);
+  if (!norm) return norm.status();
+  c.norm = norm.value();
+  Expected<std::string> placement = config.optional_string("placement", c.placement);
+  if (!placement) return placement.status();
+  c.placement = placement.value();
   if (Status s = check_rnn_config(c, is_lstm); !s)
     return Status::error(config.description() + ": " + s.message());
+  // Every cell normalizes a vector of H (the cell state, or W·x_t of a GRU).
+  if (Status s = check_partial_width(c.norm, c.hidden_size, "hidden_size"); !s)
+    return Status::error(config.description() + ": key 'p' =" + s.message());
   return c;
 }
 
 Expected<MlpConfig> read_mlp_config(const JsonConfig& config) {
-  NORMRT_RETURN_IF_ERROR(check_known_keys(config));
+  if (Status s = check_known_keys(config); !s) return s;
   MlpConfig c;
   for (auto [key, field, required] :
        {std::tuple<const char*, int64_t*, bool>{"input_size", &c.input_size, true},
         {"output_size", &c.output_size, true},
         {"max_sequence_length", &c.max_sequence_length, false}})
-    NORMRT_RETURN_IF_ERROR(read_int(config, key, field, required));
+    if (Status s = read_int(config, key, field, required); !s) return s;
   if (config.has("hidden_sizes")) {
     const nlohmann::json& sizes = config.root()["hidden_sizes"];
     if (!sizes.is_array())
@@ -262,10 +296,16 @@ Expected<MlpConfig> read_mlp_config(const JsonConfig& config) {
       c.hidden_sizes.push_back(sizes[i].get<int64_t>());
     }
   }
-  NORMRT_ASSIGN_OR_RETURN(NormConfig norm, read_norm_config(config));
-  c.norm = norm;
+  Expected<NormConfig> norm = read_norm_config(config);
+  if (!norm) return norm.status();
+  c.norm = norm.value();
   if (Status s = check_mlp_config(c); !s)
     return Status::error(config.description() + ": " + s.message());
+  for (size_t i = 0; i < c.hidden_sizes.size(); ++i) {
+    const std::string what = "hidden_sizes[" + std::to_string(i) + "]";
+    if (Status s = check_partial_width(c.norm, c.hidden_sizes[i], what); !s)
+      return Status::error(config.description() + ": key 'p' =" + s.message());
+  }
   return c;
 }
 

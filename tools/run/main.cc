@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "base/status.h"
 #include "normrt/normrt.hpp"
 #include "tools/run/run_cli.h"
 #include "tools/run/run_generate.h"
@@ -45,15 +44,16 @@ Expected<std::string> id_input(const Model& model, const RunOptions& options) {
   return name;
 }
 
-Expected<std::vector<int32_t>> tokenize(const RunOptions& options, const Model& model) {
-  NORMRT_ASSIGN_OR_RETURN(auto vocab, text::WordPieceVocab::load(options.vocab));
+Expected<text::Encoding> tokenize(const RunOptions& options, const Model& model) {
+  auto vocab = text::WordPieceVocab::load(options.vocab);
+  if (!vocab) return vocab.status();
   text::BertTokenizerOptions tokenizer_options;
   tokenizer_options.basic.lowercase = !options.keep_case;
   tokenizer_options.basic.strip_accents = !options.keep_case;
   tokenizer_options.max_length = model.max_sequence_length();
-  NORMRT_ASSIGN_OR_RETURN(auto tokenizer,
-                          text::BertTokenizer::create(std::move(vocab), tokenizer_options));
-  return tokenizer.encode(options.text);
+  auto tokenizer = text::BertTokenizer::create(std::move(vocab).value(), tokenizer_options);
+  if (!tokenizer) return tokenizer.status();
+  return tokenizer->encoding(options.text);
 }
 
 void print_output(const std::string& name, const TensorRef& out, size_t limit) {
@@ -87,11 +87,15 @@ int run(const RunOptions& options) {
   std::vector<int32_t> ids = options.ids;
   std::vector<InputData> files;
   std::vector<std::pair<std::string, std::pair<const void*, size_t>>> bindings;
-  if (!options.text.empty()) {
+  if (options.has_text) {
     auto encoded = tokenize(options, *model.value());
     if (!encoded) return fail(encoded.status().message());
-    ids = std::move(encoded).value();
-    std::printf("tokens: %zu\n", ids.size());
+    ids = std::move(encoded.value().ids);
+    if (encoded.value().truncated)
+      std::printf("tokens: %zu (truncated: the text is longer than the model's maximum of %zu)\n",
+                  ids.size(), model.value()->max_sequence_length());
+    else
+      std::printf("tokens: %zu\n", ids.size());
   }
   for (const auto& [name, path] : options.input_files) {
     auto data = load_input_file(*model.value(), name, path, options.check_finite);
@@ -112,7 +116,7 @@ int run(const RunOptions& options) {
   }
   auto bind_and_run = [&]() -> Status {
     for (const auto& [name, data] : bindings) {
-      NORMRT_RETURN_IF_ERROR(session.value()->set_input(name, data.first, data.second));
+      if (Status s = session.value()->set_input(name, data.first, data.second); !s) return s;
     }
     return session.value()->run();
   };
