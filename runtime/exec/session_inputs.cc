@@ -99,34 +99,32 @@ Status Session::set_input(std::string_view name, ElementType type, const void* d
                           const TensorShape& shape) {
   Session::Impl& session = *impl_;
   const Graph& graph = session.compiled->graph;
-  Expected<InputSlot> slot = find_input(graph, name);
-  if (!slot) return slot.status();
-  const Tensor& tensor = *slot->tensor;
+  NORMRT_ASSIGN_OR_RETURN(InputSlot slot, find_input(graph, name));
+  const Tensor& tensor = *slot.tensor;
   if (!can_feed(type, tensor.dtype))
     return Status::error(std::string("set_input: ") + element_type_name(type) +
                          " data cannot feed input " + describe(tensor) +
                          (tensor.dtype == DataType::kI32 ? " (give i32 or i64)" : " (give f32)"));
   if (data == nullptr) return Status::error("set_input: '" + tensor.name + "': data is null");
-  Expected<size_t> length =
-      sequence_length_of(tensor, shape, static_cast<size_t>(graph.max_sequence_length));
-  if (!length) return length.status();
+  NORMRT_ASSIGN_OR_RETURN(
+      size_t length,
+      sequence_length_of(tensor, shape, static_cast<size_t>(graph.max_sequence_length)));
   if (type == ElementType::kI64) {
-    auto* converted = reinterpret_cast<int32_t*>(session.converted_inputs[slot->index].get());
-    const size_t count = shape_elements(tensor.shape, *length == 0 ? 1 : *length);
+    auto* converted = reinterpret_cast<int32_t*>(session.converted_inputs[slot.index].get());
+    const size_t count = shape_elements(tensor.shape, length == 0 ? 1 : length);
     // A refused array changes nothing: convert_ids() checks before it writes.
-    if (Status s = convert_ids(tensor, static_cast<const int64_t*>(data), count, converted); !s)
-      return s;
+    NORMRT_RETURN_IF_ERROR(
+        convert_ids(tensor, static_cast<const int64_t*>(data), count, converted));
     data = converted;
   }
-  bind(session, *slot, data, *length);
+  bind(session, slot, data, length);
   return Status::ok();
 }
 
 Status Session::set_input(std::string_view name, const void* data, size_t bytes) {
   const Graph& graph = impl_->compiled->graph;
-  Expected<InputSlot> slot = find_input(graph, name);
-  if (!slot) return slot.status();
-  const Tensor& tensor = *slot->tensor;
+  NORMRT_ASSIGN_OR_RETURN(InputSlot slot, find_input(graph, name));
+  const Tensor& tensor = *slot.tensor;
   if (data == nullptr) return Status::error("set_input: '" + tensor.name + "': data is null");
   // unit: the bytes of one step of S (of the whole input if it has no S).
   const size_t unit = shape_elements(tensor.shape, 1) * data_type_size(tensor.dtype);
@@ -141,7 +139,7 @@ Status Session::set_input(std::string_view name, const void* data, size_t bytes)
     return Status::error("set_input: " + describe(tensor) + ": expected " + expected + ", got " +
                          std::to_string(bytes) + " bytes");
   }
-  bind(*impl_, *slot, data, has_sequence ? bytes / unit : 0);
+  bind(*impl_, slot, data, has_sequence ? bytes / unit : 0);
   return Status::ok();
 }
 

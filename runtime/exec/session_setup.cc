@@ -78,7 +78,7 @@ void Session::Impl::set_sequence_length(size_t length) {
 Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const Model> model,
                                                            const SessionOptions& options) {
   if (model == nullptr) return Status::error("Session::create: the model is null");
-  if (Status s = check_session_threads(options.threads); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_session_threads(options.threads));
   auto impl = std::make_unique<Session::Impl>();
   const Model::Impl& compiled = model->impl();
   impl->compiled = &compiled;

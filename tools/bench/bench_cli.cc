@@ -49,14 +49,13 @@ std::vector<std::string> split_list(const std::string& text) {
 Expected<std::vector<NormReplacement>> parse_norms(const std::string& text) {
   std::vector<NormReplacement> norms;
   for (const std::string& item : split_list(text)) {
-    Expected<NormReplacement> norm = parse_norm_item(item);
-    if (!norm) return norm.status();
+    NORMRT_ASSIGN_OR_RETURN(NormReplacement norm, parse_norm_item(item));
     for (const NormReplacement& seen : norms) {
-      if (seen.kind == norm->kind && seen.p == norm->p) {
+      if (seen.kind == norm.kind && seen.p == norm.p) {
         return Status::error("--norms: '" + item + "' is listed twice");
       }
     }
-    norms.push_back(*norm);
+    norms.push_back(norm);
   }
   return norms;
 }
@@ -166,23 +165,20 @@ Expected<BenchOptions> parse_bench_options(int argc, char** argv, bool* help) {
       v = argv[++i];
     }
     if (arg == "--seq-len") {
-      auto n = parse_count(arg, v, 1, 1u << 20);
-      if (!n) return n.status();
-      options.sequence_length = *n;
+      NORMRT_ASSIGN_OR_RETURN(auto n, parse_count(arg, v, 1, 1u << 20));
+      options.sequence_length = n;
     } else if (arg == "--runs" || arg == "--warmup" || arg == "--threads") {
-      auto n = parse_count(arg, v, arg == "--warmup" ? 0 : 1,
-                           arg == "--threads" ? max_session_threads() : 1000000);
-      if (!n) return n.status();
-      (arg == "--runs" ? options.runs : arg == "--warmup" ? options.warmup : options.threads) = *n;
+      NORMRT_ASSIGN_OR_RETURN(auto n,
+                              parse_count(arg, v, arg == "--warmup" ? 0 : 1,
+                                          arg == "--threads" ? max_session_threads() : 1000000));
+      (arg == "--runs" ? options.runs : arg == "--warmup" ? options.warmup : options.threads) = n;
     } else if (arg == "--norms") {
-      auto norms = parse_norms(v);
-      if (!norms) return norms.status();
-      options.norms = *norms;
+      NORMRT_ASSIGN_OR_RETURN(auto norms, parse_norms(v));
+      options.norms = norms;
       norms_given = true;
     } else if (arg == "--widths") {
-      auto widths = parse_widths(v);
-      if (!widths) return widths.status();
-      options.widths = *widths;
+      NORMRT_ASSIGN_OR_RETURN(auto widths, parse_widths(v));
+      options.widths = widths;
       widths_given = true;
     } else if (arg == "--isa") {
       options.isa = v;

@@ -70,54 +70,44 @@ Status refuse_bert_options(const ConvertOptions& options, ModelFamily family) {
 Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
                                   const WeightSource& weights, const ConvertOptions& options) {
   if (family == ModelFamily::kBertEncoder) {
-    Expected<BertConfig> bert = read_bert_config(config);
-    if (!bert) return bert.status();
-    Expected<BertBuildOptions> build = bert_options(options);
-    if (!build) return build.status();
-    if (Status s = check_norm_change(options, build.value().norm, "layer_norm", "BERT"); !s)
-      return s;
-    if (Status s = check_p_option(build.value().norm, options.p, bert.value().hidden_size); !s)
-      return s;
-    return build_bert_encoder(bert.value(), weights, options.dtype, build.value());
+    NORMRT_ASSIGN_OR_RETURN(BertConfig bert, read_bert_config(config));
+    NORMRT_ASSIGN_OR_RETURN(BertBuildOptions build, bert_options(options));
+    NORMRT_RETURN_IF_ERROR(check_norm_change(options, build.norm, "layer_norm", "BERT"));
+    NORMRT_RETURN_IF_ERROR(check_p_option(build.norm, options.p, bert.hidden_size));
+    return build_bert_encoder(bert, weights, options.dtype, build);
   }
   if (family == ModelFamily::kLlamaDecoder) {
-    Expected<LlamaConfig> llama = read_llama_config(config);
-    if (!llama) return llama.status();
+    NORMRT_ASSIGN_OR_RETURN(LlamaConfig llama, read_llama_config(config));
     LlamaBuildOptions build;
     if (!options.norm.empty()) build.norm = options.norm;
     if (build.norm != "rms_norm" && build.norm != "layer_norm" && build.norm != "prms_norm")
       return Status::error("--norm " + options.norm +
                            ": expected one of rms_norm, layer_norm, prms_norm");
     build.p = options.p;
-    if (Status s = check_norm_change(options, build.norm, "rms_norm", "Llama"); !s) return s;
-    if (Status s = check_p_option(build.norm, options.p, llama.value().hidden_size); !s) return s;
+    NORMRT_RETURN_IF_ERROR(check_norm_change(options, build.norm, "rms_norm", "Llama"));
+    NORMRT_RETURN_IF_ERROR(check_p_option(build.norm, options.p, llama.hidden_size));
     if (options.pooling != "none")
       return Status::error("--pooling applies to BERT encoders only, not to llama_decoder");
     build.max_sequence_length = options.max_sequence_length;
-    return build_llama_decoder(llama.value(), weights, options.dtype, build);
+    return build_llama_decoder(llama, weights, options.dtype, build);
   }
   if (family == ModelFamily::kTorchTransformer) {
-    if (Status s = refuse_bert_options(options, family); !s) return s;
-    Expected<TorchTransformerJson> json = read_torch_transformer_config(config);
-    if (!json) return json.status();
-    TorchTransformerBuildOptions build = json.value().build;
+    NORMRT_RETURN_IF_ERROR(refuse_bert_options(options, family));
+    NORMRT_ASSIGN_OR_RETURN(TorchTransformerJson json, read_torch_transformer_config(config));
+    TorchTransformerBuildOptions build = json.build;
     if (options.max_sequence_length > 0) build.max_target_length = options.max_sequence_length;
-    return build_torch_transformer(json.value().config, weights, options.dtype, build);
+    return build_torch_transformer(json.config, weights, options.dtype, build);
   }
   if (family == ModelFamily::kRnnSearch)
     return Status::error("rnnsearch builds two graphs: build_rnnsearch_graphs() (a converter bug)");
-  if (Status s = refuse_bert_options(options, family); !s) return s;
+  NORMRT_RETURN_IF_ERROR(refuse_bert_options(options, family));
   if (family == ModelFamily::kMlp) {
-    Expected<MlpConfig> mlp = read_mlp_config(config);
-    if (!mlp) return mlp.status();
-    MlpConfig c = mlp.value();
+    NORMRT_ASSIGN_OR_RETURN(MlpConfig c, read_mlp_config(config));
     if (options.max_sequence_length > 0) c.max_sequence_length = options.max_sequence_length;
     return build_ln_mlp(c, weights, options.dtype);
   }
   const bool lstm = family == ModelFamily::kLstm;
-  Expected<RnnConfig> rnn = read_rnn_config(config, lstm);
-  if (!rnn) return rnn.status();
-  RnnConfig c = rnn.value();
+  NORMRT_ASSIGN_OR_RETURN(RnnConfig c, read_rnn_config(config, lstm));
   if (options.max_sequence_length > 0) c.max_sequence_length = options.max_sequence_length;
   return lstm ? build_ln_lstm(c, weights, options.dtype) : build_ln_gru(c, weights, options.dtype);
 }
@@ -127,11 +117,11 @@ Expected<RnnSearchGraphs> build_rnnsearch_graphs(const JsonConfig& config,
                                                  const ConvertOptions& options) {
   if (options.pooling != "none")
     return Status::error("--pooling applies to BERT encoders only, not to rnnsearch");
-  Expected<RnnSearchConfig> c = read_rnnsearch_config(config, options.norm, options.p);
-  if (!c) return c.status();
+  NORMRT_ASSIGN_OR_RETURN(RnnSearchConfig c,
+                          read_rnnsearch_config(config, options.norm, options.p));
   RnnSearchBuildOptions build;
   if (options.max_sequence_length > 0) build.max_source_length = options.max_sequence_length;
-  return build_rnnsearch(c.value(), weights, options.dtype, build);
+  return build_rnnsearch(c, weights, options.dtype, build);
 }
 
 const char* checkpoint_norm(ModelFamily family) {
@@ -142,14 +132,12 @@ const char* checkpoint_norm(ModelFamily family) {
 
 Expected<std::unique_ptr<WeightSource>> open_weights(const std::string& path) {
   if (ends_with(path, ".safetensors")) {
-    auto file = SafetensorsFile::open(path);
-    if (!file) return file.status();
-    return std::unique_ptr<WeightSource>(std::move(file).value());
+    NORMRT_ASSIGN_OR_RETURN(auto file, SafetensorsFile::open(path));
+    return std::unique_ptr<WeightSource>(std::move(file));
   }
   if (ends_with(path, ".npz")) {
-    auto file = NpzFile::open(path);
-    if (!file) return file.status();
-    return std::unique_ptr<WeightSource>(std::move(file).value());
+    NORMRT_ASSIGN_OR_RETURN(auto file, NpzFile::open(path));
+    return std::unique_ptr<WeightSource>(std::move(file));
   }
   return Status::error(path + ": unknown weights format, expected a .safetensors or .npz file");
 }

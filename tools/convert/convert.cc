@@ -15,9 +15,8 @@ namespace normrt {
 
 Expected<TensorLayout> resolve_layout(const std::string& name) {
   if (name == "native") {
-    Expected<Isa> isa = selected_isa();
-    if (!isa) return isa.status();
-    return native_weight_layout(isa.value());
+    NORMRT_ASSIGN_OR_RETURN(Isa isa, selected_isa());
+    return native_weight_layout(isa);
   }
   for (TensorLayout layout : {TensorLayout::kRowMajor, TensorLayout::kPanels16,
                               TensorLayout::kPanels32, TensorLayout::kPanels64})
@@ -31,56 +30,49 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
   if (options.dtype != DataType::kF32 && options.dtype != DataType::kBF16)
     return Status::error(std::string("dtype ") + data_type_name(options.dtype) +
                          ": expected f32 or bf16");
-  Expected<TensorLayout> layout = resolve_layout(options.layout);
-  if (!layout) return layout.status();
+  NORMRT_ASSIGN_OR_RETURN(TensorLayout layout, resolve_layout(options.layout));
   if (options.p != 0 && options.norm != "prms_norm")  // as the command line refuses it
     return Status::error("--p applies to --norm prms_norm only");
 
-  Expected<JsonConfig> config = JsonConfig::load(options.config_path);
-  if (!config) return config.status();
-  Expected<std::unique_ptr<WeightSource>> weights = open_weights(options.weights_path);
-  if (!weights) return weights.status();
-  const WeightSource& source = *weights.value();
+  NORMRT_ASSIGN_OR_RETURN(JsonConfig config, JsonConfig::load(options.config_path));
+  NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<WeightSource> weights,
+                          open_weights(options.weights_path));
+  const WeightSource& source = *weights;
   progress.stage(1, "read " + base_name(options.weights_path) + ": " +
                         format_count(source.names().size()) + " tensors, " +
                         format_bytes(source_bytes(source)));
 
-  Expected<ModelFamily> family = detect_model_family(config.value());
-  if (!family) return family.status();
-  if (family.value() == ModelFamily::kRnnSearch)
-    return convert_rnnsearch(options, config.value(), source, layout.value(), progress);
+  NORMRT_ASSIGN_OR_RETURN(ModelFamily family, detect_model_family(config));
+  if (family == ModelFamily::kRnnSearch)
+    return convert_rnnsearch(options, config, source, layout, progress);
   // Before the work: an output that may not be replaced is refused at once.
-  Expected<OutputTarget> target =
-      check_output_target(options.output_path, converter_inputs(options));
-  if (!target) return target.status();
-  Expected<Graph> built = build_model_graph(family.value(), config.value(), source, options);
-  if (!built) return built.status();
-  Graph graph = std::move(built).value();
+  NORMRT_ASSIGN_OR_RETURN(OutputTarget target,
+                          check_output_target(options.output_path, converter_inputs(options)));
+  NORMRT_ASSIGN_OR_RETURN(Graph graph, build_model_graph(family, config, source, options));
   const WeightTotals totals = weight_totals(graph);
-  Expected<size_t> packed = finish_graph(graph, options, layout.value());
-  if (!packed) return packed.status();
-  progress.stage(2, std::string("built and validated ") + model_family_name(family.value()) + ": " +
+  NORMRT_ASSIGN_OR_RETURN(size_t packed, finish_graph(graph, options, layout));
+  progress.stage(2, std::string("built and validated ") + model_family_name(family) + ": " +
                         format_count(graph.nodes.size()) + " nodes, " +
                         format_count(totals.parameters) + " parameters");
-  progress.stage(3, "packed " + std::to_string(packed.value()) + " Linear weights as " +
-                        tensor_layout_name(layout.value()));
+  progress.stage(
+      3, "packed " + std::to_string(packed) + " Linear weights as " + tensor_layout_name(layout));
 
   progress.stage(4, "writing " + options.output_path + " (about " +
                         format_bytes(weight_totals(graph).bytes) + " of weights)");
   ConvertSummary summary;
-  Expected<uint64_t> bytes = write_checked_outputs({{&graph, target.value()}}, &summary.warnings);
-  if (!bytes) return bytes.status();
+  NORMRT_ASSIGN_OR_RETURN(uint64_t bytes,
+                          write_checked_outputs({{&graph, target}}, &summary.warnings));
 
-  summary.architecture = model_family_name(family.value());
+  summary.architecture = model_family_name(family);
   summary.norm = metadata_text(graph, "norm");
-  const char* trained = checkpoint_norm(family.value());
+  const char* trained = checkpoint_norm(family);
   summary.checkpoint_norm = trained != nullptr ? trained : summary.norm;
   summary.tensors = totals.tensors;
   summary.parameters = totals.parameters;
-  summary.file_bytes = bytes.value();
+  summary.file_bytes = bytes;
   summary.dtype = options.dtype;
-  summary.layout = layout.value();
-  summary.packed_weights = packed.value();
+  summary.layout = layout;
+  summary.packed_weights = packed;
   summary.files = {options.output_path};
   summary.seconds = progress.elapsed_seconds();
   return summary;

@@ -23,24 +23,20 @@ Expected<ConvertSummary> convert_rnnsearch(const ConvertOptions& options, const 
   // Before the work: both outputs may be replaced, and neither is the other.
   const RnnSearchOutputs paths = rnnsearch_output_paths(options.output_path);
   std::vector<NamedInput> inputs = converter_inputs(options);
-  Expected<OutputTarget> encoder = check_output_target(paths.encoder, inputs);
-  if (!encoder) return encoder.status();
+  NORMRT_ASSIGN_OR_RETURN(OutputTarget encoder, check_output_target(paths.encoder, inputs));
   inputs.push_back({"encoder output", paths.encoder});
-  Expected<OutputTarget> decoder = check_output_target(paths.decoder, inputs);
-  if (!decoder) return decoder.status();
-  if (decoder.value().path == encoder.value().path)
+  NORMRT_ASSIGN_OR_RETURN(OutputTarget decoder, check_output_target(paths.decoder, inputs));
+  if (decoder.path == encoder.path)
     return Status::error("'" + paths.decoder + "' and '" + paths.encoder +
-                         "' lead to the same file '" + decoder.value().path + "'");
+                         "' lead to the same file '" + decoder.path + "'");
 
-  Expected<RnnSearchGraphs> built = build_rnnsearch_graphs(config, source, options);
-  if (!built) return built.status();
-  Graph* graphs[2] = {&built.value().encoder, &built.value().decoder};
+  NORMRT_ASSIGN_OR_RETURN(RnnSearchGraphs built, build_rnnsearch_graphs(config, source, options));
+  Graph* graphs[2] = {&built.encoder, &built.decoder};
   const WeightTotals totals[2] = {weight_totals(*graphs[0]), weight_totals(*graphs[1])};
   size_t packed = 0;
   for (Graph* graph : graphs) {
-    Expected<size_t> count = finish_graph(*graph, options, layout);
-    if (!count) return count.status();
-    packed += count.value();
+    NORMRT_ASSIGN_OR_RETURN(size_t count, finish_graph(*graph, options, layout));
+    packed += count;
   }
   progress.stage(2, "built and validated rnnsearch: encoder " +
                         format_count(graphs[0]->nodes.size()) + " nodes, decoder " +
@@ -51,16 +47,16 @@ Expected<ConvertSummary> convert_rnnsearch(const ConvertOptions& options, const 
 
   progress.stage(4, "writing " + paths.encoder + " and " + paths.decoder);
   ConvertSummary summary;
-  Expected<uint64_t> file_bytes = write_checked_outputs(
-      {{graphs[0], encoder.value()}, {graphs[1], decoder.value()}}, &summary.warnings);
-  if (!file_bytes) return file_bytes.status();
+  NORMRT_ASSIGN_OR_RETURN(
+      uint64_t file_bytes,
+      write_checked_outputs({{graphs[0], encoder}, {graphs[1], decoder}}, &summary.warnings));
 
   summary.architecture = "rnnsearch";
   summary.norm = metadata_text(*graphs[0], "norm");
   summary.checkpoint_norm = summary.norm;  // --norm says what it was trained with
   summary.tensors = totals[0].tensors + totals[1].tensors;
   summary.parameters = totals[0].parameters + totals[1].parameters;
-  summary.file_bytes = file_bytes.value();
+  summary.file_bytes = file_bytes;
   summary.dtype = options.dtype;
   summary.layout = layout;
   summary.packed_weights = packed;

@@ -31,9 +31,9 @@ Status check_known_keys(const JsonConfig& config) {
 
 // Reads `key` into `*field` (required, or `*field` as the default).
 Status read_int(const JsonConfig& config, const char* key, int64_t* field, bool required) {
-  Expected<int64_t> value = required ? config.require_int(key) : config.optional_int(key, *field);
-  if (!value) return value.status();
-  *field = value.value();
+  NORMRT_ASSIGN_OR_RETURN(int64_t value,
+                          required ? config.require_int(key) : config.optional_int(key, *field));
+  *field = value;
   return Status::ok();
 }
 
@@ -52,9 +52,8 @@ Expected<NormConfig> read_norm_config(const JsonConfig& config) {
   norm.eps_placement = placement.value();
   norm.gain_convention = gain.value();
   if (norm.kind == "prms_norm") {
-    Expected<double> p = config.require_double("p");
-    if (!p) return p.status();
-    norm.p = p.value();
+    NORMRT_ASSIGN_OR_RETURN(double p, config.require_double("p"));
+    norm.p = p;
   } else if (config.has("p")) {  // ignored, it would hide a misspelt or wrong "norm"
     return Status::error(config.description() + ": key 'p' applies to norm \"prms_norm\" only, " +
                          "found with norm \"" + norm.kind + "\"");
@@ -114,9 +113,7 @@ const char* model_family_name(ModelFamily family) {
 Expected<ModelFamily> detect_model_family(const JsonConfig& config) {
   const std::string& file = config.description();
   if (config.has("architecture")) {
-    Expected<std::string> name = config.require_string("architecture");
-    if (!name) return name.status();
-    const std::string& a = name.value();
+    NORMRT_ASSIGN_OR_RETURN(const std::string a, config.require_string("architecture"));
     if (a == "lstm" || a == "ln_lstm") return ModelFamily::kLstm;
     if (a == "gru" || a == "ln_gru") return ModelFamily::kGru;
     if (a == "mlp" || a == "ln_mlp") return ModelFamily::kMlp;
@@ -126,9 +123,7 @@ Expected<ModelFamily> detect_model_family(const JsonConfig& config) {
                          "torch_transformer");
   }
   if (config.has("model_type")) {
-    Expected<std::string> type = config.require_string("model_type");
-    if (!type) return type.status();
-    const std::string& t = type.value();
+    NORMRT_ASSIGN_OR_RETURN(const std::string t, config.require_string("model_type"));
     if (t == "bert") return ModelFamily::kBertEncoder;
     if (t == "llama") return ModelFamily::kLlamaDecoder;
     if (t == "rnn" || t == "transformer")
@@ -160,11 +155,10 @@ Expected<BertConfig> read_bert_config(const JsonConfig& config) {
       {"num_hidden_layers", &c.num_hidden_layers},
       {"num_attention_heads", &c.num_attention_heads},
       {"intermediate_size", &c.intermediate_size}};
-  for (auto [key, field] : required)
-    if (Status s = read_int(config, key, field, true); !s) return s;
-  if (Status s = read_int(config, "max_position_embeddings", &c.max_position_embeddings, false); !s)
-    return s;
-  if (Status s = read_int(config, "type_vocab_size", &c.type_vocab_size, false); !s) return s;
+  for (auto [key, field] : required) NORMRT_RETURN_IF_ERROR(read_int(config, key, field, true));
+  NORMRT_RETURN_IF_ERROR(
+      read_int(config, "max_position_embeddings", &c.max_position_embeddings, false));
+  NORMRT_RETURN_IF_ERROR(read_int(config, "type_vocab_size", &c.type_vocab_size, false));
   Expected<std::string> act = config.optional_string("hidden_act", c.hidden_act);
   Expected<double> eps = config.optional_double("layer_norm_eps", c.layer_norm_eps);
   Expected<std::string> position = config.optional_string("position_embedding_type", "absolute");
@@ -189,13 +183,12 @@ Expected<LlamaConfig> read_llama_config(const JsonConfig& config) {
       {"intermediate_size", &c.intermediate_size},
       {"num_hidden_layers", &c.num_hidden_layers},
       {"num_attention_heads", &c.num_attention_heads}};
-  for (auto [key, field] : required)
-    if (Status s = read_int(config, key, field, true); !s) return s;
+  for (auto [key, field] : required) NORMRT_RETURN_IF_ERROR(read_int(config, key, field, true));
   c.num_key_value_heads = c.num_attention_heads;  // HF's default: plain multi-head
   for (auto [key, field] : {std::pair<const char*, int64_t*>{"num_key_value_heads",
                                                              &c.num_key_value_heads},
                             {"max_position_embeddings", &c.max_position_embeddings}})
-    if (Status s = read_int(config, key, field, false); !s) return s;
+    NORMRT_RETURN_IF_ERROR(read_int(config, key, field, false));
   Expected<double> eps = config.optional_double("rms_norm_eps", c.rms_norm_eps);
   Expected<bool> tie = config.optional_bool("tie_word_embeddings", c.tie_word_embeddings);
   Expected<std::string> act = config.optional_string("hidden_act", "silu");
@@ -220,9 +213,8 @@ Expected<LlamaConfig> read_llama_config(const JsonConfig& config) {
   if (!scaling.is_null())
     return Status::error(file + ": key 'rope_scaling', expected null, found " + scaling.dump() +
                          " (scaled rotary positions are not supported)");
-  Expected<double> theta = config.optional_double("rope_theta", c.rope_theta);
-  if (!theta) return theta.status();
-  c.rope_theta = theta.value();
+  NORMRT_ASSIGN_OR_RETURN(double theta, config.optional_double("rope_theta", c.rope_theta));
+  c.rope_theta = theta;
   if (root.contains("rope_parameters") && !root["rope_parameters"].is_null()) {
     const nlohmann::json& rope = root["rope_parameters"];
     const nlohmann::json type = rope.is_object() ? rope.value("rope_type", nlohmann::json("default"))
@@ -248,7 +240,7 @@ Expected<LlamaConfig> read_llama_config(const JsonConfig& config) {
 }
 
 Expected<RnnConfig> read_rnn_config(const JsonConfig& config, bool is_lstm) {
-  if (Status s = check_known_keys(config); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_known_keys(config));
   RnnConfig c;
   for (auto [key, field, required] :
        {std::tuple<const char*, int64_t*, bool>{"input_size", &c.input_size, true},
@@ -257,13 +249,11 @@ Expected<RnnConfig> read_rnn_config(const JsonConfig& config, bool is_lstm) {
         {"vocab_size", &c.vocab_size, false},
         {"output_size", &c.output_size, false},
         {"max_sequence_length", &c.max_sequence_length, false}})
-    if (Status s = read_int(config, key, field, required); !s) return s;
-  Expected<NormConfig> norm = read_norm_config(config);
-  if (!norm) return norm.status();
-  c.norm = norm.value();
-  Expected<std::string> placement = config.optional_string("placement", c.placement);
-  if (!placement) return placement.status();
-  c.placement = placement.value();
+    NORMRT_RETURN_IF_ERROR(read_int(config, key, field, required));
+  NORMRT_ASSIGN_OR_RETURN(NormConfig norm, read_norm_config(config));
+  c.norm = norm;
+  NORMRT_ASSIGN_OR_RETURN(std::string placement, config.optional_string("placement", c.placement));
+  c.placement = placement;
   if (Status s = check_rnn_config(c, is_lstm); !s)
     return Status::error(config.description() + ": " + s.message());
   // Every cell normalizes a vector of H (the cell state, or W·x_t of a GRU).
@@ -273,13 +263,13 @@ Expected<RnnConfig> read_rnn_config(const JsonConfig& config, bool is_lstm) {
 }
 
 Expected<MlpConfig> read_mlp_config(const JsonConfig& config) {
-  if (Status s = check_known_keys(config); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_known_keys(config));
   MlpConfig c;
   for (auto [key, field, required] :
        {std::tuple<const char*, int64_t*, bool>{"input_size", &c.input_size, true},
         {"output_size", &c.output_size, true},
         {"max_sequence_length", &c.max_sequence_length, false}})
-    if (Status s = read_int(config, key, field, required); !s) return s;
+    NORMRT_RETURN_IF_ERROR(read_int(config, key, field, required));
   if (config.has("hidden_sizes")) {
     const nlohmann::json& sizes = config.root()["hidden_sizes"];
     if (!sizes.is_array())
@@ -296,9 +286,8 @@ Expected<MlpConfig> read_mlp_config(const JsonConfig& config) {
       c.hidden_sizes.push_back(sizes[i].get<int64_t>());
     }
   }
-  Expected<NormConfig> norm = read_norm_config(config);
-  if (!norm) return norm.status();
-  c.norm = norm.value();
+  NORMRT_ASSIGN_OR_RETURN(NormConfig norm, read_norm_config(config));
+  c.norm = norm;
   if (Status s = check_mlp_config(c); !s)
     return Status::error(config.description() + ": " + s.message());
   for (size_t i = 0; i < c.hidden_sizes.size(); ++i) {

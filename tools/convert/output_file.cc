@@ -131,7 +131,7 @@ Expected<OutputTarget> check_output_target(const std::string& requested,
   OutputTarget target;
   target.requested = requested;
   struct stat info {};
-  if (Status s = resolve_symlinks(&target, &info); !s) return s;
+  NORMRT_RETURN_IF_ERROR(resolve_symlinks(&target, &info));
   if (!target.exists) return target;
   if (S_ISDIR(info.st_mode)) return Status::error(describe(target) + " is a directory");
   if (!S_ISREG(info.st_mode))

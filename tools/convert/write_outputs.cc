@@ -27,18 +27,18 @@ Expected<uint64_t> write_checked_outputs(const std::vector<OutputGraph>& outputs
   for (const OutputGraph& output : outputs) {
     Expected<std::vector<std::byte>> image = serialize_model(*output.graph);
     if (!image) return Status::error(output.target.requested + ": " + image.status().message());
-    Expected<PendingOutput> file =
-        PendingOutput::write(output.target, image.value().data(), image.value().size());
-    if (!file) return file.status();
+    NORMRT_ASSIGN_OR_RETURN(
+        PendingOutput file,
+        PendingOutput::write(output.target, image.value().data(), image.value().size()));
     bytes += image.value().size();
-    pending.push_back(std::move(file).value());
+    pending.push_back(std::move(file));
   }
   // Every file loads before any is renamed into place.
   for (const PendingOutput& file : pending)
-    if (Status s = check_model_loads(file.temporary_path(), file.target().requested); !s) return s;
+    NORMRT_RETURN_IF_ERROR(check_model_loads(file.temporary_path(), file.target().requested));
   for (PendingOutput& file : pending) {
     std::string warning;
-    if (Status s = file.commit(&warning); !s) return s;
+    NORMRT_RETURN_IF_ERROR(file.commit(&warning));
     if (!warning.empty()) warnings->push_back(warning);
   }
   return bytes;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "normrt/normrt.hpp"
 #include "tools/run/run_cli.h"
 #include "tools/run/run_generate.h"
@@ -45,15 +46,14 @@ Expected<std::string> id_input(const Model& model, const RunOptions& options) {
 }
 
 Expected<text::Encoding> tokenize(const RunOptions& options, const Model& model) {
-  auto vocab = text::WordPieceVocab::load(options.vocab);
-  if (!vocab) return vocab.status();
+  NORMRT_ASSIGN_OR_RETURN(auto vocab, text::WordPieceVocab::load(options.vocab));
   text::BertTokenizerOptions tokenizer_options;
   tokenizer_options.basic.lowercase = !options.keep_case;
   tokenizer_options.basic.strip_accents = !options.keep_case;
   tokenizer_options.max_length = model.max_sequence_length();
-  auto tokenizer = text::BertTokenizer::create(std::move(vocab).value(), tokenizer_options);
-  if (!tokenizer) return tokenizer.status();
-  return tokenizer->encoding(options.text);
+  NORMRT_ASSIGN_OR_RETURN(auto tokenizer,
+                          text::BertTokenizer::create(std::move(vocab), tokenizer_options));
+  return tokenizer.encoding(options.text);
 }
 
 void print_output(const std::string& name, const TensorRef& out, size_t limit) {
@@ -116,7 +116,7 @@ int run(const RunOptions& options) {
   }
   auto bind_and_run = [&]() -> Status {
     for (const auto& [name, data] : bindings) {
-      if (Status s = session.value()->set_input(name, data.first, data.second); !s) return s;
+      NORMRT_RETURN_IF_ERROR(session.value()->set_input(name, data.first, data.second));
     }
     return session.value()->run();
   };

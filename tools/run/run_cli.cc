@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "base/status.h"
 #include "normrt/normrt.hpp"
 #include "tools/cli/parse_count.h"
 
@@ -183,9 +184,8 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
     } else if (arg == "--vocab") {
       options.vocab = v;
     } else if (arg == "--ids") {
-      auto ids = parse_ids(v);
-      if (!ids) return ids.status();
-      options.ids = *ids;
+      NORMRT_ASSIGN_OR_RETURN(auto ids, parse_ids(v));
+      options.ids = ids;
     } else if (arg == "--input") {
       size_t eq = v.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) {
@@ -235,7 +235,7 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
     }
     if (!status) return status;
   }
-  if (Status s = check_combinations(options, decode_flags); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_combinations(options, decode_flags));
   return options;
 }
 

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
+
 namespace normrt::text {
 namespace {
 
@@ -51,7 +53,7 @@ Status for_each_bytes_field(std::string_view message, const char* what, Field fi
         if (!read_varint(message, &i, &length) || length > message.size() - i)
           return Status::error(std::string(what) + ": field length past the end at byte " +
                                std::to_string(at));
-        if (Status s = field(key >> 3, message.substr(i, length)); !s) return s;
+        NORMRT_RETURN_IF_ERROR(field(key >> 3, message.substr(i, length)));
         i += length;
         break;
       default:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/status.h"
 #include "tools/text/utf8.h"
 
 namespace normrt::text {
@@ -37,7 +38,7 @@ Expected<Tokenizer> Tokenizer::create(std::shared_ptr<const TokenModel> model,
                              " of the post-processor is outside the vocabulary of " +
                              std::to_string(n));
   Tokenizer tokenizer(std::move(model), std::move(added), std::move(post), truncation);
-  if (Status s = tokenizer.check_max_length(truncation.max_length); !s) return s;
+  NORMRT_RETURN_IF_ERROR(tokenizer.check_max_length(truncation.max_length));
   return tokenizer;
 }
 
@@ -51,7 +52,7 @@ Status Tokenizer::check_max_length(size_t max_length) const {
 }
 
 Status Tokenizer::set_max_length(size_t max_length) {
-  if (Status s = check_max_length(max_length); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_max_length(max_length));
   truncation_.max_length = max_length;
   return Status::ok();
 }
@@ -127,9 +128,8 @@ Encoding Tokenizer::apply_template(const std::vector<TemplatePiece>& pieces,
 }
 
 Expected<Encoding> Tokenizer::encode(std::string_view text) const {
-  auto ids = tokenize(text);
-  if (!ids) return ids.status();
-  std::vector<int32_t> pieces = std::move(ids).value();
+  NORMRT_ASSIGN_OR_RETURN(auto ids, tokenize(text));
+  std::vector<int32_t> pieces = std::move(ids);
   if (truncation_.max_length != 0) {
     const size_t specials = PostProcessor::added(post_.single);
     truncate(pieces, truncation_.max_length - specials, truncation_.from_left);
@@ -139,11 +139,10 @@ Expected<Encoding> Tokenizer::encode(std::string_view text) const {
 }
 
 Expected<Encoding> Tokenizer::encode_pair(std::string_view first, std::string_view second) const {
-  auto a = tokenize(first);
-  if (!a) return a.status();
+  NORMRT_ASSIGN_OR_RETURN(auto a, tokenize(first));
   auto b = tokenize(second);
   if (!b) return Status::error("second text: " + b.status().message());
-  std::vector<int32_t> pieces_a = std::move(a).value(), pieces_b = std::move(b).value();
+  std::vector<int32_t> pieces_a = std::move(a), pieces_b = std::move(b).value();
   if (truncation_.max_length != 0) {
     size_t keep_a = pieces_a.size(), keep_b = pieces_b.size();
     const size_t budget = truncation_.max_length - PostProcessor::added(post_.pair);

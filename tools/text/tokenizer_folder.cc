@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "base/status.h"
 #include "tools/text/byte_level_bpe.h"
 #include "tools/text/json_access.h"
 #include "tools/text/sentencepiece_model.h"
@@ -194,7 +195,7 @@ Expected<FolderTokenizer> load_tokenizer_folder(const std::string& dir, size_t m
   if (max_length == 0 && (max_length = length_member(config, "model_max_length")) != 0)
     length_source = "tokenizer_config.json model_max_length";
   if (max_length == 0) max_length = 512, length_source = "the default";
-  if (Status s = result.set_max_length(max_length); !s) return s;
+  NORMRT_RETURN_IF_ERROR(result.set_max_length(max_length));
 
   std::string summary = read + ": " + tokenizer_kind_name(result.kind()) + ", " +
                         std::to_string(result.model().vocab_size()) + " ids, " +

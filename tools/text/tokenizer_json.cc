@@ -1,5 +1,6 @@
 #include "tools/text/tokenizer_json.h"
 
+#include "base/status.h"
 #include "tools/text/byte_level_bpe.h"
 #include "tools/text/json_access.h"
 #include "tools/text/tokenizer_json_parts.h"
@@ -127,10 +128,8 @@ Expected<std::shared_ptr<const TokenModel>> read_unigram(const Json& root, const
   NORMRT_TEXT_ASSIGN(steps,
                      read_normalizers(json_member(root, "normalizer"), source + ": normalizer"));
   options.normalizer = std::move(steps);
-  if (Status s = read_metaspace_pre_tokenizer(json_member(root, "pre_tokenizer"),
-                                              source + ": pre_tokenizer", options);
-      !s)
-    return s;
+  NORMRT_RETURN_IF_ERROR(read_metaspace_pre_tokenizer(json_member(root, "pre_tokenizer"),
+                                                      source + ": pre_tokenizer", options));
   const std::string path = source + ": model";
   const Json* unk = json_member(model, "unk_id");
   if (unk == nullptr)

@@ -1,5 +1,6 @@
 #include "tools/text/tokenizer_json_parts.h"
 
+#include "base/status.h"
 #include "tools/text/utf8.h"
 
 namespace normrt::text {
@@ -251,46 +252,40 @@ Status read_metaspace_pre_tokenizer(const Json* pre, const std::string& path,
                                     UnigramOptions& options) {
   options.metaspace = false;
   if (pre == nullptr) return Status::ok();
-  auto members = flatten(*pre, "pretokenizers", path);
-  if (!members) return members.status();
-  for (const Json* member : members.value()) {
-    auto type = type_of(*member, path);
-    if (!type) return type.status();
-    if (type.value() == "WhitespaceSplit") {
+  NORMRT_ASSIGN_OR_RETURN(auto members, flatten(*pre, "pretokenizers", path));
+  for (const Json* member : members) {
+    NORMRT_ASSIGN_OR_RETURN(auto type, type_of(*member, path));
+    if (type == "WhitespaceSplit") {
       if (options.metaspace)
         return Status::error(path + ": WhitespaceSplit after Metaspace is not supported");
       options.whitespace_split = true;
       continue;
     }
-    if (type.value() != "Metaspace")
-      return Status::error(path + ": pre-tokenizer " + type.value() +
+    if (type != "Metaspace")
+      return Status::error(path + ": pre-tokenizer " + type +
                            " is not supported with Unigram (Metaspace, WhitespaceSplit)");
     if (options.metaspace) return Status::error(path + ": two Metaspace pre-tokenizers");
     options.metaspace = true;
-    auto replacement = json_string_or(*member, "replacement", "\xE2\x96\x81", path);
-    if (!replacement) return replacement.status();
-    if (utf8_decode(replacement.value()).size() != 1)
-      return Status::error(path + ".replacement: '" + replacement.value() +
-                           "' is not one character");
-    options.replacement = replacement.value();
-    auto add_prefix = json_bool_or(*member, "add_prefix_space", true, path);
-    if (!add_prefix) return add_prefix.status();
-    options.prepend = add_prefix.value() ? PrependScheme::kAlways : PrependScheme::kNever;
+    NORMRT_ASSIGN_OR_RETURN(auto replacement,
+                            json_string_or(*member, "replacement", "\xE2\x96\x81", path));
+    if (utf8_decode(replacement).size() != 1)
+      return Status::error(path + ".replacement: '" + replacement + "' is not one character");
+    options.replacement = replacement;
+    NORMRT_ASSIGN_OR_RETURN(auto add_prefix, json_bool_or(*member, "add_prefix_space", true, path));
+    options.prepend = add_prefix ? PrependScheme::kAlways : PrependScheme::kNever;
     if (const Json* scheme = json_member(*member, "prepend_scheme")) {
-      auto name = json_string(*scheme, path + ".prepend_scheme");
-      if (!name) return name.status();
-      if (name.value() == "always")
+      NORMRT_ASSIGN_OR_RETURN(auto name, json_string(*scheme, path + ".prepend_scheme"));
+      if (name == "always")
         options.prepend = PrependScheme::kAlways;
-      else if (name.value() == "first")
+      else if (name == "first")
         options.prepend = PrependScheme::kFirst;
-      else if (name.value() == "never")
+      else if (name == "never")
         options.prepend = PrependScheme::kNever;
       else
-        return Status::error(path + ".prepend_scheme: '" + name.value() + "'");
+        return Status::error(path + ".prepend_scheme: '" + name + "'");
     }
-    auto split = json_bool_or(*member, "split", true, path);
-    if (!split) return split.status();
-    options.split = split.value();
+    NORMRT_ASSIGN_OR_RETURN(auto split, json_bool_or(*member, "split", true, path));
+    options.split = split;
   }
   return Status::ok();
 }

@@ -1,5 +1,6 @@
 #include "tools/text/wordpiece_model.h"
 
+#include "base/status.h"
 #include "tools/text/utf8.h"
 #include "tools/text/wordpiece_split.h"
 
@@ -17,9 +18,8 @@ Expected<WordPieceModel> WordPieceModel::create(WordPieceVocab vocab, WordPieceO
 
 Status WordPieceModel::tokenize(std::string_view segment, bool /*at_start*/,
                                 std::vector<int32_t>& ids) const {
-  auto words = basic_tokenize(segment, options_.basic);
-  if (!words) return words.status();
-  for (const std::string& word : words.value())
+  NORMRT_ASSIGN_OR_RETURN(auto words, basic_tokenize(segment, options_.basic));
+  for (const std::string& word : words)
     wordpiece_split(vocab_, word, options_.prefix, options_.max_chars_per_word, unk_, ids);
   return Status::ok();
 }

@@ -1,5 +1,6 @@
 #include "tools/text/wordpiece_tokenizer.h"
 
+#include "base/status.h"
 #include "tools/text/utf8.h"
 #include "tools/text/wordpiece_split.h"
 
@@ -32,9 +33,8 @@ std::vector<int32_t> BertTokenizer::word_pieces(const std::string& word) const {
 
 Status BertTokenizer::append_pieces(std::string_view text, size_t limit, std::vector<int32_t>& ids,
                                     bool* truncated) const {
-  auto words = basic_tokenize(text, options_.basic);
-  if (!words.is_ok()) return words.status();
-  for (const std::string& word : words.value())
+  NORMRT_ASSIGN_OR_RETURN(auto words, basic_tokenize(text, options_.basic));
+  for (const std::string& word : words)
     for (int32_t id : word_pieces(word)) {
       if (ids.size() == limit) {
         *truncated = true;
@@ -46,9 +46,8 @@ Status BertTokenizer::append_pieces(std::string_view text, size_t limit, std::ve
 }
 
 Expected<std::vector<int32_t>> BertTokenizer::encode(std::string_view text) const {
-  Expected<Encoding> result = encoding(text);
-  if (!result) return result.status();
-  return std::move(result.value().ids);
+  NORMRT_ASSIGN_OR_RETURN(Encoding result, encoding(text));
+  return std::move(result.ids);
 }
 
 Expected<Encoding> BertTokenizer::encoding(std::string_view text) const {
@@ -70,9 +69,8 @@ Expected<Encoding> BertTokenizer::encoding(std::string_view text) const {
         found = at, length = special.size();
     }
     const size_t end = std::min(found, text.size());
-    if (Status s = append_pieces(text.substr(offset, end - offset), limit, ids, &encoded.truncated);
-        !s)
-      return s;
+    NORMRT_RETURN_IF_ERROR(
+        append_pieces(text.substr(offset, end - offset), limit, ids, &encoded.truncated));
     if (found == std::string_view::npos) break;
     if (ids.size() < limit)
       ids.push_back(vocab_.find(text.substr(found, length)));
