@@ -600,7 +600,6 @@ def main():
         rep_path = args[i + 1]
         del args[i:i + 2]
     report = []
-    lines_out = []
     for p in args:
         while True:
             rows = []
@@ -608,12 +607,9 @@ def main():
             report.extend(rows)
             if not ch:
                 break
-    with open(rep_path or '/dev/stdout', 'w') as r:
-        for row in report:
-            r.write('\t'.join(map(str, row)) + '\n')
-    with open('/tmp/tools/changed_lines.txt', 'w') as w:
-        for p, ch in lines_out:
-            w.write(p + '\t' + ' '.join(f'{a}:{b}' for a, b in ch) + '\n')
+    out = open(rep_path, 'w') if rep_path else sys.stdout
+    for row in report:
+        out.write('\t'.join(map(str, row)) + '\n')
 
 
 if __name__ == '__main__':
