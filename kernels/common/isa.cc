@@ -163,6 +163,19 @@ bool cpu_has(CpuFeature feature) {
   }
 }
 
+const char* cpu_vendor() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const std::string vendor = [] {
+    unsigned eax = 0, words[3] = {0, 0, 0};
+    if (!__get_cpuid(0, &eax, &words[0], &words[2], &words[1])) return std::string();
+    return std::string(reinterpret_cast<const char*>(words), sizeof words);  // EBX, EDX, ECX
+  }();
+  return vendor.c_str();
+#else
+  return "";
+#endif
+}
+
 Expected<Isa> selected_isa() {
   static const Expected<Isa> selected = resolve_isa();
   return selected;

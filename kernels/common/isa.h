@@ -59,6 +59,10 @@ const char* cpu_feature_name(CpuFeature feature);
 /// True if this CPU (and OS) can execute the feature's instructions (kNone: true).
 bool cpu_has(CpuFeature feature);
 
+/// The CPUID vendor string ("GenuineIntel", "AuthenticAMD", ...); "" where
+/// there is none (not x86). For tuning choices that differ by vendor.
+const char* cpu_vendor();
+
 /// The ISA to use: NORMRT_ISA if set (validated), else the best runnable one.
 /// Resolved on first call and cached for the process.
 Expected<Isa> selected_isa();

@@ -1,11 +1,15 @@
-// The per-thread scratch of the int8 kernels: each call quantizes its rows of
+// Run-time support of the int8 kernels, ISA-free: the software prefetch
+// policy, resolved once, and the per-thread scratch. The scratch: each call quantizes its rows of
 // x into it (linear_columns() has no scratch argument, and fused_linear's
 // threads each compute their own column slices). Allocation happens only
 // when a thread meets a larger call than before: none on a steady hot path.
 
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <new>
+
+#include "kernels/common/isa.h"
 
 #include "kernels/linear/linear_variants.h"
 
@@ -21,7 +25,20 @@ struct ThreadScratch {
   size_t bytes = 0;
 };
 
+bool resolve_stream_prefetch() {
+  const char* forced = std::getenv("NORMRT_LINEAR_PREFETCH");
+  if (forced != nullptr && (std::strcmp(forced, "0") == 0 || std::strcmp(forced, "1") == 0)) {
+    return forced[0] == '1';
+  }
+  return std::strcmp(cpu_vendor(), "AuthenticAMD") != 0;
+}
+
 }  // namespace
+
+bool int8_stream_prefetch() {
+  static const bool prefetch = resolve_stream_prefetch();
+  return prefetch;
+}
 
 std::byte* int8_thread_scratch(size_t bytes) {
   thread_local ThreadScratch scratch;

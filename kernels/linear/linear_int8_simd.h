@@ -10,7 +10,8 @@
 // groups of 4 k. Then, panel by panel (P = kVecs vectors of columns):
 //   m = 1: the whole k in one tile, even and odd groups in two accumulator
 //     sets (2·kVecs independent chains); beyond L2 every line is prefetched
-//     twice, as the float kernel does (linear_simd.h).
+//     twice, as the float kernel does (linear_simd.h), where
+//     int8_stream_prefetch() says it pays.
 //   m > 1: row blocks of up to kMaxRows rows, the MR·kVecs accumulators in
 //     registers beside the panel's kVecs weight vectors. k is cut into
 //     chunks whose slice of the panel (~32 KB) stays in L1 while every row
@@ -195,7 +196,8 @@ struct LinearInt8 {
 
     const size_t p_begin = a.n_begin / kPanel;
     const size_t p_end = (a.n_end + kPanel - 1) / kPanel;
-    const bool stream = std::max((p_end - p_begin) * a.panel_bytes, a.layer_bytes) > kStreamBytes;
+    const bool stream = int8_stream_prefetch() &&
+                        std::max((p_end - p_begin) * a.panel_bytes, a.layer_bytes) > kStreamBytes;
     for (size_t p = p_begin; p < p_end; ++p) {
       const auto* panel = reinterpret_cast<const int8_t*>(a.weights + p * a.panel_bytes);
       const PanelTail tail = tail_of(panel, groups);

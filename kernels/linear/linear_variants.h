@@ -76,6 +76,14 @@ struct Int8RowScale {
 };
 Int8RowScale int8_row_scale(uint32_t max_abs_bits);
 
+/// Whether the int8 kernels prefetch weights streaming from beyond L2 in
+/// software (m = 1), resolved once. Off on AMD: on Zen 4 it cost the int8
+/// GEMV 9-16% (and a plain read loop 5-12%), the hardware prefetcher alone
+/// being faster. On by default elsewhere: on Sapphire Rapids the hardware
+/// prefetcher alone left bandwidth unused (float kernels, linear_simd.h).
+/// NORMRT_LINEAR_PREFETCH=0 or 1 overrides it (for measurements).
+bool int8_stream_prefetch();
+
 /// At least `bytes` of 64-byte aligned scratch owned by the calling thread,
 /// for a kernel call's quantized x. It grows (allocates) only when a call
 /// needs more than any earlier call on this thread; it is not reentrant.
