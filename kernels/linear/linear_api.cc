@@ -118,9 +118,12 @@ Expected<LinearVariantChoice> choose_linear_variant(WeightType type, Isa isa,
         LinearVariantChoice choice;
         choice.variant = &v;
         choice.reason = std::string(v.name) + ": ";
-        choice.reason += passed.empty() ? std::string("the first ") + weight_type_name(type) +
-                                              " kernel for " + isa_name(isa)
-                                        : "fallback; " + passed;
+        if (!passed.empty()) choice.reason += "fallback; " + passed + "; ";
+        choice.reason += std::string("the best runnable ") + weight_type_name(type) +
+                         " kernel for " + isa_name(isa);
+        if (v.feature != CpuFeature::kNone) {
+          choice.reason += std::string(" (this CPU has ") + cpu_feature_name(v.feature) + ")";
+        }
         return choice;
       }
       if (!passed.empty()) passed += "; ";
