@@ -20,8 +20,9 @@
 //   paired_f32         f32 and int8 gemv alternating: int8 ÷ f32
 //   paired_onednn      int8 gemv and onednn_int8 alternating: oneDNN ÷ normrt
 //   paired_fused       int8 gemv and fused_layernorm alternating: fused ÷ gemv
-// Paired ratios come from one loop (the calls interleaved), so the drifts of
-// this shared machine hit both sides alike: those are the ones to quote.
+// Paired ratios come from one loop (the calls interleaved; the median of the
+// per-pair ratios, bench/paired_timing.h), so the drifts of this shared
+// machine hit both sides alike: those are the ones to quote.
 // Layers whose float32 weights exceed L2 (2 MB) are "beyond L2": every dtype's
 // packed weights rotate through copies totalling > 256 MB, one copy per call,
 // so every call streams them from DRAM; smaller layers stay hot in L2.
@@ -130,6 +131,7 @@ void record(benchmark::State& state, const std::string& pair, size_t k, size_t n
   if (ratio <= 0) return;
   state.counters[counter] = ratio;
   summary().paired[pair + "/" + shape_name("int8", k, n, m)] = ratio;
+  summary().beyond_l2[std::to_string(k) + "x" + std::to_string(n)] = n * k * sizeof(float) > kL2Bytes;
 }
 
 void run_linear(Operands& ops, const PackedWeights& w, size_t m) {
@@ -164,7 +166,6 @@ void bench_gemv(benchmark::State& state, size_t k, size_t n, size_t m,
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * (*w)[0].size_bytes()));
   state.counters["copies"] = static_cast<double>(w->size());
-  summary().beyond_l2[std::to_string(k) + "x" + std::to_string(n)] = ops.beyond_l2();
 }
 
 void bench_fused(benchmark::State& state, size_t k, size_t n, size_t m,

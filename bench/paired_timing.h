@@ -1,13 +1,16 @@
 #pragma once
 // Two calls alternating in one benchmark loop (their ratio from the same
 // moments of a shared machine), and the rotation of weight copies that makes
-// every call stream its weights from DRAM. The same scheme as bench_linear's
-// paired_* benchmarks; bench_linear_int8 uses this header.
+// every call stream its weights from DRAM. The scheme of bench_linear's
+// paired_* benchmarks, with the median of per-pair ratios (bench_rnn's
+// statistic) instead of the ratio of sums; bench_linear_int8 uses it.
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <vector>
 
 namespace normrt::bench {
 
@@ -26,7 +29,10 @@ class Rotation {
 };
 
 /// Runs a() and b() alternating, each call timed, their order alternating;
-/// returns b ÷ a from sums taken in the same moments (0 if nothing ran).
+/// returns the median over the pairs of b's time ÷ a's (0 if nothing ran).
+/// Per pair, not of sums: on this shared machine another tenant preempts a
+/// call now and then for far longer than it takes, and the median of the
+/// pairs ignores those where the sum would absorb them.
 template <class A, class B>
 double alternate(benchmark::State& state, A&& a, B&& b) {
   using Clock = std::chrono::steady_clock;
@@ -34,23 +40,25 @@ double alternate(benchmark::State& state, A&& a, B&& b) {
     const Clock::time_point start = Clock::now();
     call();
     benchmark::ClobberMemory();
-    return Clock::now() - start;
+    return std::chrono::duration<double>(Clock::now() - start).count();
   };
-  Clock::duration a_time{}, b_time{};
+  std::vector<double> ratios;
   bool a_first = true;
   for (auto _ : state) {
+    double a_time, b_time;
     if (a_first) {
-      a_time += timed(a);
-      b_time += timed(b);
+      a_time = timed(a);
+      b_time = timed(b);
     } else {
-      b_time += timed(b);
-      a_time += timed(a);
+      b_time = timed(b);
+      a_time = timed(a);
     }
+    if (a_time > 0) ratios.push_back(b_time / a_time);
     a_first = !a_first;
   }
-  if (a_time.count() <= 0) return 0.0;
-  return std::chrono::duration<double>(b_time).count() /
-         std::chrono::duration<double>(a_time).count();
+  if (ratios.empty()) return 0.0;
+  std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2, ratios.end());
+  return ratios[ratios.size() / 2];
 }
 
 }  // namespace normrt::bench
