@@ -82,9 +82,9 @@ struct Operands {
   }
   size_t k, n;
   AlignedBuffer w, x, y, b, gain, norm_bias;
-  std::map<std::string, std::vector<PackedWeights>> packed;  // by variant name
+  std::map<std::string, std::vector<PackedWeights>> packed;                 // by variant name
   std::map<size_t, std::vector<std::unique_ptr<OneDnnInt8Matmul>>> onednn;  // by m
-  std::vector<int8_t> x_q;                                                 // (128, k) for oneDNN
+  std::vector<int8_t> x_q;                                                  // (128, k) for oneDNN
 };
 
 Operands& operands_for(size_t k, size_t n) {
@@ -131,7 +131,8 @@ void record(benchmark::State& state, const std::string& pair, size_t k, size_t n
   if (ratio <= 0) return;
   state.counters[counter] = ratio;
   summary().paired[pair + "/" + shape_name("int8", k, n, m)] = ratio;
-  summary().beyond_l2[std::to_string(k) + "x" + std::to_string(n)] = n * k * sizeof(float) > kL2Bytes;
+  summary().beyond_l2[std::to_string(k) + "x" + std::to_string(n)] =
+      n * k * sizeof(float) > kL2Bytes;
 }
 
 void run_linear(Operands& ops, const PackedWeights& w, size_t m) {
@@ -205,7 +206,8 @@ Expected<std::vector<std::unique_ptr<OneDnnInt8Matmul>>*> onednn_for(Operands& o
   if (!copies.empty()) return &copies;
   std::vector<int8_t> w_q(ops.n * ops.k);
   std::vector<float> sw(ops.n), scales(ops.n);
-  for (size_t c = 0; c < ops.n; ++c) sw[c] = quantize_int8(ops.w.data() + c * ops.k, ops.k, &w_q[c * ops.k]);
+  for (size_t c = 0; c < ops.n; ++c)
+    sw[c] = quantize_int8(ops.w.data() + c * ops.k, ops.k, &w_q[c * ops.k]);
   ops.x_q.resize(128 * ops.k);
   const float sx = quantize_int8(ops.x.data(), 128 * ops.k, ops.x_q.data());
   for (size_t c = 0; c < ops.n; ++c) scales[c] = sx * sw[c];
@@ -242,8 +244,7 @@ void bench_paired_floor(benchmark::State& state, size_t k, size_t n, const Linea
   const double ratio = alternate(
       state, [&] { benchmark::DoNotOptimize(read_floor((*w)[next.take()], prefetch)); },
       [&] { run_linear(ops, (*w)[next.take()], 1); });
-  record(state, prefetch ? "paired_floor_prefetch" : "paired_floor", k, n, 1, "gemv/floor",
-         ratio);
+  record(state, prefetch ? "paired_floor_prefetch" : "paired_floor", k, n, 1, "gemv/floor", ratio);
 }
 
 void bench_paired_type(benchmark::State& state, size_t k, size_t n, size_t m,
@@ -333,9 +334,8 @@ void register_benchmarks() {
           bench_paired_type(st, k, n, 1, bf16, int8, "paired_bf16");
         });
       }
-      add("paired_f32/" + s, [=](benchmark::State& st) {
-        bench_paired_type(st, k, n, m, f32, int8, "paired_f32");
-      });
+      add("paired_f32/" + s,
+          [=](benchmark::State& st) { bench_paired_type(st, k, n, m, f32, int8, "paired_f32"); });
       add("paired_onednn/" + s,
           [=](benchmark::State& st) { bench_paired_onednn(st, k, n, m, int8); });
       if (m == 1 || m == 128) {
@@ -410,8 +410,8 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("threads", "1 (oneDNN: " + onednn_threading + ")");
   benchmark::AddCustomContext("onednn", onednn_version_string());
   benchmark::AddCustomContext("bytes_per_second", "packed weight bytes per call");
-  auto choice = normrt::choose_linear_variant(normrt::WeightType::kInt8,
-                                              normrt::runnable_isas().back());
+  auto choice =
+      normrt::choose_linear_variant(normrt::WeightType::kInt8, normrt::runnable_isas().back());
   benchmark::AddCustomContext("int8_kernel", choice ? choice->reason : choice.status().message());
   register_benchmarks();
   ResultCollector collector(benchmark::CreateDefaultDisplayReporter());

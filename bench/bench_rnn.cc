@@ -671,9 +671,9 @@ void print_summary(const PairedCollector& c, std::ostream& out) {
     const std::string key = name.substr(name.find('/') + 1);
     std::snprintf(line, sizeof line, "%-18s %10.2f %10.2f %7.3f%s\n", key.c_str(), p.fused_us,
                   p.separate_us, p.ratio,
-                  key == "lstm/1024" ? (p.ratio >= 1.8 ? "  target >= 1.8: pass"
-                                                       : "  target >= 1.8: FAIL")
-                                     : "");
+                  key == "lstm/1024"
+                      ? (p.ratio >= 1.8 ? "  target >= 1.8: pass" : "  target >= 1.8: FAIL")
+                      : "");
     out << line;
   }
   print_header(out, "After the projections only: separate / fused", "fused", "separate");

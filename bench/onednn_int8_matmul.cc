@@ -33,9 +33,8 @@ struct OneDnnInt8Matmul::Impl {
 };
 
 Expected<std::unique_ptr<OneDnnInt8Matmul>> OneDnnInt8Matmul::create(const int8_t* w_q,
-                                                                     const float* scales,
-                                                                     size_t n, size_t k,
-                                                                     size_t m) {
+                                                                     const float* scales, size_t n,
+                                                                     size_t k, size_t m) {
   try {
     dnnl::engine& engine = cpu_engine();
     using dt = memory::data_type;

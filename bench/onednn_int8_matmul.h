@@ -19,9 +19,8 @@ namespace normrt::bench {
 class OneDnnInt8Matmul {
  public:
   /// w_q: (n, k) row-major int8; scales: (n) per output column (sx · sw[n]).
-  static Expected<std::unique_ptr<OneDnnInt8Matmul>> create(const int8_t* w_q,
-                                                            const float* scales, size_t n,
-                                                            size_t k, size_t m);
+  static Expected<std::unique_ptr<OneDnnInt8Matmul>> create(const int8_t* w_q, const float* scales,
+                                                            size_t n, size_t k, size_t m);
   ~OneDnnInt8Matmul();
 
   /// y (m, n) = x_q (m, k) · W_qᵀ · scale + bias; rows contiguous.

@@ -13,7 +13,7 @@
 namespace normrt::bench {
 
 inline constexpr size_t kFloorNearBytes = 2048;  // as the kernels' kPrefetchBytes
-inline constexpr size_t kFloorFarBytes = 8192;  // as their kFarPrefetchBytes
+inline constexpr size_t kFloorFarBytes = 8192;   // as their kFarPrefetchBytes
 
 template <bool kPrefetch>
 __attribute__((target("avx512f"))) uint32_t read_sum(const void* data, size_t bytes) {

@@ -129,10 +129,14 @@ bool cpu_has_amx_bf16() {
 
 const char* cpu_feature_name(CpuFeature feature) {
   switch (feature) {
-    case CpuFeature::kNone: return "none";
-    case CpuFeature::kAvx512Vnni: return "avx512_vnni";
-    case CpuFeature::kAvxVnni: return "avx_vnni";
-    case CpuFeature::kNeonDotProd: return "asimddp";
+    case CpuFeature::kNone:
+      return "none";
+    case CpuFeature::kAvx512Vnni:
+      return "avx512_vnni";
+    case CpuFeature::kAvxVnni:
+      return "avx_vnni";
+    case CpuFeature::kNeonDotProd:
+      return "asimddp";
   }
   return "unknown";
 }

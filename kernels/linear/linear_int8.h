@@ -88,8 +88,8 @@ Status pack_weights_int8_into(const int8_t* q, const float* scales, size_t n, si
                               size_t panel_width, void* packed, size_t bytes);
 
 /// The inverse: q (n, k) row-major and the n scales from packed data.
-Status unpack_weights_int8(const void* packed, size_t bytes, size_t n, size_t k,
-                           size_t panel_width, int8_t* q, float* scales);
+Status unpack_weights_int8(const void* packed, size_t bytes, size_t n, size_t k, size_t panel_width,
+                           int8_t* q, float* scales);
 
 /// Checks packed int8 data: the size, every q in [−127, 127] and zero in the
 /// padding, every scale finite and ≥ 0, every column sum right. One read of

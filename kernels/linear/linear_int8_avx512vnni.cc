@@ -75,8 +75,6 @@ struct Avx512VnniOps {
 }  // namespace
 
 static_assert(kAvx512Panel == 4 * 16);
-void linear_int8_avx512vnni(const LinearArgs& args) {
-  LinearInt8<Avx512VnniOps, 4, 6>::run(args);
-}
+void linear_int8_avx512vnni(const LinearArgs& args) { LinearInt8<Avx512VnniOps, 4, 6>::run(args); }
 
 }  // namespace normrt::detail

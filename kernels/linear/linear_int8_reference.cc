@@ -17,7 +17,7 @@ void linear_int8_scalar(const LinearArgs& a) {
   auto* q = reinterpret_cast<int8_t*>(int8_thread_scratch(a.k));
   for (size_t r = 0; r < a.m; ++r) {
     const double sx = quantize_int8(a.x + r * a.x_stride, a.k, q);  // (k)
-    float* y = a.y + r * a.y_stride;                                 // (n)
+    float* y = a.y + r * a.y_stride;                                // (n)
     for (size_t c = a.n_begin; c < a.n_end; ++c) {
       const std::byte* panel = a.weights + c * a.panel_bytes;
       const auto* w = reinterpret_cast<const int8_t*>(panel);  // W[c] (k)

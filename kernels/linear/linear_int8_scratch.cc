@@ -10,7 +10,6 @@
 #include <new>
 
 #include "kernels/common/isa.h"
-
 #include "kernels/linear/linear_variants.h"
 
 namespace normrt::detail {

@@ -226,8 +226,8 @@ struct LinearInt8 {
         for (size_t r = 0; r < a.m; r += kMaxRows) {
           const Rows block{xq + r * stride, stride, sx + r};
           tile_rows<kMaxRows>(std::min(kMaxRows, a.m - r), panel, g0, g1, g0 == 0, g1 == groups,
-                              block, partial + r * kPanel, tail, bias,
-                              a.y + r * a.y_stride + col, a.y_stride, cols);
+                              block, partial + r * kPanel, tail, bias, a.y + r * a.y_stride + col,
+                              a.y_stride, cols);
         }
       }
     }

@@ -80,8 +80,8 @@ Status pack_weights_int8_into(const int8_t* q, const float* scales, size_t n, si
   return Status::ok();
 }
 
-Status unpack_weights_int8(const void* packed, size_t bytes, size_t n, size_t k,
-                           size_t panel_width, int8_t* q, float* scales) {
+Status unpack_weights_int8(const void* packed, size_t bytes, size_t n, size_t k, size_t panel_width,
+                           int8_t* q, float* scales) {
   if (Status s = check_size("unpack_weights_int8", n, k, panel_width, bytes); !s) return s;
   const Int8Panel layout{(k + 3) / 4, panel_width};
   const size_t panel_bytes = detail::int8_panel_bytes(k, panel_width);
@@ -113,7 +113,8 @@ Status validate_int8_packed(const void* packed, size_t bytes, size_t n, size_t k
         int8_t value;
         std::memcpy(&value, panel + layout.weight(col, i), 1);
         if (value == -128 || (value != 0 && (!real || i >= k))) {
-          return Status::error(where + num(c) + ", k " + num(i) + ": weight " + std::to_string(value) +
+          return Status::error(where + num(c) + ", k " + num(i) + ": weight " +
+                               std::to_string(value) +
                                (value == -128 ? " is -128" : " in the zero padding"));
         }
         sum += value;

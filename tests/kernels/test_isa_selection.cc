@@ -73,8 +73,7 @@ TEST_SUITE("isa_selection") {
     const std::set<std::string> flags = cpuinfo_flags();
     REQUIRE_FALSE(flags.empty());
     auto has = [&](const char* f) { return flags.count(f) > 0; };
-    CHECK(cpu_has(CpuFeature::kAvx512Vnni) ==
-          (isa_runnable(Isa::kAvx512) && has("avx512_vnni")));
+    CHECK(cpu_has(CpuFeature::kAvx512Vnni) == (isa_runnable(Isa::kAvx512) && has("avx512_vnni")));
     CHECK(cpu_has(CpuFeature::kAvxVnni) == (isa_runnable(Isa::kAvx2) && has("avx_vnni")));
     CHECK_FALSE(cpu_has(CpuFeature::kNeonDotProd));
     CHECK_FALSE(std::string(cpu_vendor()).empty());  // CPUID leaf 0 always has one

@@ -86,8 +86,7 @@ ExactProblem make_exact(size_t m, size_t n, size_t k, uint32_t seed, bool with_b
       int64_t acc = p.bias_units[c];
       for (size_t i = 0; i < k; ++i) acc += int64_t{p.qx[r * k + i]} * p.qw[c * k + i];
       REQUIRE_MESSAGE(std::llabs(acc) < (int64_t{1} << 24), "test operands exceed 2^24");
-      p.expected[r * n + c] =
-          std::ldexp(static_cast<float>(acc), kXExponent + std::ilogb(p.sw[c]));
+      p.expected[r * n + c] = std::ldexp(static_cast<float>(acc), kXExponent + std::ilogb(p.sw[c]));
     }
   }
   return p;
@@ -102,8 +101,8 @@ std::string run_exact(const ExactProblem& p, const LinearVariant& v, size_t offs
   std::vector<float> x_storage;
   const float* x = place_rows(p.x, p.m, p.k, p.k + pad, offset, x_storage);
   GuardedOutput y(p.m, p.n + pad, offset + 1);
-  Status s = linear(*w, x, p.m, p.k + pad, y.data(), p.n + pad,
-                    with_bias ? p.bias.data() : nullptr);
+  Status s =
+      linear(*w, x, p.m, p.k + pad, y.data(), p.n + pad, with_bias ? p.bias.data() : nullptr);
   if (!s) return "linear: " + s.message();
   if (!y.guards_intact()) return "a write outside y's rows";
   for (size_t r = 0; r < p.m; ++r) {
@@ -126,9 +125,10 @@ std::string run_exact(const ExactProblem& p, const LinearVariant& v, size_t offs
 
 TEST_SUITE("linear_int8") {
   TEST_CASE("every int8 kernel's sums are exact: odd K and N, M in {1,2,3,7,16,33}, strides") {
-    const std::pair<size_t, size_t> shapes[] = {  // (K, N)
-        {1, 1},    {3, 17},    {5, 33},   {6, 64},    {17, 65}, {255, 129},
-        {257, 63}, {1001, 31}, {4097, 7}, {130, 200}, {2, 1000}};
+    const std::pair<size_t, size_t> shapes[] = {// (K, N)
+                                                {1, 1},    {3, 17},    {5, 33},   {6, 64},
+                                                {17, 65},  {255, 129}, {257, 63}, {1001, 31},
+                                                {4097, 7}, {130, 200}, {2, 1000}};
     size_t checked = 0;
     for (const auto& [k, n] : shapes) {
       for (size_t m : {1, 2, 3, 7, 16, 33}) {
@@ -162,7 +162,7 @@ TEST_SUITE("linear_int8") {
     }
     const std::vector<float> sw(n, 1.0f);
     for (float sign : {1.0f, -1.0f}) {
-      const std::vector<float> x(k, sign * 127.0f);  // sx = 1, q = ±127
+      const std::vector<float> x(k, sign * 127.0f);                      // sx = 1, q = ±127
       const float top = sign * 127.0f * 127.0f * static_cast<float>(k);  // 16129·2^17: exact
       const float want[n] = {top, -top, 0.0f};
       for (const LinearVariant* v : runnable_variants()) {

@@ -81,14 +81,15 @@ TEST_SUITE("linear_int8") {
           CHECK(scale == (col < w.n ? w.scales[col] : 0.0f));
           CHECK(colsum == sum);
         }
-        for (size_t b = 4 * p * groups + 8 * p; b < panel_bytes; ++b) CHECK(base[b] == std::byte{0});
+        for (size_t b = 4 * p * groups + 8 * p; b < panel_bytes; ++b)
+          CHECK(base[b] == std::byte{0});
       }
       CHECK(validate_int8_packed(packed.data(), packed.size(), w.n, w.k, p).is_ok());
       std::vector<int8_t> q(w.q.size());
       std::vector<float> scales(w.n);
-      REQUIRE(unpack_weights_int8(packed.data(), packed.size(), w.n, w.k, p, q.data(),
-                                  scales.data())
-                  .is_ok());
+      REQUIRE(
+          unpack_weights_int8(packed.data(), packed.size(), w.n, w.k, p, q.data(), scales.data())
+              .is_ok());
       CHECK(q == w.q);
       CHECK(scales == w.scales);
     }
@@ -124,8 +125,8 @@ TEST_SUITE("linear_int8") {
     REQUIRE_FALSE(r.is_ok());
     CHECK(contains(r.status().message(), "q[3][4] is -128"));
     w.q[3 * 9 + 4] = 0;
-    for (float bad : {-1.0f, std::numeric_limits<float>::infinity(),
-                      std::numeric_limits<float>::quiet_NaN()}) {
+    for (float bad :
+         {-1.0f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
       w.scales[2] = bad;
       r = pack_weights_int8(w.q.data(), w.scales.data(), 5, 9, *v);
       REQUIRE_FALSE(r.is_ok());
@@ -143,7 +144,8 @@ TEST_SUITE("linear_int8") {
     CHECK_FALSE(unpack_weights(nullptr, 0, 5, 9, WeightType::kInt8, 1, nullptr).is_ok());
   }
 
-  TEST_CASE("borrowing int8 data validates it: a corrupt sum, scale, weight or padding is refused") {
+  TEST_CASE(
+      "borrowing int8 data validates it: a corrupt sum, scale, weight or padding is refused") {
     const Quantized w = random_quantized(20, 10, 3);
     for (const LinearVariant* v : runnable_variants()) {
       if (v->type != WeightType::kInt8) continue;
@@ -160,9 +162,9 @@ TEST_SUITE("linear_int8") {
         const char* message;
       };
       const Corruption corruptions[] = {
-          {tail + 4 * p + 1, 0x01, "column sum"},       // column 0's sum
-          {tail + 3, 0xff, "scale"},                    // column 0's scale: NaN
-          {4 * 1 + 2, 0x80, "is -128"},                 // a weight of -128
+          {tail + 4 * p + 1, 0x01, "column sum"},         // column 0's sum
+          {tail + 3, 0xff, "scale"},                      // column 0's scale: NaN
+          {4 * 1 + 2, 0x80, "is -128"},                   // a weight of -128
           {4 * p * 2 + 4 * 0 + 3, 0x05, "zero padding"},  // k = 11 (≥ k) of column 0
       };
       for (const Corruption& c : corruptions) {
@@ -203,7 +205,8 @@ TEST_SUITE("linear_int8") {
              v.feature != CpuFeature::kAvxVnni;
     };
     if (isa_runnable(Isa::kAvx512)) {
-      Expected<LinearVariantChoice> c = choose_linear_variant(WeightType::kInt8, Isa::kAvx512, no_vnni);
+      Expected<LinearVariantChoice> c =
+          choose_linear_variant(WeightType::kInt8, Isa::kAvx512, no_vnni);
       REQUIRE(c.is_ok());
       CHECK(std::string(c->variant->name) == "int8_gemv__avx2_p32");
       CHECK(contains(c->reason, "fallback"));
@@ -215,7 +218,8 @@ TEST_SUITE("linear_int8") {
       return linear_variant_runnable(v) && v.feature != CpuFeature::kNeonDotProd;
     };
     if (isa_runnable(Isa::kNeon)) {
-      Expected<LinearVariantChoice> c = choose_linear_variant(WeightType::kInt8, Isa::kNeon, no_dotprod);
+      Expected<LinearVariantChoice> c =
+          choose_linear_variant(WeightType::kInt8, Isa::kNeon, no_dotprod);
       REQUIRE(c.is_ok());
       CHECK(std::string(c->variant->name) == "int8_gemv__scalar");
       CHECK(contains(c->reason, "asimddp"));

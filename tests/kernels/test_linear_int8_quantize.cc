@@ -113,9 +113,9 @@ TEST_SUITE("linear_int8") {
   }
 
   TEST_CASE("a row holding an infinity or NaN has scale NaN and q 0") {
-    for (float special : {std::numeric_limits<float>::infinity(),
-                          -std::numeric_limits<float>::infinity(),
-                          std::numeric_limits<float>::quiet_NaN()}) {
+    for (float special :
+         {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+          std::numeric_limits<float>::quiet_NaN()}) {
       const Quantized s = quantize({1.0f, special, -3.0f});
       CHECK(std::isnan(s.scale));
       for (int8_t q : s.q) CHECK(q == 0);

@@ -39,9 +39,11 @@ TEST_SUITE("linear") {
             std::vector<int8_t> back(n * k);
             std::vector<float> scales(n);
             CHECK_FALSE(unpack_weights(owned->data(), *bytes, n, k, v->type, v->panel_width,
-                                       back.data()).is_ok());  // int8 has its own
+                                       back.data())
+                            .is_ok());  // int8 has its own
             REQUIRE(unpack_weights_int8(owned->data(), *bytes, n, k, v->panel_width, back.data(),
-                                        scales.data()).is_ok());
+                                        scales.data())
+                        .is_ok());
             size_t wrong = 0;
             for (size_t c = 0; c < n; ++c) {
               const OracleInt8Row row = oracle_quantize_int8(&w[c * k], k);

@@ -43,15 +43,16 @@ TEST_SUITE("ln_rnn") {
     size_t runs = 0;
     double worst = 0.0;
     for (Isa isa : runnable_isas()) {
-      for (RnnNormCase nc : {RnnNormCase::kLayerNorm, RnnNormCase::kRmsNorm,
-                             RnnNormCase::kPartialRmsNorm, RnnNormCase::kNone, RnnNormCase::kDraw}) {
+      for (RnnNormCase nc :
+           {RnnNormCase::kLayerNorm, RnnNormCase::kRmsNorm, RnnNormCase::kPartialRmsNorm,
+            RnnNormCase::kNone, RnnNormCase::kDraw}) {
         for (auto [d, h] : {std::pair<size_t, size_t>{3, 9}, {64, 37}, {100, 130}}) {
           const std::string label = std::string(isa_name(isa)) + " " + rnn_norm_case_name(nc) +
                                     " d=" + std::to_string(d) + " h=" + std::to_string(h);
           CAPTURE(label);
-          const LstmProblem p = make_lstm_problem(d, h, kIntSteps, WeightType::kF32, nc,
-                                                  static_cast<int>(runs % 2),
-                                                  static_cast<uint32_t>(d * 31 + h));
+          const LstmProblem p =
+              make_lstm_problem(d, h, kIntSteps, WeightType::kF32, nc, static_cast<int>(runs % 2),
+                                static_cast<uint32_t>(d * 31 + h));
           LstmProblem dq = p;
           dq.w_x = snapped(p.w_x, 4 * h, d);
           dq.w_h = snapped(p.w_h, 4 * h, h);
@@ -74,10 +75,10 @@ TEST_SUITE("ln_rnn") {
           for (size_t t = 0; t < kIntSteps; ++t) {
             const std::vector<float> h_prev = snapped(state_h, 1, h);
             const float* xp = xprojf.data() + t * 4 * h;
-            REQUIRE(ln_lstm_step(*cell8, xp, h_prev.data(), state_c.data(), h8.data(), c8.data(),
-                                 ws8));
-            REQUIRE(ln_lstm_step(*cellf, xp, h_prev.data(), state_c.data(), hf.data(), cf.data(),
-                                 wsf));
+            REQUIRE(
+                ln_lstm_step(*cell8, xp, h_prev.data(), state_c.data(), h8.data(), c8.data(), ws8));
+            REQUIRE(
+                ln_lstm_step(*cellf, xp, h_prev.data(), state_c.data(), hf.data(), cf.data(), wsf));
             all_h8.insert(all_h8.end(), h8.begin(), h8.end());
             all_c8.insert(all_c8.end(), c8.begin(), c8.end());
             all_hf.insert(all_hf.end(), hf.begin(), hf.end());
@@ -107,9 +108,9 @@ TEST_SUITE("ln_rnn") {
           const std::string label = std::string(isa_name(isa)) + " " + rnn_norm_case_name(nc) +
                                     " d=" + std::to_string(d) + " h=" + std::to_string(h);
           CAPTURE(label);
-          const GruProblem p = make_gru_problem(d, h, kIntSteps, WeightType::kF32, nc,
-                                                static_cast<int>(runs % 2),
-                                                static_cast<uint32_t>(d * 37 + h));
+          const GruProblem p =
+              make_gru_problem(d, h, kIntSteps, WeightType::kF32, nc, static_cast<int>(runs % 2),
+                               static_cast<uint32_t>(d * 37 + h));
           GruProblem dq = p;
           dq.w_x = snapped(p.w_x, 2 * h, d);
           dq.w_h = snapped(p.w_h, 2 * h, h);
