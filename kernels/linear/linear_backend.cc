@@ -17,8 +17,8 @@
 //                  gemm:jit, 3.6-5.3x slower than normrt at m = 16 and 128
 //
 //   int8:          oneDNN's s8 matmul (bench_linear_int8, x quantized
-//                  beforehand and not timed) ÷ normrt: 1.04-1.11 at m = 1
-//                  beyond L2, 1.4-1.9 in L2, 0.79-1.05 at m = 32 and 128
+//                  beforehand and not timed) ÷ normrt: 1.04-1.13 at m = 1
+//                  beyond L2, 1.4-1.9 in L2, 0.79-1.03 at m = 32 and 128
 //
 // So normrt (it also computes column ranges for fused epilogues), except bf16
 // with m ≥ 16 on a CPU with AMX where the model accepts bf16 activations.
