@@ -5,17 +5,23 @@
 //   bf16:  panel[(k/2)·2P + 2c + (k mod 2)]     = W[p·P + c][k]   (uint16 units)
 //          i.e. one 32-bit word per (k pair, column), even k in the low half;
 //          an odd k is padded with a zero weight.
+//   int8:  groups of 4 k per 32-bit word, scales and column sums after the
+//          weights of each panel: kernels/linear/linear_int8.h (and
+//          linear_pack_int8.cc, which writes it).
 // Each panel is padded to a multiple of 64 bytes, so every panel (and, for
 // P ≥ 16, every k row of it) starts on a cache line.
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "base/bf16.h"
+#include "kernels/linear/linear_int8.h"
 #include "kernels/linear/linear_variants.h"
 
 namespace normrt {
@@ -30,12 +36,20 @@ struct PanelGeometry {
 };
 
 Expected<PanelGeometry> panel_geometry(size_t n, size_t k, WeightType type, size_t p) {
-  const size_t element = type == WeightType::kF32 ? 4 : 2;
-  const size_t k_rows = type == WeightType::kF32 ? k : k + (k & 1);  // bf16: whole pairs
+  const size_t element = type == WeightType::kF32 ? 4 : type == WeightType::kBF16 ? 2 : 1;
+  // bf16: whole pairs; int8: whole groups of 4, and 8 bytes per column for
+  // the scale and column sum.
+  const size_t k_rows = type == WeightType::kF32    ? k
+                        : type == WeightType::kBF16 ? k + (k & 1)
+                                                    : (k + 3) / 4 * 4 + 8;
   const size_t max = std::numeric_limits<size_t>::max();
   if (n == 0 || k == 0 || p == 0 || k_rows > max / p / element - kPanelAlign) {
     return Status::error("packed weights: invalid shape " + std::to_string(n) + " x " +
                          std::to_string(k) + " with panels of " + std::to_string(p));
+  }
+  if (type == WeightType::kInt8 && k > kInt8MaxK) {
+    return Status::error("packed weights: int8 k = " + std::to_string(k) + " exceeds " +
+                         std::to_string(kInt8MaxK) + " (int32 accumulation could overflow)");
   }
   const size_t panel_bytes = (k_rows * p * element + kPanelAlign - 1) / kPanelAlign * kPanelAlign;
   const size_t panels = (n + p - 1) / p;
@@ -60,8 +74,9 @@ class PackedWeightsBuilder {
   template <class Element, class At>
   static Expected<PackedWeights> pack(const LinearVariant& variant, size_t n, size_t k, At&& at) {
     const size_t p = variant.panel_width;
-    NORMRT_ASSIGN_OR_RETURN(PanelGeometry geometry, panel_geometry(n, k, variant.type, p));
-    const size_t panel_bytes = geometry.panel_bytes, panels = geometry.panels;
+    Expected<PanelGeometry> geometry = panel_geometry(n, k, variant.type, p);
+    if (!geometry) return geometry.status();
+    const size_t panel_bytes = geometry->panel_bytes, panels = geometry->panels;
     auto* memory = static_cast<std::byte*>(std::aligned_alloc(kPanelAlign, panels * panel_bytes));
     if (memory == nullptr) {
       return Status::error("pack_weights: cannot allocate " + std::to_string(panels * panel_bytes) +
@@ -86,25 +101,51 @@ class PackedWeightsBuilder {
     return packed;
   }
 
+  // Quantized weights q (n, k) and their scales, in the int8 layout.
+  static Expected<PackedWeights> pack_int8(const LinearVariant& variant, size_t n, size_t k,
+                                           const int8_t* q, const float* scales) {
+    Expected<size_t> bytes = packed_weights_bytes(n, k, WeightType::kInt8, variant.panel_width);
+    if (!bytes) return bytes.status();
+    auto* memory = static_cast<std::byte*>(std::aligned_alloc(kPanelAlign, *bytes));
+    if (memory == nullptr) {
+      return Status::error("pack_weights: cannot allocate " + std::to_string(*bytes) + " bytes");
+    }
+    std::shared_ptr<const std::byte> owned(
+        memory, [](const std::byte* m) { std::free(const_cast<std::byte*>(m)); });
+    Status s = pack_weights_int8_into(q, scales, n, k, variant.panel_width, memory, *bytes);
+    if (!s) return s;
+    PackedWeights packed;
+    packed.variant_ = &variant;
+    packed.n_ = n;
+    packed.k_ = k;
+    packed.panel_bytes_ = detail::int8_panel_bytes(k, variant.panel_width);
+    packed.data_ = std::move(owned);
+    return packed;
+  }
+
   static Expected<PackedWeights> borrow(const void* data, size_t bytes, size_t n, size_t k,
                                         const LinearVariant& variant,
                                         std::shared_ptr<const void> owner) {
-    NORMRT_ASSIGN_OR_RETURN(size_t expected,
-                            packed_weights_bytes(n, k, variant.type, variant.panel_width));
-    if (bytes != expected) {
+    Expected<size_t> expected = packed_weights_bytes(n, k, variant.type, variant.panel_width);
+    if (!expected) return expected.status();
+    if (bytes != *expected) {
       return Status::error("borrow_packed_weights: " + std::to_string(bytes) + " bytes, expected " +
-                           std::to_string(expected) + " for " + std::to_string(n) + " x " +
+                           std::to_string(*expected) + " for " + std::to_string(n) + " x " +
                            std::to_string(k) + " " + weight_type_name(variant.type) +
                            " in panels of " + std::to_string(variant.panel_width));
     }
     if (data == nullptr || reinterpret_cast<uintptr_t>(data) % kPanelAlign != 0) {
       return Status::error("borrow_packed_weights: data must be 64-byte aligned and not null");
     }
+    if (variant.type == WeightType::kInt8) {
+      Status valid = validate_int8_packed(data, bytes, n, k, variant.panel_width);
+      if (!valid) return Status::error("borrow_packed_weights: " + valid.message());
+    }
     PackedWeights packed;
     packed.variant_ = &variant;
     packed.n_ = n;
     packed.k_ = k;
-    packed.panel_bytes_ = expected / ((n + variant.panel_width - 1) / variant.panel_width);
+    packed.panel_bytes_ = *expected / ((n + variant.panel_width - 1) / variant.panel_width);
     packed.data_ = std::shared_ptr<const std::byte>(std::move(owner),
                                                     static_cast<const std::byte*>(data));
     packed.borrowed_ = true;
@@ -132,55 +173,71 @@ Status check_pack_args(const void* w, size_t n, size_t k, const LinearVariant& v
   return Status::ok();
 }
 
-// The preferred runnable variant of (isa, type): the first in linear_variants().
+// The variant choose_linear_variant() picks for (isa, type).
 Expected<const LinearVariant*> variant_for(Isa isa, WeightType type) {
-  if (Status runnable = check_isa_runnable(isa); !runnable) {
-    return Status::error("pack_weights: " + runnable.message());
-  }
-  for (const LinearVariant& v : linear_variants()) {
-    if (v.isa == isa && v.type == type && linear_variant_runnable(v)) return &v;
-  }
-  return Status::error(std::string("pack_weights: no ") + weight_type_name(type) +
-                       " linear kernel for " + isa_name(isa));
+  Expected<LinearVariantChoice> choice = choose_linear_variant(type, isa);
+  if (!choice) return Status::error("pack_weights: " + choice.status().message());
+  return choice->variant;
 }
 
 }  // namespace
 
 Expected<PackedWeights> pack_weights(const float* w, size_t n, size_t k,
                                      const LinearVariant& variant) {
-  NORMRT_RETURN_IF_ERROR(check_pack_args(w, n, k, variant, variant.type));
+  if (Status s = check_pack_args(w, n, k, variant, variant.type); !s) return s;
   if (variant.type == WeightType::kF32) {
     return PackedWeightsBuilder::pack<float>(variant, n, k,
                                              [&](size_t c, size_t i) { return w[c * k + i]; });
+  }
+  if (variant.type == WeightType::kInt8) {
+    if (Expected<size_t> bytes = packed_weights_bytes(n, k, WeightType::kInt8, 1); !bytes) {
+      return Status::error("pack_weights: " + bytes.status().message());
+    }
+    std::vector<int8_t> q(n * k);
+    std::vector<float> scales(n);
+    for (size_t c = 0; c < n; ++c) {
+      scales[c] = quantize_int8(w + c * k, k, q.data() + c * k);
+      if (std::isnan(scales[c])) {
+        return Status::error("pack_weights: row " + std::to_string(c) +
+                             " of W holds an infinity or NaN (int8 quantization needs finite "
+                             "weights)");
+      }
+    }
+    return PackedWeightsBuilder::pack_int8(variant, n, k, q.data(), scales.data());
   }
   return PackedWeightsBuilder::pack<uint16_t>(
       variant, n, k, [&](size_t c, size_t i) { return bf16_from_float(w[c * k + i]); });
 }
 
 Expected<size_t> packed_weights_bytes(size_t n, size_t k, WeightType type, size_t panel_width) {
-  NORMRT_ASSIGN_OR_RETURN(PanelGeometry geometry, panel_geometry(n, k, type, panel_width));
-  return geometry.panels * geometry.panel_bytes;
+  Expected<PanelGeometry> geometry = panel_geometry(n, k, type, panel_width);
+  if (!geometry) return geometry.status();
+  return geometry->panels * geometry->panel_bytes;
 }
 
 Expected<PackedWeights> borrow_packed_weights(const void* data, size_t bytes, size_t n, size_t k,
                                               const LinearVariant& variant,
                                               std::shared_ptr<const void> owner) {
-  NORMRT_RETURN_IF_ERROR(check_pack_args(data, n, k, variant, variant.type));
+  if (Status s = check_pack_args(data, n, k, variant, variant.type); !s) return s;
   return PackedWeightsBuilder::borrow(data, bytes, n, k, variant, std::move(owner));
 }
 
 Status unpack_weights(const void* data, size_t bytes, size_t n, size_t k, WeightType type,
                       size_t panel_width, void* row_major) {
-  NORMRT_ASSIGN_OR_RETURN(PanelGeometry geometry, panel_geometry(n, k, type, panel_width));
-  if (bytes != geometry.panels * geometry.panel_bytes) {
+  if (type == WeightType::kInt8) {
+    return Status::error("unpack_weights: int8 weights have scales: use unpack_weights_int8");
+  }
+  Expected<PanelGeometry> geometry = panel_geometry(n, k, type, panel_width);
+  if (!geometry) return geometry.status();
+  if (bytes != geometry->panels * geometry->panel_bytes) {
     return Status::error("unpack_weights: " + std::to_string(bytes) + " bytes, expected " +
-                         std::to_string(geometry.panels * geometry.panel_bytes));
+                         std::to_string(geometry->panels * geometry->panel_bytes));
   }
   const size_t element = type == WeightType::kF32 ? 4 : 2;
   const auto* packed = static_cast<const std::byte*>(data);
   auto* out = static_cast<std::byte*>(row_major);
   for (size_t c = 0; c < n; ++c) {
-    const std::byte* panel = packed + (c / panel_width) * geometry.panel_bytes;
+    const std::byte* panel = packed + (c / panel_width) * geometry->panel_bytes;
     for (size_t i = 0; i < k; ++i) {
       std::memcpy(out + (c * k + i) * element,
                   panel + panel_index(type, panel_width, c % panel_width, i) * element, element);
@@ -191,17 +248,21 @@ Status unpack_weights(const void* data, size_t bytes, size_t n, size_t k, Weight
 
 Status pack_weights_into(const void* row_major, size_t n, size_t k, WeightType type,
                          size_t panel_width, void* packed, size_t bytes) {
-  NORMRT_ASSIGN_OR_RETURN(PanelGeometry geometry, panel_geometry(n, k, type, panel_width));
-  if (bytes != geometry.panels * geometry.panel_bytes) {
+  if (type == WeightType::kInt8) {
+    return Status::error("pack_weights_into: int8 weights have scales: use pack_weights_int8_into");
+  }
+  Expected<PanelGeometry> geometry = panel_geometry(n, k, type, panel_width);
+  if (!geometry) return geometry.status();
+  if (bytes != geometry->panels * geometry->panel_bytes) {
     return Status::error("pack_weights_into: " + std::to_string(bytes) + " bytes, expected " +
-                         std::to_string(geometry.panels * geometry.panel_bytes));
+                         std::to_string(geometry->panels * geometry->panel_bytes));
   }
   const size_t element = type == WeightType::kF32 ? 4 : 2;
   const auto* in = static_cast<const std::byte*>(row_major);
   auto* out = static_cast<std::byte*>(packed);
   std::memset(out, 0, bytes);
   for (size_t c = 0; c < n; ++c) {
-    std::byte* panel = out + (c / panel_width) * geometry.panel_bytes;
+    std::byte* panel = out + (c / panel_width) * geometry->panel_bytes;
     for (size_t i = 0; i < k; ++i) {
       std::memcpy(panel + panel_index(type, panel_width, c % panel_width, i) * element,
                   in + (c * k + i) * element, element);
@@ -211,20 +272,36 @@ Status pack_weights_into(const void* row_major, size_t n, size_t k, WeightType t
 }
 
 Expected<PackedWeights> pack_weights(const float* w, size_t n, size_t k, WeightType type, Isa isa) {
-  NORMRT_ASSIGN_OR_RETURN(const LinearVariant* variant, variant_for(isa, type));
-  return pack_weights(w, n, k, *variant);
+  Expected<const LinearVariant*> variant = variant_for(isa, type);
+  if (!variant) return variant.status();
+  return pack_weights(w, n, k, **variant);
 }
 
 Expected<PackedWeights> pack_weights_bf16(const uint16_t* w, size_t n, size_t k,
                                           const LinearVariant& variant) {
-  NORMRT_RETURN_IF_ERROR(check_pack_args(w, n, k, variant, WeightType::kBF16));
+  if (Status s = check_pack_args(w, n, k, variant, WeightType::kBF16); !s) return s;
   return PackedWeightsBuilder::pack<uint16_t>(variant, n, k,
                                               [&](size_t c, size_t i) { return w[c * k + i]; });
 }
 
+Expected<PackedWeights> pack_weights_int8(const int8_t* q, const float* scales, size_t n, size_t k,
+                                          const LinearVariant& variant) {
+  if (Status s = check_pack_args(q, n, k, variant, WeightType::kInt8); !s) return s;
+  if (scales == nullptr) return Status::error("pack_weights_int8: scales is null");
+  return PackedWeightsBuilder::pack_int8(variant, n, k, q, scales);
+}
+
+Expected<PackedWeights> pack_weights_int8(const int8_t* q, const float* scales, size_t n, size_t k,
+                                          Isa isa) {
+  Expected<const LinearVariant*> variant = variant_for(isa, WeightType::kInt8);
+  if (!variant) return variant.status();
+  return pack_weights_int8(q, scales, n, k, **variant);
+}
+
 Expected<PackedWeights> pack_weights_bf16(const uint16_t* w, size_t n, size_t k, Isa isa) {
-  NORMRT_ASSIGN_OR_RETURN(const LinearVariant* variant, variant_for(isa, WeightType::kBF16));
-  return pack_weights_bf16(w, n, k, *variant);
+  Expected<const LinearVariant*> variant = variant_for(isa, WeightType::kBF16);
+  if (!variant) return variant.status();
+  return pack_weights_bf16(w, n, k, **variant);
 }
 
 }  // namespace normrt
