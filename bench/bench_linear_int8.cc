@@ -212,9 +212,9 @@ Expected<std::vector<std::unique_ptr<OneDnnInt8Matmul>>*> onednn_for(Operands& o
   const float sx = quantize_int8(ops.x.data(), 128 * ops.k, ops.x_q.data());
   for (size_t c = 0; c < ops.n; ++c) scales[c] = sx * sw[c];
   do {
-    auto made = OneDnnInt8Matmul::create(w_q.data(), scales.data(), ops.n, ops.k, m);
-    if (!made) return made.status();
-    copies.push_back(std::move(made).value());
+    NORMRT_ASSIGN_OR_RETURN(auto made,
+                            OneDnnInt8Matmul::create(w_q.data(), scales.data(), ops.n, ops.k, m));
+    copies.push_back(std::move(made));
   } while (copies.size() < ops.copies_for(copies.front()->weight_bytes()));
   return &copies;
 }

@@ -105,7 +105,7 @@ bool linear_variant_runnable(const LinearVariant& variant) {
 
 Expected<LinearVariantChoice> choose_linear_variant(WeightType type, Isa isa,
                                                     bool (*runnable)(const LinearVariant&)) {
-  if (Status s = check_isa_runnable(isa); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_isa_runnable(isa));
   // `isa`, then the lower ISAs of its family: AVX-512 → AVX2 → scalar, NEON → scalar.
   std::vector<Isa> order = {isa};
   if (isa == Isa::kAvx512) order.push_back(Isa::kAvx2);

@@ -74,9 +74,8 @@ class PackedWeightsBuilder {
   template <class Element, class At>
   static Expected<PackedWeights> pack(const LinearVariant& variant, size_t n, size_t k, At&& at) {
     const size_t p = variant.panel_width;
-    Expected<PanelGeometry> geometry = panel_geometry(n, k, variant.type, p);
-    if (!geometry) return geometry.status();
-    const size_t panel_bytes = geometry->panel_bytes, panels = geometry->panels;
+    NORMRT_ASSIGN_OR_RETURN(PanelGeometry geometry, panel_geometry(n, k, variant.type, p));
+    const size_t panel_bytes = geometry.panel_bytes, panels = geometry.panels;
     auto* memory = static_cast<std::byte*>(std::aligned_alloc(kPanelAlign, panels * panel_bytes));
     if (memory == nullptr) {
       return Status::error("pack_weights: cannot allocate " + std::to_string(panels * panel_bytes) +
@@ -104,16 +103,16 @@ class PackedWeightsBuilder {
   // Quantized weights q (n, k) and their scales, in the int8 layout.
   static Expected<PackedWeights> pack_int8(const LinearVariant& variant, size_t n, size_t k,
                                            const int8_t* q, const float* scales) {
-    Expected<size_t> bytes = packed_weights_bytes(n, k, WeightType::kInt8, variant.panel_width);
-    if (!bytes) return bytes.status();
-    auto* memory = static_cast<std::byte*>(std::aligned_alloc(kPanelAlign, *bytes));
+    NORMRT_ASSIGN_OR_RETURN(size_t bytes,
+                            packed_weights_bytes(n, k, WeightType::kInt8, variant.panel_width));
+    auto* memory = static_cast<std::byte*>(std::aligned_alloc(kPanelAlign, bytes));
     if (memory == nullptr) {
-      return Status::error("pack_weights: cannot allocate " + std::to_string(*bytes) + " bytes");
+      return Status::error("pack_weights: cannot allocate " + std::to_string(bytes) + " bytes");
     }
     std::shared_ptr<const std::byte> owned(
         memory, [](const std::byte* m) { std::free(const_cast<std::byte*>(m)); });
-    Status s = pack_weights_int8_into(q, scales, n, k, variant.panel_width, memory, *bytes);
-    if (!s) return s;
+    NORMRT_RETURN_IF_ERROR(
+        pack_weights_int8_into(q, scales, n, k, variant.panel_width, memory, bytes));
     PackedWeights packed;
     packed.variant_ = &variant;
     packed.n_ = n;
@@ -126,11 +125,11 @@ class PackedWeightsBuilder {
   static Expected<PackedWeights> borrow(const void* data, size_t bytes, size_t n, size_t k,
                                         const LinearVariant& variant,
                                         std::shared_ptr<const void> owner) {
-    Expected<size_t> expected = packed_weights_bytes(n, k, variant.type, variant.panel_width);
-    if (!expected) return expected.status();
-    if (bytes != *expected) {
+    NORMRT_ASSIGN_OR_RETURN(size_t expected,
+                            packed_weights_bytes(n, k, variant.type, variant.panel_width));
+    if (bytes != expected) {
       return Status::error("borrow_packed_weights: " + std::to_string(bytes) + " bytes, expected " +
-                           std::to_string(*expected) + " for " + std::to_string(n) + " x " +
+                           std::to_string(expected) + " for " + std::to_string(n) + " x " +
                            std::to_string(k) + " " + weight_type_name(variant.type) +
                            " in panels of " + std::to_string(variant.panel_width));
     }
@@ -145,7 +144,7 @@ class PackedWeightsBuilder {
     packed.variant_ = &variant;
     packed.n_ = n;
     packed.k_ = k;
-    packed.panel_bytes_ = *expected / ((n + variant.panel_width - 1) / variant.panel_width);
+    packed.panel_bytes_ = expected / ((n + variant.panel_width - 1) / variant.panel_width);
     packed.data_ = std::shared_ptr<const std::byte>(std::move(owner),
                                                     static_cast<const std::byte*>(data));
     packed.borrowed_ = true;
@@ -184,7 +183,7 @@ Expected<const LinearVariant*> variant_for(Isa isa, WeightType type) {
 
 Expected<PackedWeights> pack_weights(const float* w, size_t n, size_t k,
                                      const LinearVariant& variant) {
-  if (Status s = check_pack_args(w, n, k, variant, variant.type); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_pack_args(w, n, k, variant, variant.type));
   if (variant.type == WeightType::kF32) {
     return PackedWeightsBuilder::pack<float>(variant, n, k,
                                              [&](size_t c, size_t i) { return w[c * k + i]; });
@@ -210,15 +209,14 @@ Expected<PackedWeights> pack_weights(const float* w, size_t n, size_t k,
 }
 
 Expected<size_t> packed_weights_bytes(size_t n, size_t k, WeightType type, size_t panel_width) {
-  Expected<PanelGeometry> geometry = panel_geometry(n, k, type, panel_width);
-  if (!geometry) return geometry.status();
-  return geometry->panels * geometry->panel_bytes;
+  NORMRT_ASSIGN_OR_RETURN(PanelGeometry geometry, panel_geometry(n, k, type, panel_width));
+  return geometry.panels * geometry.panel_bytes;
 }
 
 Expected<PackedWeights> borrow_packed_weights(const void* data, size_t bytes, size_t n, size_t k,
                                               const LinearVariant& variant,
                                               std::shared_ptr<const void> owner) {
-  if (Status s = check_pack_args(data, n, k, variant, variant.type); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_pack_args(data, n, k, variant, variant.type));
   return PackedWeightsBuilder::borrow(data, bytes, n, k, variant, std::move(owner));
 }
 
@@ -227,17 +225,16 @@ Status unpack_weights(const void* data, size_t bytes, size_t n, size_t k, Weight
   if (type == WeightType::kInt8) {
     return Status::error("unpack_weights: int8 weights have scales: use unpack_weights_int8");
   }
-  Expected<PanelGeometry> geometry = panel_geometry(n, k, type, panel_width);
-  if (!geometry) return geometry.status();
-  if (bytes != geometry->panels * geometry->panel_bytes) {
+  NORMRT_ASSIGN_OR_RETURN(PanelGeometry geometry, panel_geometry(n, k, type, panel_width));
+  if (bytes != geometry.panels * geometry.panel_bytes) {
     return Status::error("unpack_weights: " + std::to_string(bytes) + " bytes, expected " +
-                         std::to_string(geometry->panels * geometry->panel_bytes));
+                         std::to_string(geometry.panels * geometry.panel_bytes));
   }
   const size_t element = type == WeightType::kF32 ? 4 : 2;
   const auto* packed = static_cast<const std::byte*>(data);
   auto* out = static_cast<std::byte*>(row_major);
   for (size_t c = 0; c < n; ++c) {
-    const std::byte* panel = packed + (c / panel_width) * geometry->panel_bytes;
+    const std::byte* panel = packed + (c / panel_width) * geometry.panel_bytes;
     for (size_t i = 0; i < k; ++i) {
       std::memcpy(out + (c * k + i) * element,
                   panel + panel_index(type, panel_width, c % panel_width, i) * element, element);
@@ -251,18 +248,17 @@ Status pack_weights_into(const void* row_major, size_t n, size_t k, WeightType t
   if (type == WeightType::kInt8) {
     return Status::error("pack_weights_into: int8 weights have scales: use pack_weights_int8_into");
   }
-  Expected<PanelGeometry> geometry = panel_geometry(n, k, type, panel_width);
-  if (!geometry) return geometry.status();
-  if (bytes != geometry->panels * geometry->panel_bytes) {
+  NORMRT_ASSIGN_OR_RETURN(PanelGeometry geometry, panel_geometry(n, k, type, panel_width));
+  if (bytes != geometry.panels * geometry.panel_bytes) {
     return Status::error("pack_weights_into: " + std::to_string(bytes) + " bytes, expected " +
-                         std::to_string(geometry->panels * geometry->panel_bytes));
+                         std::to_string(geometry.panels * geometry.panel_bytes));
   }
   const size_t element = type == WeightType::kF32 ? 4 : 2;
   const auto* in = static_cast<const std::byte*>(row_major);
   auto* out = static_cast<std::byte*>(packed);
   std::memset(out, 0, bytes);
   for (size_t c = 0; c < n; ++c) {
-    std::byte* panel = out + (c / panel_width) * geometry->panel_bytes;
+    std::byte* panel = out + (c / panel_width) * geometry.panel_bytes;
     for (size_t i = 0; i < k; ++i) {
       std::memcpy(panel + panel_index(type, panel_width, c % panel_width, i) * element,
                   in + (c * k + i) * element, element);
@@ -272,36 +268,33 @@ Status pack_weights_into(const void* row_major, size_t n, size_t k, WeightType t
 }
 
 Expected<PackedWeights> pack_weights(const float* w, size_t n, size_t k, WeightType type, Isa isa) {
-  Expected<const LinearVariant*> variant = variant_for(isa, type);
-  if (!variant) return variant.status();
-  return pack_weights(w, n, k, **variant);
+  NORMRT_ASSIGN_OR_RETURN(const LinearVariant* variant, variant_for(isa, type));
+  return pack_weights(w, n, k, *variant);
 }
 
 Expected<PackedWeights> pack_weights_bf16(const uint16_t* w, size_t n, size_t k,
                                           const LinearVariant& variant) {
-  if (Status s = check_pack_args(w, n, k, variant, WeightType::kBF16); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_pack_args(w, n, k, variant, WeightType::kBF16));
   return PackedWeightsBuilder::pack<uint16_t>(variant, n, k,
                                               [&](size_t c, size_t i) { return w[c * k + i]; });
 }
 
 Expected<PackedWeights> pack_weights_int8(const int8_t* q, const float* scales, size_t n, size_t k,
                                           const LinearVariant& variant) {
-  if (Status s = check_pack_args(q, n, k, variant, WeightType::kInt8); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_pack_args(q, n, k, variant, WeightType::kInt8));
   if (scales == nullptr) return Status::error("pack_weights_int8: scales is null");
   return PackedWeightsBuilder::pack_int8(variant, n, k, q, scales);
 }
 
 Expected<PackedWeights> pack_weights_int8(const int8_t* q, const float* scales, size_t n, size_t k,
                                           Isa isa) {
-  Expected<const LinearVariant*> variant = variant_for(isa, WeightType::kInt8);
-  if (!variant) return variant.status();
-  return pack_weights_int8(q, scales, n, k, **variant);
+  NORMRT_ASSIGN_OR_RETURN(const LinearVariant* variant, variant_for(isa, WeightType::kInt8));
+  return pack_weights_int8(q, scales, n, k, *variant);
 }
 
 Expected<PackedWeights> pack_weights_bf16(const uint16_t* w, size_t n, size_t k, Isa isa) {
-  Expected<const LinearVariant*> variant = variant_for(isa, WeightType::kBF16);
-  if (!variant) return variant.status();
-  return pack_weights_bf16(w, n, k, **variant);
+  NORMRT_ASSIGN_OR_RETURN(const LinearVariant* variant, variant_for(isa, WeightType::kBF16));
+  return pack_weights_bf16(w, n, k, *variant);
 }
 
 }  // namespace normrt

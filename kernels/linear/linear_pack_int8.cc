@@ -45,7 +45,7 @@ size_t int8_panel_bytes(size_t k, size_t panel_width) {
 
 Status pack_weights_int8_into(const int8_t* q, const float* scales, size_t n, size_t k,
                               size_t panel_width, void* packed, size_t bytes) {
-  if (Status s = check_size("pack_weights_int8", n, k, panel_width, bytes); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_size("pack_weights_int8", n, k, panel_width, bytes));
   if (q == nullptr || scales == nullptr || packed == nullptr) {
     return Status::error("pack_weights_int8: q, scales or the output is null");
   }
@@ -82,7 +82,7 @@ Status pack_weights_int8_into(const int8_t* q, const float* scales, size_t n, si
 
 Status unpack_weights_int8(const void* packed, size_t bytes, size_t n, size_t k, size_t panel_width,
                            int8_t* q, float* scales) {
-  if (Status s = check_size("unpack_weights_int8", n, k, panel_width, bytes); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_size("unpack_weights_int8", n, k, panel_width, bytes));
   const Int8Panel layout{(k + 3) / 4, panel_width};
   const size_t panel_bytes = detail::int8_panel_bytes(k, panel_width);
   const auto* in = static_cast<const std::byte*>(packed);
@@ -97,7 +97,7 @@ Status unpack_weights_int8(const void* packed, size_t bytes, size_t n, size_t k,
 
 Status validate_int8_packed(const void* packed, size_t bytes, size_t n, size_t k,
                             size_t panel_width) {
-  if (Status s = check_size("int8 weights", n, k, panel_width, bytes); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_size("int8 weights", n, k, panel_width, bytes));
   const Int8Panel layout{(k + 3) / 4, panel_width};
   const size_t panel_bytes = detail::int8_panel_bytes(k, panel_width);
   const size_t panels = (n + panel_width - 1) / panel_width;
