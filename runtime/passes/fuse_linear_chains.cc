@@ -109,8 +109,8 @@ bool sum_readers_follow(const Graph& graph, const GraphUses& uses, const Chain& 
   if (chain.sum == kNoTensor) return true;
   size_t place = chain.absorbed.back();
   for (const TensorUse& use : uses.readers(chain.sum)) {
-    bool absorbed = std::find(chain.absorbed.begin(), chain.absorbed.end(), use.node) !=
-                    chain.absorbed.end();
+    bool absorbed =
+        std::find(chain.absorbed.begin(), chain.absorbed.end(), use.node) != chain.absorbed.end();
     if (!absorbed && use.node < place) return false;
   }
   return true;
@@ -132,8 +132,10 @@ Node make_fused_node(const Graph& graph, const Chain& chain) {
     }
   }
   if (chain.activation != nullptr) {
-    if (const AttributeValue* value = chain.activation->find_attribute("activation")) {
-      fused.set_attribute("activation", *value);
+    for (const char* name : {"activation", "negative_slope"}) {
+      if (const AttributeValue* value = chain.activation->find_attribute(name)) {
+        fused.set_attribute(name, *value);
+      }
     }
   }
   return fused;
