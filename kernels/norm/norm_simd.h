@@ -375,6 +375,57 @@ struct NormSimd {
     }
   }
 
+  // The spatial norm (norm_spatial.h): each plane is a row whose statistics
+  // row_map() gathers; the channel's gain g' is folded into the scale (one
+  // float rounding more, as write_output's factor = scale·g' has) and its
+  // bias is broadcast, so the output sweep is one fma and the activation a
+  // vector.
+  template <class Act>
+  static void spatial_planes(const NormParams& params, const NormPlanes& p, Act act) {
+    const size_t stat_count = norm_stat_count(params, p.plane);
+    const bool one_plus = params.gain_convention == GainConvention::kOnePlus;
+    for (size_t i = 0; i < p.images; ++i) {
+      for (size_t c = 0; c < p.channels; ++c) {
+        const size_t offset = (i * p.channels + c) * p.plane;
+        const float* x = p.src + offset;
+        float* y = p.dst + offset;
+        NormScale map;
+        if (!row_map<false>(params, p.plane, stat_count, x, nullptr, nullptr, x, &map)) {
+          norm_plane_reference(params, p.plane, stat_count, x, p.gain ? p.gain + c : nullptr,
+                               p.bias ? p.bias + c : nullptr, y);
+          activation_kernel_for(Isa::kScalar)(p.activation, p.alpha, y, y, p.plane);
+          continue;
+        }
+        if (p.gain) map.scale *= one_plus ? p.gain[c] + 1.0f : p.gain[c];
+        const Broadcast bias{V(p.bias ? p.bias[c] : 0.0f)};
+        auto write = [&](auto center) {
+          if (p.bias) {
+            write_output<decltype(center)::value, false, false, true>(x, y, p.plane, map,
+                                                                      Broadcast{}, bias, act);
+          } else {
+            write_output<decltype(center)::value, false, false, false>(x, y, p.plane, map,
+                                                                       Broadcast{}, bias, act);
+          }
+        };
+        if (params.kind != NormKind::kLayerNorm) {
+          write(std::integral_constant<Centering, Centering::kNone>{});
+        } else if (map.mean_lo != 0.0f) {
+          write(std::integral_constant<Centering, Centering::kMeanTwoFloats>{});
+        } else {
+          write(std::integral_constant<Centering, Centering::kMean>{});
+        }
+      }
+    }
+  }
+
+  static void spatial(const NormParams& params, const NormPlanes& planes) {
+    const float alpha = planes.alpha;
+    simd::with_activation(planes.activation, [&](auto a) {
+      spatial_planes(params, planes,
+                     [alpha](V v) { return simd::activate<decltype(a)::value>(v, alpha); });
+    });
+  }
+
   // run() with an activation after the norm: y = act(norm(x (+ r))).
   static void run_activated(const NormParams& params, const NormRows& rows, Activation act,
                             float alpha) {
