@@ -41,9 +41,9 @@ size_t Conv2dShape::out_width() const {
 
 Status conv2d_validate_shape(const Conv2dShape& s) {
   const std::pair<const char*, size_t> sizes[] = {
-      {"batch", s.batch},           {"in_channels", s.in_channels}, {"height", s.height},
-      {"width", s.width},           {"out_channels", s.out_channels}, {"kernel_h", s.kernel_h},
-      {"kernel_w", s.kernel_w},     {"stride_h", s.stride_h},         {"stride_w", s.stride_w}};
+      {"batch", s.batch},       {"in_channels", s.in_channels},   {"height", s.height},
+      {"width", s.width},       {"out_channels", s.out_channels}, {"kernel_h", s.kernel_h},
+      {"kernel_w", s.kernel_w}, {"stride_h", s.stride_h},         {"stride_w", s.stride_w}};
   // oneDNN's dims are int64; anything near that is a corrupt shape anyway.
   constexpr size_t kLimit = size_t{1} << 31;
   for (auto [name, value] : sizes) {
@@ -57,11 +57,10 @@ Status conv2d_validate_shape(const Conv2dShape& s) {
       s.pad_right >= s.kernel_w) {
     // A window entirely in the padding reads only zeros: PyTorch allows pad
     // up to kernel / 2; oneDNN rejects some larger pads. Keep to the common rule.
-    return Status::error("conv2d: padding must be smaller than the kernel (pad " +
-                         std::to_string(std::max({s.pad_top, s.pad_bottom, s.pad_left,
-                                                  s.pad_right})) +
-                         ", kernel " + std::to_string(s.kernel_h) + "x" +
-                         std::to_string(s.kernel_w) + ")");
+    return Status::error(
+        "conv2d: padding must be smaller than the kernel (pad " +
+        std::to_string(std::max({s.pad_top, s.pad_bottom, s.pad_left, s.pad_right})) + ", kernel " +
+        std::to_string(s.kernel_h) + "x" + std::to_string(s.kernel_w) + ")");
   }
   if (s.out_height() == 0 || s.out_width() == 0) {
     return Status::error("conv2d: the " + std::to_string(s.kernel_h) + "x" +
@@ -124,9 +123,10 @@ Expected<std::unique_ptr<OneDnnConv2d>> OneDnnConv2d::create(const Conv2dShape& 
     auto impl = std::make_unique<Impl>();
     impl->shape = shape;
     impl->options = options;
-    impl->user_src_md = memory::desc(dims({s.batch, s.in_channels, s.height, s.width}), f32, tag::nchw);
-    impl->user_dst_md = memory::desc(
-        dims({s.batch, s.out_channels, s.out_height(), s.out_width()}), f32, tag::nchw);
+    impl->user_src_md =
+        memory::desc(dims({s.batch, s.in_channels, s.height, s.width}), f32, tag::nchw);
+    impl->user_dst_md = memory::desc(dims({s.batch, s.out_channels, s.out_height(), s.out_width()}),
+                                     f32, tag::nchw);
     impl->bias_md = memory::desc(dims({s.out_channels}), f32, tag::x);
     const tag activation_tag = options.blocked ? tag::any : tag::nchw;
     const memory::desc src_md(impl->user_src_md.dims(), f32, activation_tag);
@@ -139,11 +139,11 @@ Expected<std::unique_ptr<OneDnnConv2d>> OneDnnConv2d::create(const Conv2dShape& 
     const auto kind = dnnl::prop_kind::forward_inference;
     const auto algorithm = dnnl::algorithm::convolution_direct;
     const dnnl::convolution_forward::desc desc =
-        options.with_bias ? dnnl::convolution_forward::desc(kind, algorithm, src_md, weights_md,
-                                                            impl->bias_md, dst_md, strides, pad_l,
-                                                            pad_r)
-                          : dnnl::convolution_forward::desc(kind, algorithm, src_md, weights_md,
-                                                            dst_md, strides, pad_l, pad_r);
+        options.with_bias
+            ? dnnl::convolution_forward::desc(kind, algorithm, src_md, weights_md, impl->bias_md,
+                                              dst_md, strides, pad_l, pad_r)
+            : dnnl::convolution_forward::desc(kind, algorithm, src_md, weights_md, dst_md, strides,
+                                              pad_l, pad_r);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     if (act != Activation::kNone) {

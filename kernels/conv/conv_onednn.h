@@ -32,7 +32,7 @@ namespace normrt {
 
 struct Conv2dShape {
   size_t batch = 1;
-  size_t in_channels = 0, height = 0, width = 0;  ///< x: (batch, in_channels, height, width)
+  size_t in_channels = 0, height = 0, width = 0;        ///< x: (batch, in_channels, height, width)
   size_t out_channels = 0, kernel_h = 0, kernel_w = 0;  ///< W: (out, in, kernel_h, kernel_w)
   size_t stride_h = 1, stride_w = 1;
   size_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;

@@ -57,8 +57,8 @@ Status pool2d_validate_shape(const Pool2dShape& s) {
     if (value == 0) return Status::error(std::string("pool2d: ") + name + " must be at least 1");
     if (value >= kLimit) return Status::error(std::string("pool2d: ") + name + " is too large");
   }
-  if (2 * s.pad_top > s.kernel_h || 2 * s.pad_bottom > s.kernel_h ||
-      2 * s.pad_left > s.kernel_w || 2 * s.pad_right > s.kernel_w) {
+  if (2 * s.pad_top > s.kernel_h || 2 * s.pad_bottom > s.kernel_h || 2 * s.pad_left > s.kernel_w ||
+      2 * s.pad_right > s.kernel_w) {
     return Status::error("pool2d: padding must be at most half the kernel (kernel " +
                          std::to_string(s.kernel_h) + "x" + std::to_string(s.kernel_w) + ")");
   }

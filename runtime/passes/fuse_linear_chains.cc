@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "runtime/ops/op_norm_attributes.h"
 #include "runtime/passes/graph_uses.h"
 
 namespace normrt {
@@ -69,7 +70,8 @@ Chain find_chain(const Graph& graph, const GraphUses& uses, size_t linear) {
   // vanish; with one, `current` is the sum and may have other readers.
   for (const TensorUse& use : uses.readers(current)) {
     const Node& node = graph.nodes[use.node];
-    if (norm_op_kind(node.op) == nullptr || use.input != kNormX) continue;
+    // A spatial norm normalizes NCHW planes, not the matmul's rows.
+    if (norm_op_kind(node.op) == nullptr || use.input != kNormX || is_spatial_norm(node)) continue;
     bool sole_reader = uses.only_reader(current) != nullptr;
     bool has_own_residual = operand(node, kNormResidual) != kNoTensor;
     if (chain.residual == kNoTensor) {

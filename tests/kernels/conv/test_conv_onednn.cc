@@ -54,7 +54,8 @@ ConvReference reference_conv(const Conv2dShape& s, const std::vector<float>& x,
                 if (row < 0 || col < 0 || row >= (long)s.height || col >= (long)s.width) continue;
                 const long double xv =
                     x[((n * s.in_channels + c) * s.height + row) * s.width + col];
-                const long double wv = w[((o * s.in_channels + c) * s.kernel_h + u) * s.kernel_w + v];
+                const long double wv =
+                    w[((o * s.in_channels + c) * s.kernel_h + u) * s.kernel_w + v];
                 sum += xv * wv;
                 magnitude += std::fabs(xv * wv);
               }
@@ -94,9 +95,9 @@ void check_conv(const ConvCase& c, unsigned seed) {
       random_values(s.batch * s.in_channels * s.height * s.width, -2.0f, 2.0f, seed);
   const std::vector<float> w = random_values(
       s.out_channels * s.in_channels * s.kernel_h * s.kernel_w, -0.5f, 0.5f, seed + 1);
-  const std::vector<float> b =
-      c.options.with_bias ? random_values(s.out_channels, -1.0f, 1.0f, seed + 2)
-                          : std::vector<float>{};
+  const std::vector<float> b = c.options.with_bias
+                                   ? random_values(s.out_channels, -1.0f, 1.0f, seed + 2)
+                                   : std::vector<float>{};
   Expected<std::unique_ptr<OneDnnConv2d>> conv = OneDnnConv2d::create(s, w.data(), c.options);
   REQUIRE_MESSAGE(conv.is_ok(), conv.status().message());
   Expected<std::unique_ptr<OneDnnConv2d::Context>> context = (*conv)->make_context();
@@ -118,9 +119,8 @@ void check_conv(const ConvCase& c, unsigned seed) {
     long double want = ref.y[i];
     if (c.options.activation == Activation::kRelu && want < 0) want = 0;
     if (c.options.activation == Activation::kLeakyRelu && want < 0) want *= alpha;
-    const long double slope = c.options.activation == Activation::kLeakyRelu
-                                  ? std::fmax(1.0, std::fabs(alpha))
-                                  : 1.0;
+    const long double slope =
+        c.options.activation == Activation::kLeakyRelu ? std::fmax(1.0, std::fabs(alpha)) : 1.0;
     const long double bound = slope * gamma * ref.magnitude[i] + 2 * FLT_MIN;
     if (!(std::fabs(y[i] - want) <= bound) && failures++ < 3) {
       FAIL_CHECK("index " << i << ": got " << y[i] << " want " << (double)want << " bound "
@@ -195,10 +195,9 @@ TEST_SUITE("conv_onednn") {
     REQUIRE((*conv)->run(**c, x.data(), b.data(), yc.data()).is_ok());
     CHECK(ya == yc);
     CHECK_FALSE((*conv)->run(**a, x.data(), nullptr, ya.data()).is_ok());  // bias is required
-    MESSAGE("16x12x12 -> 32, 3x3: " << (*conv)->impl_name() << ", weights "
-                                    << (*conv)->weight_bytes() << " B, context "
-                                    << (*conv)->context_bytes() << " B; "
-                                    << onednn_threading_description());
+    MESSAGE("16x12x12 -> 32, 3x3: "
+            << (*conv)->impl_name() << ", weights " << (*conv)->weight_bytes() << " B, context "
+            << (*conv)->context_bytes() << " B; " << onednn_threading_description());
   }
 
   TEST_CASE("conv2d rejects bad shapes and options, naming them") {
@@ -267,10 +266,9 @@ TEST_SUITE("conv_onednn") {
     struct Geometry {
       size_t c, h, w, k, stride, pad;
     };
-    const Geometry geometries[] = {{96, 32, 32, 2, 2, 0}, {192, 16, 16, 2, 2, 0},
-                                   {5, 7, 9, 2, 2, 0},    {3, 9, 8, 3, 2, 1},
-                                   {4, 6, 6, 6, 1, 0},    {192, 6, 6, 6, 1, 0},
-                                   {2, 5, 5, 3, 1, 1}};
+    const Geometry geometries[] = {
+        {96, 32, 32, 2, 2, 0}, {192, 16, 16, 2, 2, 0}, {5, 7, 9, 2, 2, 0}, {3, 9, 8, 3, 2, 1},
+        {4, 6, 6, 6, 1, 0},    {192, 6, 6, 6, 1, 0},   {2, 5, 5, 3, 1, 1}};
     unsigned seed = 40;
     for (const Geometry& g : geometries) {
       for (PoolKind kind : {PoolKind::kMax, PoolKind::kAvgIncludePad, PoolKind::kAvgExcludePad}) {

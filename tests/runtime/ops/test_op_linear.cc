@@ -267,7 +267,7 @@ TEST_SUITE("linear_ops") {
         "needs a gain"));
     CHECK(contains(error({x, w}, {{"eps", 1e-6}, {"actvation", std::string("relu")}}, fused),
                    "unknown attribute 'actvation' (FusedLinear takes eps, eps_placement, "
-                   "gain_convention, norm, p, activation)"));
+                   "gain_convention, norm, p, activation, negative_slope)"));
   }
 }
 
