@@ -87,6 +87,9 @@ struct OneDnnConv2d::Impl {
   memory weights;  // packed, owned
   bool reorder_src = false, reorder_dst = false;
   std::string impl_name;
+  // The activation by normrt's kernel after the primitive (Winograd takes no post-op).
+  bool activation_after = false;
+  ActivationKernel activation = nullptr;
 };
 
 struct OneDnnConv2d::Context::State {
@@ -137,22 +140,56 @@ Expected<std::unique_ptr<OneDnnConv2d>> OneDnnConv2d::create(const Conv2dShape& 
     const memory::dims pad_l = dims({s.pad_top, s.pad_left});
     const memory::dims pad_r = dims({s.pad_bottom, s.pad_right});
     const auto kind = dnnl::prop_kind::forward_inference;
-    const auto algorithm = dnnl::algorithm::convolution_direct;
-    const dnnl::convolution_forward::desc desc =
-        options.with_bias
-            ? dnnl::convolution_forward::desc(kind, algorithm, src_md, weights_md, impl->bias_md,
-                                              dst_md, strides, pad_l, pad_r)
-            : dnnl::convolution_forward::desc(kind, algorithm, src_md, weights_md, dst_md, strides,
-                                              pad_l, pad_r);
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    auto desc_for = [&](dnnl::algorithm algorithm) {
+      return options.with_bias
+                 ? dnnl::convolution_forward::desc(kind, algorithm, src_md, weights_md,
+                                                   impl->bias_md, dst_md, strides, pad_l, pad_r)
+                 : dnnl::convolution_forward::desc(kind, algorithm, src_md, weights_md, dst_md,
+                                                   strides, pad_l, pad_r);
+    };
+    dnnl::primitive_attr plain_attr;
+    plain_attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::primitive_attr attr = plain_attr;  // with the activation as a post-op
     if (act != Activation::kNone) {
       dnnl::post_ops post;
       post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu,
                           act == Activation::kLeakyRelu ? options.alpha : 0.0f, 0.0f);
       attr.set_post_ops(post);
     }
-    impl->pd = dnnl::convolution_forward::primitive_desc(desc, attr, engine);
+    // oneDNN refuses (throws) where it has no kernel for the shape and attributes.
+    auto try_pd = [&](dnnl::algorithm algorithm, const dnnl::primitive_attr& a) {
+      try {
+        impl->pd = dnnl::convolution_forward::primitive_desc(desc_for(algorithm), a, engine);
+        return true;
+      } catch (const dnnl::error&) {
+        return false;
+      }
+    };
+    // Winograd: only oneDNN's F(4×4, 3×3) kernel; its F(2×2, 3×3) kernel
+    // (small images, few channels) measured slower than direct on every
+    // ConvPool-CNN-C layer it takes (docs/cnn.md). oneDNN 2.6's Winograd
+    // takes no eltwise post-op: then the activation runs after it.
+    auto wide_winograd = [&](const dnnl::primitive_attr& a) {
+      return try_pd(dnnl::algorithm::convolution_winograd, a) &&
+             std::string(impl->pd.impl_info_str()).find("wino_4x3") != std::string::npos;
+    };
+    bool made = false;
+    if (options.algorithm == ConvAlgorithm::kWinograd) {
+      made = wide_winograd(attr);
+      if (!made && act != Activation::kNone && wide_winograd(plain_attr)) {
+        made = true;
+        impl->activation_after = true;
+      }
+    }
+    if (!made) {
+      impl->pd = dnnl::convolution_forward::primitive_desc(
+          desc_for(dnnl::algorithm::convolution_direct), attr, engine);
+    }
+    if (impl->activation_after) {
+      Expected<ActivationKernel> kernel = selected_activation_kernel();
+      if (!kernel) return kernel.status();
+      impl->activation = *kernel;
+    }
     impl->conv = dnnl::convolution_forward(impl->pd);
     impl->impl_name = impl->pd.impl_info_str();
     impl->reorder_src = impl->pd.src_desc() != impl->user_src_md;
@@ -223,6 +260,11 @@ Status OneDnnConv2d::run(Context& context, const float* x, const float* bias, fl
     m.conv.execute(s.stream, s.conv_args);
     if (m.reorder_dst) s.from_blocked.execute(s.stream, s.from_blocked_args);
     s.stream.wait();
+    if (m.activation_after) {
+      const Conv2dShape& sh = m.shape;
+      m.activation(m.options.activation, m.options.alpha, y, y,
+                   sh.batch * sh.out_channels * sh.out_height() * sh.out_width());
+    }
     return Status::ok();
   } catch (const dnnl::error& e) {
     return Status::error(std::string("conv2d: ") + e.what());

@@ -19,8 +19,9 @@
 // would read only zeros).
 //
 // Activation: none, relu or leaky_relu, applied by oneDNN as an eltwise
-// post-op (exact: a compare and a multiply); other activations are run after
-// the convolution by the caller.
+// post-op (exact: a compare and a multiply), or by normrt's activation kernel
+// after a Winograd primitive; other activations are run after the
+// convolution by the caller.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -47,6 +48,11 @@ struct Conv2dShape {
 /// names the field.
 Status conv2d_validate_shape(const Conv2dShape& shape);
 
+enum class ConvAlgorithm {
+  kDirect,    ///< oneDNN's direct convolution (brgconv, jit, gemm)
+  kWinograd,  ///< Winograd where oneDNN has it for the shape (3×3, stride 1, AVX-512), else direct
+};
+
 struct Conv2dOptions {
   bool with_bias = false;
   Activation activation = Activation::kNone;  ///< kNone, kRelu or kLeakyRelu
@@ -55,6 +61,14 @@ struct Conv2dOptions {
   size_t threads = 1;
   /// Let oneDNN choose the activations' layout and reorder around it.
   bool blocked = true;
+  /// kWinograd: oneDNN 2.6's F(4×4, 3×3) kernel where it has one for the
+  /// shape (3×3, stride 1, AVX-512, channels a multiple of 16), else direct
+  /// (its F(2×2, 3×3) kernel measured slower than direct). Measured on the
+  /// ConvPool-CNN-C layers: |error| ≤ 8e-7·Σ|w·x|, about twice the direct
+  /// algorithm's, for 2.2-2.4× the speed in isolation (docs/cnn.md); its
+  /// weights are 4× larger (6×6 tiles). The activation then runs after the
+  /// primitive (normrt's kernel: Winograd takes no post-op).
+  ConvAlgorithm algorithm = ConvAlgorithm::kDirect;
 };
 
 class OneDnnConv2d {
