@@ -147,9 +147,10 @@ Expected<std::unique_ptr<OneDnnConv2d>> OneDnnConv2d::create(const Conv2dShape& 
                  : dnnl::convolution_forward::desc(kind, algorithm, src_md, weights_md, dst_md,
                                                    strides, pad_l, pad_r);
     };
-    dnnl::primitive_attr plain_attr;
+    // Two attribute objects: a copy would share the handle (and the post-op).
+    dnnl::primitive_attr plain_attr, attr;  // without / with the activation as a post-op
     plain_attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    dnnl::primitive_attr attr = plain_attr;  // with the activation as a post-op
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     if (act != Activation::kNone) {
       dnnl::post_ops post;
       post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu,
