@@ -87,9 +87,7 @@ struct OneDnnConv2d::Impl {
   memory weights;  // packed, owned
   bool reorder_src = false, reorder_dst = false;
   std::string impl_name;
-  // The activation by normrt's kernel after the primitive (Winograd takes no post-op).
-  bool activation_after = false;
-  ActivationKernel activation = nullptr;
+  ActivationKernel activation = nullptr;  // normrt's, after the primitive; null: none
 };
 
 struct OneDnnConv2d::Context::State {
@@ -110,12 +108,13 @@ Expected<std::unique_ptr<OneDnnConv2d>> OneDnnConv2d::create(const Conv2dShape& 
   if (Status s = conv2d_validate_shape(shape); !s) return s;
   if (weights == nullptr) return Status::error("conv2d: weights are null");
   const Activation act = options.activation;
-  if (act != Activation::kNone && act != Activation::kRelu && act != Activation::kLeakyRelu) {
-    return Status::error(std::string("conv2d: activation ") + activation_name(act) +
-                         " is not a convolution post-op (none, relu, leaky_relu)");
+  if (std::string(activation_name(act)) == "invalid") {
+    return Status::error("conv2d: invalid activation value " +
+                         std::to_string(static_cast<int>(act)));
   }
-  if (act == Activation::kLeakyRelu && !std::isfinite(options.alpha)) {
-    return Status::error("conv2d: leaky_relu's alpha must be finite");
+  if (activation_uses_alpha(act) && !std::isfinite(options.alpha)) {
+    return Status::error(std::string("conv2d: ") + activation_name(act) +
+                         "'s alpha must be finite");
   }
   try {
     OneDnnThreadScope threads(options.threads);
@@ -147,46 +146,31 @@ Expected<std::unique_ptr<OneDnnConv2d>> OneDnnConv2d::create(const Conv2dShape& 
                  : dnnl::convolution_forward::desc(kind, algorithm, src_md, weights_md, dst_md,
                                                    strides, pad_l, pad_r);
     };
-    // Two attribute objects: a copy would share the handle (and the post-op).
-    dnnl::primitive_attr plain_attr, attr;  // without / with the activation as a post-op
-    plain_attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    // No eltwise post-op: the activation runs after the primitive, by
+    // normrt's kernel. oneDNN 2.6's Winograd takes no post-op, and its gemm
+    // convolution (the NCHW first layer) measured 11x slower with one in the
+    // network (0.47 ms instead of 0.04 ms), against ~2% of a layer for the
+    // separate sweep over y.
+    dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    if (act != Activation::kNone) {
-      dnnl::post_ops post;
-      post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu,
-                          act == Activation::kLeakyRelu ? options.alpha : 0.0f, 0.0f);
-      attr.set_post_ops(post);
-    }
-    // oneDNN refuses (throws) where it has no kernel for the shape and attributes.
-    auto try_pd = [&](dnnl::algorithm algorithm, const dnnl::primitive_attr& a) {
-      try {
-        impl->pd = dnnl::convolution_forward::primitive_desc(desc_for(algorithm), a, engine);
-        return true;
-      } catch (const dnnl::error&) {
-        return false;
-      }
-    };
-    // Winograd: only oneDNN's F(4×4, 3×3) kernel; its F(2×2, 3×3) kernel
-    // (small images, few channels) measured slower than direct on every
-    // ConvPool-CNN-C layer it takes (docs/cnn.md). oneDNN 2.6's Winograd
-    // takes no eltwise post-op: then the activation runs after it.
-    auto wide_winograd = [&](const dnnl::primitive_attr& a) {
-      return try_pd(dnnl::algorithm::convolution_winograd, a) &&
-             std::string(impl->pd.impl_info_str()).find("wino_4x3") != std::string::npos;
-    };
     bool made = false;
     if (options.algorithm == ConvAlgorithm::kWinograd) {
-      made = wide_winograd(attr);
-      if (!made && act != Activation::kNone && wide_winograd(plain_attr)) {
-        made = true;
-        impl->activation_after = true;
+      // Only oneDNN's F(4×4, 3×3) kernel: its F(2×2, 3×3) kernel (small
+      // images, few channels) measured slower than direct on every
+      // ConvPool-CNN-C layer it takes (docs/cnn.md). oneDNN refuses (throws)
+      // where it has no Winograd kernel for the shape.
+      try {
+        impl->pd = dnnl::convolution_forward::primitive_desc(
+            desc_for(dnnl::algorithm::convolution_winograd), attr, engine);
+        made = std::string(impl->pd.impl_info_str()).find("wino_4x3") != std::string::npos;
+      } catch (const dnnl::error&) {
       }
     }
     if (!made) {
       impl->pd = dnnl::convolution_forward::primitive_desc(
           desc_for(dnnl::algorithm::convolution_direct), attr, engine);
     }
-    if (impl->activation_after) {
+    if (act != Activation::kNone) {
       Expected<ActivationKernel> kernel = selected_activation_kernel();
       if (!kernel) return kernel.status();
       impl->activation = *kernel;
@@ -261,7 +245,7 @@ Status OneDnnConv2d::run(Context& context, const float* x, const float* bias, fl
     m.conv.execute(s.stream, s.conv_args);
     if (m.reorder_dst) s.from_blocked.execute(s.stream, s.from_blocked_args);
     s.stream.wait();
-    if (m.activation_after) {
+    if (m.activation != nullptr) {
       const Conv2dShape& sh = m.shape;
       m.activation(m.options.activation, m.options.alpha, y, y,
                    sh.batch * sh.out_channels * sh.out_height() * sh.out_width());

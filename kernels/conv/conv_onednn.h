@@ -18,10 +18,9 @@
 // Padding must be smaller than the kernel (a window wholly in the padding
 // would read only zeros).
 //
-// Activation: none, relu or leaky_relu, applied by oneDNN as an eltwise
-// post-op (exact: a compare and a multiply), or by normrt's activation kernel
-// after a Winograd primitive; other activations are run after the
-// convolution by the caller.
+// Activation: any of activation.h's, applied by normrt's activation kernel
+// in place after the primitive (not as oneDNN's eltwise post-op: its gemm
+// convolution ran 11× slower with one, and Winograd takes none).
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -55,7 +54,7 @@ enum class ConvAlgorithm {
 
 struct Conv2dOptions {
   bool with_bias = false;
-  Activation activation = Activation::kNone;  ///< kNone, kRelu or kLeakyRelu
+  Activation activation = Activation::kNone;  ///< after the convolution (and bias)
   float alpha = 0.0f;                         ///< leaky_relu's slope
   /// Threads of the primitive (oneDNN's OpenMP threads, onednn_threads.h).
   size_t threads = 1;
@@ -67,7 +66,7 @@ struct Conv2dOptions {
   /// ConvPool-CNN-C layers: |error| ≤ 8e-7·Σ|w·x|, about twice the direct
   /// algorithm's, for 2.2-2.4× the speed in isolation (docs/cnn.md); its
   /// weights are 4× larger (6×6 tiles). The activation then runs after the
-  /// primitive (normrt's kernel: Winograd takes no post-op).
+  /// primitive, as always.
   ConvAlgorithm algorithm = ConvAlgorithm::kDirect;
 };
 

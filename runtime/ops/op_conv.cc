@@ -7,8 +7,7 @@
 // Attributes:
 //   strides   [sh, sw] ≥ 1, default [1, 1]
 //   pads      [top, left, bottom, right] ≥ 0 (each smaller than the kernel), default 0
-//   activation, negative_slope (op_activation_attributes.h); without a norm
-//             only none, relu, leaky_relu (oneDNN post-ops)
+//   activation, negative_slope (op_activation_attributes.h)
 //   norm and its convention (op_norm_attributes.h): the fusion pass's
 //             Conv2d → spatial norm → Activation (fuse_conv_chains.h)
 //   algorithm "direct" (default) or "winograd": oneDNN's Winograd where it
@@ -93,13 +92,6 @@ Expected<ConvConfig> check_conv_node(const Graph& graph, const Node& node,
   Expected<ActivationSelection> activation = activation_from_attributes(node, false);
   if (!activation) return activation.status();
   config.activation = *activation;
-  const Activation act = activation->kind;
-  if (!config.norm.enabled && act != Activation::kNone && act != Activation::kRelu &&
-      act != Activation::kLeakyRelu) {
-    return node_error(node, std::string("activation \"") + activation_name(act) +
-                                "\" needs a norm before it in Conv2d; without one only none, "
-                                "relu and leaky_relu (oneDNN post-ops) are fused");
-  }
 
   Expected<const Tensor*> x = required_input(graph, node, kX, "x");
   if (!x) return x.status();
@@ -266,7 +258,7 @@ Expected<std::unique_ptr<OpKernel>> create_conv(const OpBuildContext& context) {
   // (gemm) than blocked with its reorders (docs/cnn.md).
   options.blocked = config->shape.in_channels >= 16;
   options.with_bias = input_tensor(context.graph, context.node, kBias) != nullptr;
-  // Without a norm the activation is oneDNN's post-op; with one it follows the norm.
+  // Without a norm the convolution applies the activation; with one it follows the norm.
   if (!config->norm.enabled) {
     options.activation = config->activation.kind;
     options.alpha = config->activation.alpha;

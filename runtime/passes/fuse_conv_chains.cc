@@ -46,11 +46,6 @@ const Node* next_norm(const Graph& graph, const GraphUses& uses, TensorId tensor
   return &node;
 }
 
-bool is_post_op(const Node& activation) {
-  return has_string(activation, "activation", "relu") ||
-         has_string(activation, "activation", "leaky_relu");
-}
-
 }  // namespace
 
 Expected<ConvFusionReport> fuse_conv_chains(Graph& graph) {
@@ -72,7 +67,6 @@ Expected<ConvFusionReport> fuse_conv_chains(Graph& graph) {
     if (norm != nullptr) current = norm->outputs[0];
     const Node* activation =
         next_in_chain(graph, uses, current, OpType::kActivation, &activation_index);
-    if (activation != nullptr && norm == nullptr && !is_post_op(*activation)) activation = nullptr;
     if (norm == nullptr && activation == nullptr) continue;
 
     // The Conv2d takes the place of the chain's last node; nothing between

@@ -1,6 +1,6 @@
 // Convolution and pooling on oneDNN (kernels/conv/) against plain loops in
 // long double written from the definitions: odd sizes, strides, asymmetric
-// padding, 1×1 and 3×3 kernels, bias, the post-op activations, the blocked
+// padding, 1×1 and 3×3 kernels, bias, activations after the primitive, the blocked
 // and the plain layout, one and two threads, batch 2, several Contexts on one
 // primitive; the shape checks' messages.
 
@@ -125,11 +125,14 @@ void check_conv(const ConvCase& c, unsigned seed) {
   size_t failures = 0;
   for (size_t i = 0; i < out_count; ++i) {
     long double want = ref.y[i];
-    if (c.options.activation == Activation::kRelu && want < 0) want = 0;
+    if (c.options.activation == Activation::kTanh) want = std::tanh(want);
     if (c.options.activation == Activation::kLeakyRelu && want < 0) want *= alpha;
     const long double slope =
         c.options.activation == Activation::kLeakyRelu ? std::fmax(1.0, std::fabs(alpha)) : 1.0;
-    const long double bound = slope * gamma * ref.magnitude[i] + 2 * FLT_MIN;
+    // The convolution's bound through the activation (slope ≤ 1 for tanh),
+    // plus the activation kernel's own 1e-6 (activation.h).
+    const long double bound =
+        slope * gamma * ref.magnitude[i] + 1e-6L * std::fabs(want) + 2 * FLT_MIN;
     if (!(std::fabs(y[i] - want) <= bound) && failures++ < 3) {
       FAIL_CHECK("index " << i << ": got " << y[i] << " want " << (double)want << " bound "
                           << (double)bound);
@@ -172,7 +175,7 @@ TEST_SUITE("conv_onednn") {
         c.options.with_bias = variant != 1;
         c.options.activation = variant == 0   ? Activation::kNone
                                : variant == 1 ? Activation::kLeakyRelu
-                               : variant == 2 ? Activation::kRelu
+                               : variant == 2 ? Activation::kTanh
                                               : Activation::kLeakyRelu;
         c.options.alpha = variant == 1 ? 0.1f : 0.2f;
         c.options.blocked = variant != 2;
@@ -233,9 +236,13 @@ TEST_SUITE("conv_onednn") {
     bad = s;
     bad.pad_left = 3;
     CHECK(message(bad).find("padding must be smaller than the kernel") != std::string::npos);
-    Conv2dOptions gelu;
-    gelu.activation = Activation::kGeluErf;
-    CHECK(message(s, gelu).find("gelu_erf is not a convolution post-op") != std::string::npos);
+    Conv2dOptions leaky;
+    leaky.activation = Activation::kLeakyRelu;
+    leaky.alpha = NAN;
+    CHECK(message(s, leaky) == "conv2d: leaky_relu's alpha must be finite");
+    Conv2dOptions bogus;
+    bogus.activation = static_cast<Activation>(77);
+    CHECK(message(s, bogus) == "conv2d: invalid activation value 77");
     CHECK_FALSE(OneDnnConv2d::create(s, nullptr, {}).is_ok());
   }
 }

@@ -276,9 +276,9 @@ TEST_SUITE("conv_ops") {
                    "attribute 'strides' must be [sh, sw] with both >= 1"));
     CHECK(contains(message(OpType::kConv2d, {{1, 3, 2, 8}, {4, 3, 3, 3}}, {}),
                    "conv2d: the 3x3 kernel does not fit the padded 2x8 image"));
-    CHECK(contains(message(OpType::kConv2d, {{1, 3, 8, 8}, {4, 3, 3, 3}},
-                           {{"activation", std::string("gelu_erf")}}),
-                   "activation \"gelu_erf\" needs a norm before it in Conv2d"));
+    CHECK(contains(
+        message(OpType::kConv2d, {{1, 3, 8, 8}, {4, 3, 3, 3}}, {{"algorithm", std::string("fft")}}),
+        "attribute 'algorithm' must be \"direct\" or \"winograd\", found \"fft\""));
     CHECK(contains(message(OpType::kConv2d, {{1, 3, 8, 8}, {4, 3, 3, 3}, {4}, {4}}, {}),
                    "operands 3 (gain) and 4 (norm_bias) need a norm"));
     CHECK(contains(message(OpType::kConv2d, {{1, 3, 8, 8}, {4, 3, 3, 3}},
