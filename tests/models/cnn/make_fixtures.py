@@ -26,7 +26,7 @@ The equations (Lasagne's layers; the authors' nn.py):
                dense layer in the normalizer too), or + b for "none"
 
 The widths are small (C1 = 8, C2 = 12; a geometry with odd widths, batch 2
-and an 18×18 input; one with widths 16, where oneDNN has Winograd kernels)
+and an 18×18 input; one with widths 16, where Conv2d uses oneDNN's blocked layout)
 so the committed files stay small; the layer list is the full network's. Run: /work/venv/bin/python tests/models/cnn/make_fixtures.py
 """
 import json
@@ -119,7 +119,7 @@ CASES = {
     "cnn_prms_norm": ("prms_norm", 3, 32, 8, 12, 10, 1),
     "cnn_none": ("none", 3, 32, 8, 12, 10, 1),
     "cnn_rms_norm_odd": ("rms_norm", 2, 18, 5, 7, 4, 2),
-    # Widths of 16: oneDNN has Winograd kernels for these layers (not for 8, 12).
+    # Widths of 16: the blocked layout (Conv2d runs NCHW below 16 input channels).
     "cnn_rms_norm_w16": ("rms_norm", 3, 32, 16, 16, 10, 1),
 }
 
