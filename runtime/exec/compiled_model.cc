@@ -5,6 +5,7 @@
 
 #include "runtime/graph/graph_validate.h"
 #include "runtime/passes/fold_norm_affine.h"
+#include "runtime/passes/fuse_conv_chains.h"
 #include "runtime/passes/fuse_linear_chains.h"
 #include "runtime/passes/prune_tensors.h"
 
@@ -43,6 +44,9 @@ Status run_passes(Graph& graph, const ModelOptions& options, PassSummary& summar
     Expected<FusionReport> fused = fuse_linear_chains(graph);
     if (!fused) return fused.status();
     summary.fused_linear_nodes = fused->fused_nodes;
+    Expected<ConvFusionReport> convs = fuse_conv_chains(graph);
+    if (!convs) return convs.status();
+    summary.fused_conv_nodes = convs->fused_nodes;
   }
   if (options.fold_norm_affine) {
     Expected<FoldReport> folded = fold_norm_affine(graph);

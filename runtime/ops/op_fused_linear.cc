@@ -5,13 +5,14 @@
 //   y = act(norm(t; gain, norm_bias))
 // One fused_linear() call (kernels/linear/fused_linear.h) with the session's
 // thread pool. Attributes: "norm" and the norm convention (op_norm_attributes.h),
-// "activation" (activation_name(), default "none").
+// "activation" (default "none") and "negative_slope" (op_activation_attributes.h).
 // Aliasing: y must not overlap x or residual; sum may be residual, nothing else.
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "kernels/linear/fused_linear.h"
+#include "runtime/ops/op_activation_attributes.h"
 #include "runtime/ops/op_linear_weights.h"
 #include "runtime/ops/op_norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
@@ -25,23 +26,21 @@ enum Operand : size_t { kX, kW, kBias, kResidual, kGain, kNormBias };
 // What create() needs beyond the weights.
 struct FusedConfig {
   NormSelection norm;
-  Activation activation = Activation::kNone;
+  ActivationSelection activation;
 };
 
 Expected<FusedConfig> check_fused_node(const Graph& graph, const Node& node,
                                        std::vector<InferredTensor>& outputs) {
   std::vector<std::string_view> names = kNormConventionAttributeNames;
-  names.insert(names.end(), {"norm", "p", "activation"});
+  names.insert(names.end(), {"norm", "p"});
+  names.insert(names.end(), kActivationAttributeNames.begin(), kActivationAttributeNames.end());
   if (Status s = check_attribute_names(node, names); !s) return s;
   FusedConfig config;
   Expected<NormSelection> norm = norm_selection_from_attributes(node);
   if (!norm) return norm.status();
   config.norm = *norm;
-  Expected<std::string> activation_name = node.string_attribute("activation", "none");
-  if (!activation_name) return activation_name.status();
-  Expected<Activation> activation = activation_from_name(*activation_name);
-  if (!activation)
-    return node_error(node, "attribute 'activation': " + activation.status().message());
+  Expected<ActivationSelection> activation = activation_from_attributes(node, false);
+  if (!activation) return activation.status();
   config.activation = *activation;
 
   Expected<const Tensor*> x = required_input(graph, node, kX, "x");
@@ -121,7 +120,8 @@ class FusedLinearOp final : public OpKernel {
     epilogue.norm = config_.norm.params;
     epilogue.gain = optional_input_f32(context, kGain);
     epilogue.norm_bias = optional_input_f32(context, kNormBias);
-    epilogue.activation = config_.activation;
+    epilogue.activation = config_.activation.kind;
+    epilogue.activation_alpha = config_.activation.alpha;
     Status s = fused_linear(w_, x.f32(), x.rows(), w_.k(), epilogue, context.outputs[0].f32(), n,
                             context.pool);
     // Only a plan that broke the aliasing contract fails here.

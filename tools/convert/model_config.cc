@@ -107,6 +107,8 @@ const char* model_family_name(ModelFamily family) {
       return "rnnsearch";
     case ModelFamily::kTorchTransformer:
       return "torch_transformer";
+    case ModelFamily::kConvPoolCnn:
+      return "convpool_cnn_c";
   }
   return "invalid";
 }
@@ -121,9 +123,10 @@ Expected<ModelFamily> detect_model_family(const JsonConfig& config) {
     if (a == "gru" || a == "ln_gru") return ModelFamily::kGru;
     if (a == "mlp" || a == "ln_mlp") return ModelFamily::kMlp;
     if (a == "torch_transformer") return ModelFamily::kTorchTransformer;
+    if (a == "convpool_cnn_c") return ModelFamily::kConvPoolCnn;
     return Status::error(file + ": unknown architecture '" + a +
                          "', expected one of lstm, gru, mlp (or ln_lstm, ln_gru, ln_mlp), "
-                         "torch_transformer");
+                         "torch_transformer, convpool_cnn_c");
   }
   if (config.has("model_type")) {
     Expected<std::string> type = config.require_string("model_type");

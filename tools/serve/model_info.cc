@@ -50,6 +50,7 @@ Reply ModelService::model_info() const {
        {{"nodes_before", passes.nodes_before},
         {"nodes_after", passes.nodes_after},
         {"fused_linear_nodes", passes.fused_linear_nodes},
+        {"fused_conv_nodes", passes.fused_conv_nodes},
         {"folded_norms", passes.folded_norms},
         {"arena_bytes", passes.arena_bytes}}},
       {"workers", pool_->size()},
