@@ -9,6 +9,8 @@
 #             NORMRT_FUZZ_SECONDS each (default 30) from their seed corpora
 #   python    the Python package: wheel built in a clean venv, pytest
 #             (scripts/test_python.sh); pytest's counts join ctest's
+#   ray       Ray Serve over the package on a local 2-node cluster, last as the
+#             heaviest (scripts/test_ray.sh, bounded: NORMRT_RAY_TIMEOUT)
 # Build trees: build/<stage>. Every stage runs even if an earlier one failed; the
 # script ends with a summary and exits non-zero if any stage failed.
 #
@@ -18,7 +20,7 @@
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
-all_stages=(release sanitize aarch64 fuzz python)
+all_stages=(release sanitize aarch64 fuzz python ray)
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=("${all_stages[@]}")
 for stage in "${stages[@]}"; do
@@ -98,7 +100,7 @@ run_fuzz_stage() {
   return "$rc"
 }
 
-# A pytest stage (python): the script's output stays visible; pytest's
+# A pytest stage (python, ray): the script's output stays visible; pytest's
 # summary line ("53 passed, 1 skipped in 27.1s") is counted like ctest's.
 run_pytest_stage() {
   local stage="$1" script="$2" log="build/$1.log"
@@ -125,8 +127,8 @@ run_pytest_stage() {
 
 for stage in "${stages[@]}"; do
   start=$SECONDS
-  if [[ "$stage" == python ]]; then
-    if run_pytest_stage python scripts/test_python.sh; then result[$stage]=passed; else result[$stage]=FAILED; fi
+  if [[ "$stage" == python || "$stage" == ray ]]; then
+    if run_pytest_stage "$stage" "scripts/test_$stage.sh"; then result[$stage]=passed; else result[$stage]=FAILED; fi
     seconds[$stage]=$((SECONDS - start))
     continue
   fi

@@ -15,7 +15,8 @@
 # The live sentence-transformers comparison runs when an interpreter with
 # sentence-transformers is found: $NORMRT_ST_PYTHON, else /work/venv/bin/python
 # (the machine's helper venv) if it has it; the committed reference is always
-# compared. Arguments go to pytest.
+# compared. Arguments go to pytest. NORMRT_PYTHON_BUILD_ONLY=1: stop after
+# installing the wheel (scripts/test_ray.sh uses the venv).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 root="$PWD"
@@ -49,6 +50,7 @@ echo "wheel: ${wheel#"$root/"} ($(du -k "$wheel" | cut -f1) kB)"
 "$venv/bin/python" -m pip install --quiet "$wheel" || fail "installing $wheel failed"
 (cd / && "$venv/bin/python" -c "import normrt; print('import normrt', normrt.__version__, 'from', normrt.__file__)") ||
   fail "import normrt failed after installing the wheel"
+[[ "${NORMRT_PYTHON_BUILD_ONLY:-0}" == 1 ]] && exit 0
 
 step "C++ tools for the fixtures (build/release: normrt-convert, libnormrt.so)"
 if [[ ! -f build/release/CMakeCache.txt ]]; then
