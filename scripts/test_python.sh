@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Python package's wheel in a clean venv and runs its tests
 # (python/tests, pytest):
-#   1. a fresh venv build/python-venv with numpy, pytest, scikit-build-core
-#      and nanobind from PyPI;
+#   1. a fresh venv build/python-venv with numpy, pytest, scikit-build-core,
+#      nanobind and mypy (the stubs' check) from PyPI;
 #   2. the wheel, built with that venv's scikit-build-core and nanobind (no
 #      build isolation; build tree build/python/<tag>, kept between runs) into
 #      build/python-dist, then installed into the venv;
@@ -34,12 +34,12 @@ if command -v ccache >/dev/null 2>&1; then
 fi
 export CMAKE_BUILD_PARALLEL_LEVEL="$jobs"
 
-step "clean venv: numpy pytest scikit-build-core nanobind"
+step "clean venv: numpy pytest scikit-build-core nanobind mypy"
 rm -rf "$venv" "$dist"
 python3 -m venv "$venv" || fail "python3 -m venv failed (apt-get install python3-venv)"
 "$venv/bin/python" -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
-"$venv/bin/python" -m pip install --quiet numpy pytest scikit-build-core nanobind ||
-  fail "could not install numpy, pytest, scikit-build-core, nanobind from PyPI"
+"$venv/bin/python" -m pip install --quiet numpy pytest scikit-build-core nanobind mypy ||
+  fail "could not install numpy, pytest, scikit-build-core, nanobind, mypy from PyPI"
 
 step "build the wheel (pip wheel --no-build-isolation .)"
 "$venv/bin/python" -m pip wheel --quiet --no-build-isolation --no-deps -w "$dist" . ||

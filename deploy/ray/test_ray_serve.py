@@ -234,3 +234,18 @@ def test_throughput_of_one_replica_for_the_ratio(cluster, model_files, expected)
     if out:
         Path(out).write_text(json.dumps({**results, "texts_per_request": TEXTS_PER_REQUEST,
                                          "clients": CLIENTS}, indent=1))
+
+
+def test_serve_config_is_a_valid_serve_deploy_config():
+    """serve_config.yaml (the autoscaling setup docs/deploy.md describes)
+    parses as Ray Serve's deploy schema and names this module's builder."""
+    import yaml
+    from ray.serve.schema import ServeDeploySchema
+
+    config = ServeDeploySchema.model_validate(yaml.safe_load((HERE / "serve_config.yaml").read_text()))
+    (application,) = config.applications
+    assert application.import_path == "normrt_deployment:app"
+    (deployment,) = application.deployments
+    from normrt_deployment import AUTOSCALING
+
+    assert deployment.autoscaling_config == AUTOSCALING

@@ -114,12 +114,15 @@ class SentenceEncoder:
         )
         return fitted
 
-    def encode_ids(self, ids: npt.ArrayLike, *, normalize_embeddings: bool = False) -> np.ndarray:
+    def encode_ids(
+        self, ids: npt.ArrayLike, *, normalize_embeddings: bool = False
+    ) -> npt.NDArray[np.float32]:
         """One sequence of token ids (special tokens included) → (dim,) float32."""
         out = self.session.run({self._input: ids})[self._output]
         if self._pooled:
-            return out[0]  # pooled and normalized in the model
-        vector = out.mean(axis=0, dtype=np.float32)
+            pooled: npt.NDArray[np.float32] = out[0]  # pooled and normalized in the model
+            return pooled
+        vector: npt.NDArray[np.float32] = out.mean(axis=0, dtype=np.float32)
         if normalize_embeddings:
             vector /= max(float(np.linalg.norm(vector)), 1e-12)
         return vector
@@ -163,7 +166,7 @@ class SentenceEncoder:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise InvalidArgumentError(f"batch_size must be a positive int, got {batch_size!r}")
         single = isinstance(sentences, str)
-        texts = [sentences] if single else list(sentences)
+        texts: list[str] = [sentences] if isinstance(sentences, str) else list(sentences)
         for i, text in enumerate(texts):
             if not isinstance(text, str):
                 raise InvalidArgumentError(

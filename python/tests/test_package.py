@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import normrt
 import support
 
@@ -40,3 +42,33 @@ def test_readme_one_liner(minilm, minilm_dir):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)
     assert "(384,)" in result.stdout or "384" in result.stdout, result.stdout
+
+
+TYPED_USE = """
+import numpy as np
+import numpy.typing as npt
+import normrt
+
+model = normrt.Model("m.nrmt", isa="", fuse=True)
+session = normrt.Session(model, threads=1)
+outputs: dict[str, npt.NDArray[np.float32]] = session.run({"input_ids": np.array([1, 2])})
+tokenizer = normrt.Tokenizer.from_folder("folder")
+ids: npt.NDArray[np.int32] = tokenizer.encode("x").ids
+maybe: int | None = tokenizer.token_id("[CLS]")
+encoder = normrt.SentenceEncoder(model, tokenizer)
+vectors: npt.NDArray[np.float32] = encoder.encode(["a"], batch_size=4, normalize_embeddings=True)
+shape: tuple[int, ...] = model.inputs[0].shape
+error: type[normrt.Error] = normrt.LoadError
+version: str = normrt.__version__
+"""
+
+
+def test_the_package_type_checks_with_its_stubs(tmp_path):
+    """mypy --strict on the installed package and on typical use: the stubs
+    hold every class and numpy-typed signatures."""
+    mypy = pytest.importorskip("mypy.api")
+    use = tmp_path / "use.py"
+    use.write_text(TYPED_USE)
+    for target in (["-p", "normrt"], [str(use)]):
+        out, err, status = mypy.run(["--strict", "--no-incremental", *target])
+        assert status == 0, out + err
