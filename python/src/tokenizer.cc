@@ -27,21 +27,26 @@ nb::object ids_array(const std::vector<int32_t>& ids) {
   return to_numpy(std::move(tensor));
 }
 
+// Encoding runs without the GIL on a copy of the handle (it shares the
+// vocabulary): another thread may set max_length on the Python object
+// meanwhile, which swaps the original's implementation.
 Encoding encode(const Tokenizer& tokenizer, const std::string& text) {
+  const Tokenizer snapshot = tokenizer;
   Expected<Encoding> encoded = Status::error("");
   {
     nb::gil_scoped_release release;
-    encoded = tokenizer.encode(text);
+    encoded = snapshot.encode(text);
   }
   return value_or_throw(std::move(encoded), ErrorKind::kInvalidArgument);
 }
 
 Encoding encode_pair(const Tokenizer& tokenizer, const std::string& first,
                      const std::string& second) {
+  const Tokenizer snapshot = tokenizer;
   Expected<Encoding> encoded = Status::error("");
   {
     nb::gil_scoped_release release;
-    encoded = tokenizer.encode_pair(first, second);
+    encoded = snapshot.encode_pair(first, second);
   }
   return value_or_throw(std::move(encoded), ErrorKind::kInvalidArgument);
 }

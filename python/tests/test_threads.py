@@ -121,3 +121,30 @@ def test_sessions_on_threads_run_in_parallel_with_correct_results(tiny_bert, thr
     for t in pool:
         t.join()
     assert len(results) == 100 * threads and all(results)
+
+
+def test_changing_max_length_while_other_threads_encode_is_safe():
+    """Encoding runs without the GIL; setting max_length meanwhile swaps the
+    tokenizer's implementation, which the running encodes must not lose."""
+    tokenizer = normrt.Tokenizer.from_folder(str(support.TEXT_FIXTURES / "bert_uncased"))
+    text = "the quick brown fox jumps over the lazy dog " * 200
+    full = normrt.Tokenizer.from_folder(str(support.TEXT_FIXTURES / "bert_uncased"))
+    full.max_length = 0
+    lengths = {0: len(full.encode(text)), 16: 16}
+    seen = []
+    stop = threading.Event()
+    tokenizer.max_length = 16
+
+    def encode():
+        while not stop.is_set():
+            seen.append(len(tokenizer.encode(text)))
+
+    workers = [threading.Thread(target=encode) for _ in range(2)]
+    for w in workers:
+        w.start()
+    for i in range(400):
+        tokenizer.max_length = (0, 16)[i % 2]
+    stop.set()
+    for w in workers:
+        w.join()
+    assert seen and set(seen) <= set(lengths.values())
