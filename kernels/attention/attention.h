@@ -36,10 +36,11 @@
 // Accuracy contract (every variant; u = 2^-24): for each output element of a
 // row with L visible keys,
 //   |out − exact| ≤ max_j|v_j| · (4·ε_s + 2·(L + 8)·u)
-//   ε_s = (d + 2)·u · |scale| · max_j Σ_e |q_e·k_je|    (the error of a score)
-// i.e. the rounding of the dot products (a chain of d fused multiply-adds),
-// carried into the weights twice (score and maximum), plus the sums of L
-// weighted values and of L weights. The exponential is within 2 ulp
+//   ε_s = (d + 6)·u · |scale| · max_j Σ_e |q_e·k_je|    (the error of a score)
+// i.e. the rounding of the dot products (a chain of d fused multiply-adds, or
+// of d/W of them and a tree of log2 W sums across the W lanes, then the
+// scale), carried into the weights twice (score and maximum), plus the sums
+// of L weighted values and of L weights. The exponential is within 2 ulp
 // (attention_variants.h) and adds to the 8u. tests/kernels/test_attention_*
 // check this against a long-double oracle.
 //
