@@ -25,13 +25,15 @@
 // key of a causal call, are never read; rows below L_b are read even when
 // masked out (multiplied by zero weights), so they must be finite.
 //
-// How it is computed (attention_simd.h): a task is one sequence, one kv head,
-// the heads of its group (up to 64) and a tile of query rows; its rows are
-// the (query row, head) pairs, which all read the same K and V. For each tile
-// of keys, Q·Kᵀ is a register-blocked GEMM into a small score tile, an online
-// softmax (running maximum and sum per row, Milakov & Gimelshein 2018) turns
-// the scores into weights in place, and P·V is a second register-blocked GEMM
-// accumulated into out. K and V are read once per task.
+// How it is computed (attention_simd.h): a task is one sequence, one or more
+// kv heads, the heads of their groups (up to 64 each) and a tile of query
+// rows; its rows are the (query row, head) pairs, and those of one kv head
+// all read the same K and V. For each tile of keys, Q·Kᵀ is a
+// register-blocked GEMM into a small score tile, an online softmax (running
+// maximum and sum per row, Milakov & Gimelshein 2018) turns the scores into
+// weights in place, and P·V is a second register-blocked GEMM accumulated
+// into out. K and V are read once per call; a decoder token's task takes
+// every kv head, so that K and V stream by whole rows.
 //
 // Accuracy contract (every variant; u = 2^-24): for each output element of a
 // row with L visible keys,
@@ -44,10 +46,10 @@
 // (attention_variants.h) and adds to the 8u. tests/kernels/test_attention_*
 // check this against a long-double oracle.
 //
-// Results do not depend on the thread count nor on which thread runs which
-// task. A row's result may differ in the last bits between calls with a
-// different number of rows per task (query_rows, or heads per kv head): the
-// kernel picks its Q·Kᵀ formulation by that size. A NaN in a visible score,
+// Results do not depend on the thread count nor on how the tasks are shared
+// out. A row's result may differ in the last bits between calls with a
+// different query_rows or heads per kv head: the kernel picks its Q·Kᵀ
+// formulation by the rows a kv head has in a task. A NaN in a visible score,
 // or in v, makes the row's output NaN.
 
 #include <cstddef>
@@ -103,16 +105,20 @@ AttentionArgs attention_dense(const AttentionParams& params, AttentionArgs args)
 /// Checks params and operands; the message names the offending field.
 Status attention_validate(const AttentionParams& params, const AttentionArgs& args);
 
-/// The number of independent tasks a call splits into (a function of the
-/// shapes only, the same for every ISA).
-size_t attention_task_count(const AttentionParams& params, const AttentionArgs& args);
+/// The number of independent tasks a call is cut into when `parts` callers
+/// share it (a function of the shapes and `parts` only, the same for every
+/// ISA): at least min(parts, what the shapes allow).
+size_t attention_task_count(const AttentionParams& params, const AttentionArgs& args,
+                            size_t parts = 1);
 
-/// Computes tasks first, first + stride, first + 2·stride, ... below
-/// attention_task_count(). Tasks write disjoint parts of out, so threads that
-/// take disjoint residues may run concurrently. Preconditions:
-/// attention_validate() returned ok; stride ≥ 1.
+/// Computes one caller's share of a call cut for `parts` callers: tasks
+/// part, part + parts, part + 2·parts, ... below attention_task_count(params,
+/// args, parts). The calls part = 0, ..., parts − 1 together compute all of
+/// out, write disjoint parts of it and may run concurrently; the result is
+/// the same for every `parts`. Preconditions: attention_validate() returned
+/// ok; part < parts.
 using AttentionKernel = void (*)(const AttentionParams& params, const AttentionArgs& args,
-                                 size_t first_task, size_t task_stride);
+                                 size_t part, size_t parts);
 
 /// One compiled kernel: the unit that dispatch, tests and benchmarks iterate.
 struct AttentionVariant {

@@ -64,22 +64,34 @@ Status check_strides(const char* name, size_t batch, size_t rows, size_t width, 
 
 namespace detail {
 
-AttentionTaskGrid attention_task_grid(const AttentionParams& params, const AttentionArgs& args) {
+AttentionTaskGrid attention_task_grid(const AttentionParams& params, const AttentionArgs& args,
+                                      size_t parts) {
   AttentionTaskGrid grid;
   grid.kv_heads = params.kv_heads;
   grid.query_rows = args.query_rows;
   grid.group = params.heads / params.kv_heads;
-  grid.heads_per_task = std::min(grid.group, kAttentionTaskRows);
-  grid.head_chunks = (grid.group + grid.heads_per_task - 1) / grid.heads_per_task;
-  // Tiles of at most kAttentionTaskRows rows, as even as possible (129 rows:
-  // 43 + 43 + 43, not 64 + 64 + 1).
-  const size_t max_tile = std::max<size_t>(1, kAttentionTaskRows / grid.heads_per_task);
+  grid.heads_per_chunk = std::min(grid.group, kAttentionTaskRows);
+  grid.head_chunks = (grid.group + grid.heads_per_chunk - 1) / grid.heads_per_chunk;
+  // Tiles of at most kAttentionTaskRows rows per kv head, as even as possible
+  // (129 rows: 43 + 43 + 43, not 64 + 64 + 1).
+  const size_t max_tile = std::max<size_t>(1, kAttentionTaskRows / grid.heads_per_chunk);
   grid.query_tiles = (args.query_rows + max_tile - 1) / max_tile;
   if (grid.query_tiles > 0) {
     grid.query_tile = (args.query_rows + grid.query_tiles - 1) / grid.query_tiles;
     grid.query_tiles = (args.query_rows + grid.query_tile - 1) / grid.query_tile;  // none empty
   }
-  grid.count = args.batch * params.kv_heads * grid.head_chunks * grid.query_tiles;
+  // kv heads per task: as many as kAttentionTaskRows rows hold (a decoder
+  // token's K and V then stream in whole rows), but no fewer tasks than parts.
+  const size_t rows_per_kv_head = grid.query_tile * grid.heads_per_chunk;
+  const size_t max_per_task =
+      grid.head_chunks > 1 ? 1 : std::max<size_t>(1, kAttentionTaskRows / rows_per_kv_head);
+  const size_t others = std::max<size_t>(1, args.batch * grid.head_chunks * grid.query_tiles);
+  const size_t wanted = (std::max<size_t>(parts, 1) + others - 1) / others;
+  const size_t groups =
+      std::min(grid.kv_heads, std::max((grid.kv_heads + max_per_task - 1) / max_per_task, wanted));
+  grid.kv_heads_per_task = (grid.kv_heads + groups - 1) / groups;
+  grid.kv_head_groups = (grid.kv_heads + grid.kv_heads_per_task - 1) / grid.kv_heads_per_task;
+  grid.count = args.batch * grid.kv_head_groups * grid.head_chunks * grid.query_tiles;
   return grid;
 }
 
@@ -89,10 +101,12 @@ AttentionTask attention_task(const AttentionTaskGrid& grid, size_t index) {
   index /= grid.query_tiles;
   const size_t chunk = index % grid.head_chunks;
   index /= grid.head_chunks;
-  t.kv_head = index % grid.kv_heads;
-  t.batch = index / grid.kv_heads;
-  t.head_begin = t.kv_head * grid.group + chunk * grid.heads_per_task;
-  t.head_end = std::min(t.head_begin + grid.heads_per_task, (t.kv_head + 1) * grid.group);
+  const size_t kv_group = index % grid.kv_head_groups;
+  t.batch = index / grid.kv_head_groups;
+  t.kv_head_begin = kv_group * grid.kv_heads_per_task;
+  t.kv_head_end = std::min(t.kv_head_begin + grid.kv_heads_per_task, grid.kv_heads);
+  t.head_begin = chunk * grid.heads_per_chunk;
+  t.head_end = std::min(t.head_begin + grid.heads_per_chunk, grid.group);
   t.query_begin = tile * grid.query_tile;
   t.query_end = std::min(t.query_begin + grid.query_tile, grid.query_rows);
   return t;
@@ -183,9 +197,10 @@ Status attention_validate(const AttentionParams& p, const AttentionArgs& a) {
   return Status::ok();
 }
 
-size_t attention_task_count(const AttentionParams& params, const AttentionArgs& args) {
+size_t attention_task_count(const AttentionParams& params, const AttentionArgs& args,
+                            size_t parts) {
   if (args.batch == 0 || args.query_rows == 0) return 0;
-  return detail::attention_task_grid(params, args).count;
+  return detail::attention_task_grid(params, args, parts).count;
 }
 
 const std::vector<AttentionVariant>& attention_variants() {
@@ -208,14 +223,14 @@ Expected<AttentionKernel> selected_attention_kernel() {
 
 void attention_run(AttentionKernel kernel, const AttentionParams& params, const AttentionArgs& args,
                    ThreadPool* pool) {
-  const size_t tasks = attention_task_count(params, args);
-  if (tasks == 0) return;
+  if (args.batch == 0 || args.query_rows == 0) return;
   const size_t work = args.batch * args.query_rows * params.heads * args.key_rows * params.head_dim;
-  if (pool == nullptr || pool->size() < 2 || tasks < 2 || work < kMinParallelWork) {
+  const size_t threads = pool != nullptr && work >= kMinParallelWork ? pool->size() : 1;
+  const size_t parts = std::min(threads, attention_task_count(params, args, threads));
+  if (parts < 2) {
     kernel(params, args, 0, 1);
     return;
   }
-  const size_t parts = std::min(pool->size(), tasks);
   pool->run([&](size_t thread, PoolBarrier&) {
     if (thread < parts) kernel(params, args, thread, parts);
   });

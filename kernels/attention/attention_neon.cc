@@ -7,9 +7,9 @@ namespace normrt::detail {
 namespace {
 using Kernel = AttentionSimd<xsimd::neon64, 6, 4, 4, 16>;
 }
-void attention_neon(const AttentionParams& params, const AttentionArgs& args, size_t first_task,
-                    size_t task_stride) {
-  Kernel::run(params, args, first_task, task_stride);
+void attention_neon(const AttentionParams& params, const AttentionArgs& args, size_t part,
+                    size_t parts) {
+  Kernel::run(params, args, part, parts);
 }
 void attention_exp_row_neon(const float* x, float* y, size_t n) { Kernel::exp_row(x, y, n); }
 }  // namespace normrt::detail

@@ -66,28 +66,30 @@ void attend_row(const Row& row, size_t d, double scale, float* out) {
 
 }  // namespace
 
-void attention_reference(const AttentionParams& p, const AttentionArgs& a, size_t first_task,
-                         size_t task_stride) {
-  const AttentionTaskGrid grid = attention_task_grid(p, a);
+void attention_reference(const AttentionParams& p, const AttentionArgs& a, size_t part,
+                         size_t parts) {
+  const AttentionTaskGrid grid = attention_task_grid(p, a, parts);
   const size_t d = p.head_dim;
-  for (size_t index = first_task; index < grid.count; index += task_stride) {
+  for (size_t index = part; index < grid.count; index += parts) {
     const AttentionTask t = attention_task(grid, index);
     const size_t key_length = attention_key_length(a, t.batch);
-    for (size_t i = t.query_begin; i < t.query_end; ++i) {
-      for (size_t h = t.head_begin; h < t.head_end; ++h) {
-        float* out = a.out + t.batch * a.out_batch_stride + i * a.out_row_stride + h * d;
-        if (key_length == 0) {  // k and v may be null
-          std::fill(out, out + d, 0.0f);
-          continue;
+    for (size_t kv = t.kv_head_begin; kv < t.kv_head_end; ++kv) {
+      for (size_t i = t.query_begin; i < t.query_end; ++i) {
+        for (size_t h = kv * grid.group + t.head_begin; h < kv * grid.group + t.head_end; ++h) {
+          float* out = a.out + t.batch * a.out_batch_stride + i * a.out_row_stride + h * d;
+          if (key_length == 0) {  // k and v may be null
+            std::fill(out, out + d, 0.0f);
+            continue;
+          }
+          Row row;
+          row.q = a.q + t.batch * a.q_batch_stride + i * a.q_row_stride + h * d;
+          row.k = a.k + t.batch * a.kv_batch_stride + kv * d;
+          row.v = a.v + t.batch * a.kv_batch_stride + kv * d;
+          row.stride = a.kv_row_stride;
+          row.mask = a.key_mask != nullptr ? a.key_mask + t.batch * a.key_mask_stride : nullptr;
+          row.visible_end = p.causal ? std::min(key_length, a.query_position + i + 1) : key_length;
+          attend_row(row, d, p.scale, out);
         }
-        Row row;
-        row.q = a.q + t.batch * a.q_batch_stride + i * a.q_row_stride + h * d;
-        row.k = a.k + t.batch * a.kv_batch_stride + t.kv_head * d;
-        row.v = a.v + t.batch * a.kv_batch_stride + t.kv_head * d;
-        row.stride = a.kv_row_stride;
-        row.mask = a.key_mask != nullptr ? a.key_mask + t.batch * a.key_mask_stride : nullptr;
-        row.visible_end = p.causal ? std::min(key_length, a.query_position + i + 1) : key_length;
-        attend_row(row, d, p.scale, out);
       }
     }
   }

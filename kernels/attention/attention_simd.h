@@ -4,10 +4,11 @@
 // translation units (attention_<isa>.cc); the anonymous namespace keeps each
 // ISA's copy private.
 //
-// One task (attention_variants.h) has R ≤ 64 rows, the (query row, head)
-// pairs of one kv head, query-major, and walks the visible keys in tiles:
+// One task (attention_variants.h) has rows, the (query row, head) pairs of
+// one or more kv heads; a slice is one kv head's rows (≤ 64, query-major),
+// which share its K and V. The task walks the visible keys in tiles:
 //
-//   for each key tile j0 .. j0 + n:
+//   for each key tile j0 .. j0 + n, for each slice:
 //     S = scale · Q·Kᵀ            (scores_broadcast over packed Kᵀ, or scores_dot)
 //     for each row r:             online softmax, in place in S
 //       m' = max(m_r, max_j S[r][j]);  α_r = e^(m_r − m');  S[r][j] = e^(S[r][j] − m')
@@ -28,6 +29,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/attention/attention_exp.h"
+#include "kernels/attention/attention_prefetch.h"
 #include "kernels/attention/attention_tiles.h"
 #include "kernels/attention/attention_variants.h"
 
@@ -42,8 +44,10 @@ struct AttentionSimd {
   static constexpr size_t kMaxRows = kAttentionTaskRows;
   static constexpr size_t kMaxKeyTile = Tiles::kMaxKeyTile;
   static constexpr size_t kScoreStride = Tiles::kScoreStride;
-  // Tasks with at most this many rows use scores_dot (no packing).
+  // Slices of at most this many rows use scores_dot (no packing).
   static constexpr size_t kDotMaxRows = 4;
+  // Keys per tile of the scores_dot path (attention_prefetch.h says why).
+  static constexpr size_t kDotKeyTile = 16;
   // The packed Kᵀ tile: 16 KB, so that it, the score tile's rows in use and
   // the value rows stream through L1 together.
   static constexpr size_t kPackedFloats = 4096;
@@ -56,16 +60,23 @@ struct AttentionSimd {
     return std::clamp<size_t>(kPackedFloats / d / 16 * 16, 16, kMaxKeyTile);
   }
 
+  // One kv head's rows [begin, end) of a task and its keys and values.
+  struct Slice {
+    const float* k = nullptr;  // key 0 of this kv head; key j at k + j·stride
+    const float* v = nullptr;
+    size_t begin = 0, end = 0;
+  };
+
   // Everything one task needs, located.
   struct Task {
-    size_t rows = 0;  // R
+    size_t rows = 0;
     const float* q[kMaxRows];
     float* o[kMaxRows];
     size_t position[kMaxRows];  // key index of each row's query (causal)
     float max[kMaxRows], sum[kMaxRows], alpha[kMaxRows];
-    const float* k = nullptr;  // key 0 of this kv head; key j at k + j·stride
-    const float* v = nullptr;
-    size_t stride = 0;
+    Slice slices[kMaxRows];
+    size_t slice_count = 0;
+    size_t stride = 0;              // between key (and value) rows
     const uint8_t* mask = nullptr;  // (key_end) or null
     size_t key_end = 0;             // keys [0, key_end) may be visible to some row
     size_t d = 0;
@@ -132,27 +143,34 @@ struct AttentionSimd {
   }
 
   // O rows [r0, r0 + mr) += weights (score rows from s) · values [j0, j0 + n).
-  static void accumulate_values(const Task& t, size_t r0, size_t mr, const float* s, size_t j0,
-                                size_t n) {
-    const float* v = t.v + j0 * t.stride;
+  // With a prefetcher, `lines` of its queue are requested, a part before
+  // each block of value vectors.
+  static void accumulate_values(const Task& t, const Slice& slice, size_t r0, size_t mr,
+                                const float* s, size_t j0, size_t n,
+                                RowPrefetcher* prefetcher = nullptr, size_t lines = 0) {
+    const float* v = slice.v + j0 * t.stride;
     const size_t full = t.d / kLanes, tail = t.d % kLanes;
+    const size_t blocks = (full + kValueVecs - 1) / kValueVecs + (tail != 0);
     for (size_t vec = 0; vec < full; vec += kValueVecs) {
+      if (prefetcher != nullptr) prefetcher->request((lines + blocks - 1) / blocks);
       const size_t ne = std::min(kValueVecs, full - vec);
       Tiles::kValues[(mr - 1) * kValueVecs + ne - 1](t.o + r0, s, t.alpha + r0, v, t.stride, n,
                                                      vec * kLanes, kLanes);
     }
     if (tail != 0) {
+      if (prefetcher != nullptr) prefetcher->request((lines + blocks - 1) / blocks);
       Tiles::kValuesTail[mr - 1](t.o + r0, s, t.alpha + r0, v, t.stride, n, full * kLanes, tail);
     }
   }
 
   // Keys in lanes: Kᵀ packed once, then per block of kRows rows the scores,
   // their softmax and the values, while the block's scores are in L1.
-  static void broadcast_tile(Task& t, Scratch& scratch, size_t j0, size_t n, size_t tile,
-                             const float* mask_bias) {
-    Tiles::pack_keys_transposed(t.k + j0 * t.stride, t.stride, n, t.d, tile, scratch.packed_keys);
-    for (size_t r0 = 0; r0 < t.rows; r0 += kRows) {
-      const size_t mr = std::min(kRows, t.rows - r0);
+  static void broadcast_tile(Task& t, const Slice& slice, Scratch& scratch, size_t j0, size_t n,
+                             size_t tile, const float* mask_bias) {
+    Tiles::pack_keys_transposed(slice.k + j0 * t.stride, t.stride, n, t.d, tile,
+                                scratch.packed_keys);
+    for (size_t r0 = slice.begin; r0 < slice.end; r0 += kRows) {
+      const size_t mr = std::min(kRows, slice.end - r0);
       const size_t block_keys = visible(t, r0 + mr - 1, j0, n);  // the block's last row sees most
       if (block_keys == 0) continue;
       const size_t vecs = (block_keys + kLanes - 1) / kLanes;
@@ -166,35 +184,43 @@ struct AttentionSimd {
         softmax_row(t, r0 + r, scratch.scores + r * kScoreStride, visible(t, r0 + r, j0, n),
                     vecs * kLanes, mask_bias);
       }
-      accumulate_values(t, r0, mr, scratch.scores, j0, block_keys);
+      accumulate_values(t, slice, r0, mr, scratch.scores, j0, block_keys);
     }
   }
 
-  // Head_dim in lanes, keys read in place: the scores of every row, then
-  // their softmax, then the values in blocks of kRows rows.
-  static void dot_tile(Task& t, Scratch& scratch, size_t j0, size_t n, const float* mask_bias) {
-    const float* keys[kDotAcc];
-    for (size_t r0 = 0; r0 < t.rows;) {
-      const size_t rd = t.rows - r0 >= 4 ? 4 : t.rows - r0 >= 2 ? 2 : 1;
+  // Head_dim in lanes, keys read in place: the scores of the slice's rows,
+  // then their softmax, then the values in blocks of kRows rows. The slice's
+  // share (`lines`) of the next tile's K and V is requested in parts spread
+  // over its work (half before the register tiles of keys of its first rows,
+  // half before the value blocks of its first rows), so that the requests in
+  // flight stay few and steady.
+  static void dot_tile(Task& t, const Slice& slice, Scratch& scratch, size_t j0, size_t n,
+                       const float* mask_bias, RowPrefetcher& prefetcher, size_t lines) {
+    float* scores = scratch.scores - slice.begin * kScoreStride;  // indexed by task row
+    const size_t score_lines = lines / 2;
+    for (size_t r0 = slice.begin; r0 < slice.end;) {
+      const size_t rd = slice.end - r0 >= 4 ? 4 : slice.end - r0 >= 2 ? 2 : 1;
       const size_t cd = kDotAcc / rd;
       const size_t block_keys = visible(t, r0 + rd - 1, j0, n);
       const auto dot = rd == 4 ? Tiles::kDot4 : rd == 2 ? Tiles::kDot2 : Tiles::kDot1;
+      const size_t parts = (block_keys + cd - 1) / cd;
       for (size_t c0 = 0; c0 < block_keys; c0 += cd) {
-        // Keys past the tile read its last key; their scores are masked.
-        for (size_t c = 0; c < cd; ++c) keys[c] = t.k + (j0 + std::min(c0 + c, n - 1)) * t.stride;
-        dot(t.q + r0, keys, t.d, t.scale, scratch.scores + r0 * kScoreStride + c0);
+        if (r0 == slice.begin) prefetcher.request((score_lines + parts - 1) / parts);
+        dot(t.q + r0, slice.k + (j0 + c0) * t.stride, t.stride, std::min(cd, block_keys - c0),
+            n - 1 - c0, t.d, t.scale, scores + r0 * kScoreStride + c0);
       }
       r0 += rd;
     }
-    const size_t cols = (visible(t, t.rows - 1, j0, n) + kLanes - 1) / kLanes * kLanes;
-    for (size_t r = 0; r < t.rows; ++r) {
-      softmax_row(t, r, scratch.scores + r * kScoreStride, visible(t, r, j0, n), cols, mask_bias);
+    const size_t cols = (visible(t, slice.end - 1, j0, n) + kLanes - 1) / kLanes * kLanes;
+    for (size_t r = slice.begin; r < slice.end; ++r) {
+      softmax_row(t, r, scores + r * kScoreStride, visible(t, r, j0, n), cols, mask_bias);
     }
-    for (size_t r0 = 0; r0 < t.rows; r0 += kRows) {
-      const size_t mr = std::min(kRows, t.rows - r0);
+    for (size_t r0 = slice.begin; r0 < slice.end; r0 += kRows) {
+      const size_t mr = std::min(kRows, slice.end - r0);
       const size_t block_keys = visible(t, r0 + mr - 1, j0, n);
       if (block_keys == 0) continue;
-      accumulate_values(t, r0, mr, scratch.scores + r0 * kScoreStride, j0, block_keys);
+      accumulate_values(t, slice, r0, mr, scores + r0 * kScoreStride, j0, block_keys,
+                        r0 == slice.begin ? &prefetcher : nullptr, lines - score_lines);
     }
   }
 
@@ -214,56 +240,76 @@ struct AttentionSimd {
     }
   }
 
-  static void run_task(const AttentionParams& p, const AttentionArgs& a, const AttentionTask& at,
-                       Scratch& scratch) {
+  static void run_task(const AttentionParams& p, const AttentionArgs& a, const AttentionTaskGrid& g,
+                       const AttentionTask& at, Scratch& scratch) {
     Task t;
     const size_t d = p.head_dim, heads = at.head_end - at.head_begin;
-    t.rows = (at.query_end - at.query_begin) * heads;
+    const size_t slice_rows = (at.query_end - at.query_begin) * heads;
     t.d = d;
     t.scale = p.scale;
     t.causal = p.causal;
-    for (size_t r = 0; r < t.rows; ++r) {
-      const size_t i = at.query_begin + r / heads, h = at.head_begin + r % heads;
-      t.q[r] = a.q + at.batch * a.q_batch_stride + i * a.q_row_stride + h * d;
-      t.o[r] = a.out + at.batch * a.out_batch_stride + i * a.out_row_stride + h * d;
-      t.position[r] = a.query_position + i;
-      t.max[r] = kMinusInf;
-      t.sum[r] = 0.0f;
-    }
-    zero_rows(t);
+    t.stride = a.kv_row_stride;
     const size_t key_length = attention_key_length(a, at.batch);
     t.key_end = p.causal ? std::min(key_length, a.query_position + at.query_end) : key_length;
-    if (t.key_end == 0) return;  // no keys: zeros (k and v may be null)
-    t.k = a.k + at.batch * a.kv_batch_stride + at.kv_head * d;
-    t.v = a.v + at.batch * a.kv_batch_stride + at.kv_head * d;
-    t.stride = a.kv_row_stride;
+    for (size_t kv = at.kv_head_begin; kv < at.kv_head_end; ++kv) {
+      Slice& slice = t.slices[t.slice_count++];
+      slice.begin = t.rows;
+      slice.end = t.rows + slice_rows;
+      if (t.key_end > 0) {  // else k and v may be null
+        slice.k = a.k + at.batch * a.kv_batch_stride + kv * d;
+        slice.v = a.v + at.batch * a.kv_batch_stride + kv * d;
+      }
+      for (size_t r = 0; r < slice_rows; ++r, ++t.rows) {
+        const size_t i = at.query_begin + r / heads;
+        const size_t h = kv * g.group + at.head_begin + r % heads;
+        t.q[t.rows] = a.q + at.batch * a.q_batch_stride + i * a.q_row_stride + h * d;
+        t.o[t.rows] = a.out + at.batch * a.out_batch_stride + i * a.out_row_stride + h * d;
+        t.position[t.rows] = a.query_position + i;
+        t.max[t.rows] = kMinusInf;
+        t.sum[t.rows] = 0.0f;
+      }
+    }
+    zero_rows(t);
+    if (t.key_end == 0) return;  // no keys: zeros
     t.mask = a.key_mask != nullptr ? a.key_mask + at.batch * a.key_mask_stride : nullptr;
 
-    const bool dot = t.rows <= kDotMaxRows || d > kMaxBroadcastHeadDim;
-    const size_t tile = dot ? kMaxKeyTile : broadcast_key_tile(d);
+    const bool dot = slice_rows <= kDotMaxRows || d > kMaxBroadcastHeadDim;
+    const size_t tile = dot ? kDotKeyTile : broadcast_key_tile(d);
+    // The decoder path streams K and V (attention_prefetch.h): the first
+    // tile at once, then each tile's successor while it is computed.
+    RowPrefetcher prefetcher(t.slices[0].k, t.slices[0].v, t.stride * sizeof(float),
+                             t.slice_count * d * sizeof(float));
+    if (dot) prefetcher.queue(0, std::min(tile, t.key_end));
     for (size_t j0 = 0; j0 < t.key_end; j0 += tile) {
       const size_t n = std::min(tile, t.key_end - j0);
       const float* mask_bias = nullptr;
       if (t.mask != nullptr) {
-        for (size_t c = 0; c < n; ++c)
+        for (size_t c = 0; c < n; ++c) {
           scratch.mask_bias[c] = t.mask[j0 + c] != 0 ? 0.0f : kMinusInf;
+        }
         for (size_t c = n; c < tile; ++c) scratch.mask_bias[c] = kMinusInf;
         mask_bias = scratch.mask_bias;
       }
       if (dot) {
-        dot_tile(t, scratch, j0, n, mask_bias);
+        prefetcher.queue(std::min(j0 + tile, t.key_end), std::min(j0 + 2 * tile, t.key_end));
+        const size_t lines = (prefetcher.queued() + t.slice_count - 1) / t.slice_count;
+        for (size_t s = 0; s < t.slice_count; ++s) {
+          dot_tile(t, t.slices[s], scratch, j0, n, mask_bias, prefetcher, lines);
+        }
       } else {
-        broadcast_tile(t, scratch, j0, n, tile, mask_bias);
+        for (size_t s = 0; s < t.slice_count; ++s) {
+          broadcast_tile(t, t.slices[s], scratch, j0, n, tile, mask_bias);
+        }
       }
     }
     normalize_rows(t);
   }
 
-  static void run(const AttentionParams& p, const AttentionArgs& a, size_t first, size_t stride) {
-    const AttentionTaskGrid grid = attention_task_grid(p, a);
+  static void run(const AttentionParams& p, const AttentionArgs& a, size_t part, size_t parts) {
+    const AttentionTaskGrid grid = attention_task_grid(p, a, parts);
     Scratch scratch;
-    for (size_t index = first; index < grid.count; index += stride) {
-      run_task(p, a, attention_task(grid, index), scratch);
+    for (size_t index = part; index < grid.count; index += parts) {
+      run_task(p, a, grid, attention_task(grid, index), scratch);
     }
   }
 

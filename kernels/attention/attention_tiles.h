@@ -24,6 +24,7 @@
 // broadcast; e ≡ lane mod W, then the lanes' tree, in dot), so a row's
 // scores do not depend on which rows share its register tile.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <utility>
@@ -138,40 +139,55 @@ struct AttentionTiles {
     }
   }
 
-  /// s[r·kScoreStride + c] = scale · q[r]·k[c] for r < R, c < C, the keys
-  /// given by pointers (read in place, any stride).
+  /// s[r·kScoreStride + c] = scale · q[r]·k_c for r < R and the keys c of
+  /// [0, n) rounded up to a multiple of C = kDotAcc / R; key c at
+  /// k + min(c, last)·stride (read in place, any stride; the keys past `last`
+  /// repeat it, and their scores are for the caller to mask).
   template <size_t R>
-  static void scores_dot(const float* const* q, const float* const* k, size_t d, float scale,
-                         float* s) {
+  static void scores_dot(const float* const* q, const float* k, size_t stride, size_t n,
+                         size_t last, size_t d, float scale, float* s) {
     constexpr size_t C = kDotAcc / R;
-    V acc[R * C];
-    for (size_t i = 0; i < R * C; ++i) acc[i] = V(0.0f);
-    size_t e = 0;
-    for (; e + kLanes <= d; e += kLanes) {
-      V keys[C];
+    const float* qr[R];
+    for (size_t r = 0; r < R; ++r) qr[r] = q[r];
+    for (size_t c0 = 0; c0 < n; c0 += C) {
+      const float* kc[C];
+      for (size_t c = 0; c < C; ++c) kc[c] = k + std::min(c0 + c, last) * stride;
+      V acc[R][C];
+      for (size_t r = 0; r < R; ++r) {
+        for (size_t c = 0; c < C; ++c) acc[r][c] = V(0.0f);
+      }
+      size_t e = 0;
+      for (; e + kLanes <= d; e += kLanes) {
+        V keys[C];
 #pragma GCC unroll 16
-      for (size_t c = 0; c < C; ++c) keys[c] = V::load_unaligned(k[c] + e);
+        for (size_t c = 0; c < C; ++c) keys[c] = V::load_unaligned(kc[c] + e);
 #pragma GCC unroll 8
-      for (size_t r = 0; r < R; ++r) {
-        const V qr = V::load_unaligned(q[r] + e);
+        for (size_t r = 0; r < R; ++r) {
+          const V qv = V::load_unaligned(qr[r] + e);
 #pragma GCC unroll 16
-        for (size_t c = 0; c < C; ++c)
-          acc[r * C + c] = simd::mul_add<Arch>(qr, keys[c], acc[r * C + c]);
+          for (size_t c = 0; c < C; ++c) acc[r][c] = simd::mul_add<Arch>(qv, keys[c], acc[r][c]);
+        }
       }
-    }
-    if (e < d) {  // the last d − e < W columns, zero-filled
-      V keys[C];
-      for (size_t c = 0; c < C; ++c) keys[c] = simd::load_partial(Arch{}, k[c] + e, d - e, 0.0f);
-      for (size_t r = 0; r < R; ++r) {
-        const V qr = simd::load_partial(Arch{}, q[r] + e, d - e, 0.0f);
-        for (size_t c = 0; c < C; ++c)
-          acc[r * C + c] = simd::mul_add<Arch>(qr, keys[c], acc[r * C + c]);
+      if (e < d) {  // the last d − e < W columns, zero-filled
+        V keys[C];
+        for (size_t c = 0; c < C; ++c) keys[c] = simd::load_partial(Arch{}, kc[c] + e, d - e, 0.0f);
+        for (size_t r = 0; r < R; ++r) {
+          const V qv = simd::load_partial(Arch{}, qr[r] + e, d - e, 0.0f);
+          for (size_t c = 0; c < C; ++c) acc[r][c] = simd::mul_add<Arch>(qv, keys[c], acc[r][c]);
+        }
       }
-    }
-    alignas(64) float sums[R * C];
-    for (size_t g = 0; g < R * C; g += kLanes) sum_lanes(acc + g).store_aligned(sums + g);
-    for (size_t r = 0; r < R; ++r) {
-      for (size_t c = 0; c < C; ++c) s[r * kScoreStride + c] = scale * sums[r * C + c];
+      // Lane sums, W accumulators at a time; lane l of group g is
+      // accumulator g·W + l, i.e. row (g·W + l) / C, key (g·W + l) % C.
+      const V sc(scale);
+      for (size_t g = 0; g < R * C; g += kLanes) {
+        V parts[kLanes];
+        for (size_t l = 0; l < kLanes; ++l) parts[l] = acc[(g + l) / C][(g + l) % C];
+        alignas(64) float sums[kLanes];
+        (sum_lanes(parts) * sc).store_aligned(sums);
+        for (size_t l = 0; l < kLanes; ++l) {
+          s[(g + l) / C * kScoreStride + c0 + (g + l) % C] = sums[l];
+        }
+      }
     }
   }
 
@@ -217,7 +233,8 @@ struct AttentionTiles {
   // Tables of the instantiations, indexed by the runtime tile size.
   using ScoresBroadcastFn = void (*)(const float* const*, size_t, const float*, size_t, float,
                                      float*);
-  using ScoresDotFn = void (*)(const float* const*, const float* const*, size_t, float, float*);
+  using ScoresDotFn = void (*)(const float* const*, const float*, size_t, size_t, size_t, size_t,
+                               float, float*);
   using ValuesFn = void (*)(float* const*, const float*, const float*, const float*, size_t, size_t,
                             size_t, size_t);
 

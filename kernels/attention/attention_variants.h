@@ -14,32 +14,41 @@
 
 namespace normrt::detail {
 
-/// Rows a task aims for: (query row, head) pairs that share one K and V.
+/// Rows a task aims for: (query row, head) pairs; those of one kv head share
+/// its K and V.
 inline constexpr size_t kAttentionTaskRows = 64;
 
-/// How a call is cut into tasks: sequence × kv head × chunk of that kv
-/// head's heads × tile of query rows, the query tile varying fastest.
+/// How a call is cut into tasks when `parts` callers share it: sequence ×
+/// group of kv heads × chunk of each kv head's heads × tile of query rows,
+/// the query tile varying fastest. The rows of one kv head in a task (query
+/// tile × heads per chunk, which decide the arithmetic of a row) depend on
+/// the shapes alone; `parts` only changes how many kv heads a task takes
+/// (more parts: fewer per task, so that there are tasks for every part).
 struct AttentionTaskGrid {
   size_t kv_heads = 1;
   size_t query_rows = 0;
-  size_t group = 1;           ///< heads per kv head
-  size_t heads_per_task = 1;  ///< ≤ kAttentionTaskRows
-  size_t head_chunks = 1;     ///< ⌈group / heads_per_task⌉
-  size_t query_tile = 1;      ///< query rows per task (rows = query_tile · heads ≤ 64), the
-                              ///< last tile possibly fewer
-  size_t query_tiles = 0;     ///< ⌈query_rows / query_tile⌉
+  size_t group = 1;            ///< heads per kv head
+  size_t heads_per_chunk = 1;  ///< ≤ kAttentionTaskRows
+  size_t head_chunks = 1;      ///< ⌈group / heads_per_chunk⌉
+  size_t query_tile = 1;       ///< query rows per task, the last tile possibly fewer
+  size_t query_tiles = 0;      ///< ⌈query_rows / query_tile⌉
+  size_t kv_heads_per_task = 1;
+  size_t kv_head_groups = 1;  ///< ⌈kv_heads / kv_heads_per_task⌉
   size_t count = 0;           ///< tasks
 };
 
-/// One task, located: sequence, kv head, heads [head_begin, head_end), query
-/// rows [query_begin, query_end).
+/// One task, located: sequence, kv heads [kv_head_begin, kv_head_end) and of
+/// each kv head g the heads g·group + [head_begin, head_end), query rows
+/// [query_begin, query_end). Its rows, in order: kv head, query row, head.
 struct AttentionTask {
-  size_t batch = 0, kv_head = 0;
-  size_t head_begin = 0, head_end = 0;
+  size_t batch = 0;
+  size_t kv_head_begin = 0, kv_head_end = 0;
+  size_t head_begin = 0, head_end = 0;  ///< within the kv head's group
   size_t query_begin = 0, query_end = 0;
 };
 
-AttentionTaskGrid attention_task_grid(const AttentionParams& params, const AttentionArgs& args);
+AttentionTaskGrid attention_task_grid(const AttentionParams& params, const AttentionArgs& args,
+                                      size_t parts);
 AttentionTask attention_task(const AttentionTaskGrid& grid, size_t index);
 
 /// The visible key count of sequence b before the causal limit (L_b).
@@ -47,17 +56,17 @@ size_t attention_key_length(const AttentionArgs& args, size_t b);
 
 /// The specification (attention_reference.cc): every output from the
 /// definition, in double, one query row and head at a time.
-void attention_reference(const AttentionParams& params, const AttentionArgs& args,
-                         size_t first_task, size_t task_stride);
+void attention_reference(const AttentionParams& params, const AttentionArgs& args, size_t part,
+                         size_t parts);
 
-void attention_avx2(const AttentionParams& params, const AttentionArgs& args, size_t first_task,
-                    size_t task_stride);
+void attention_avx2(const AttentionParams& params, const AttentionArgs& args, size_t part,
+                    size_t parts);
 void attention_exp_row_avx2(const float* x, float* y, size_t n);
-void attention_avx512(const AttentionParams& params, const AttentionArgs& args, size_t first_task,
-                      size_t task_stride);
+void attention_avx512(const AttentionParams& params, const AttentionArgs& args, size_t part,
+                      size_t parts);
 void attention_exp_row_avx512(const float* x, float* y, size_t n);
-void attention_neon(const AttentionParams& params, const AttentionArgs& args, size_t first_task,
-                    size_t task_stride);
+void attention_neon(const AttentionParams& params, const AttentionArgs& args, size_t part,
+                    size_t parts);
 void attention_exp_row_neon(const float* x, float* y, size_t n);
 
 }  // namespace normrt::detail
