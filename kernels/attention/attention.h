@@ -26,7 +26,7 @@
 // masked out (multiplied by zero weights), so they must be finite.
 //
 // How it is computed (attention_simd.h): a task is one sequence, one or more
-// kv heads, the heads of their groups (up to 64 each) and a tile of query
+// kv heads, the heads of their groups (up to 128 each) and a tile of query
 // rows; its rows are the (query row, head) pairs, and those of one kv head
 // all read the same K and V. For each tile of keys, Q·Kᵀ is a
 // register-blocked GEMM into a small score tile, an online softmax (running

@@ -73,7 +73,7 @@ AttentionTaskGrid attention_task_grid(const AttentionParams& params, const Atten
   grid.heads_per_chunk = std::min(grid.group, kAttentionTaskRows);
   grid.head_chunks = (grid.group + grid.heads_per_chunk - 1) / grid.heads_per_chunk;
   // Tiles of at most kAttentionTaskRows rows per kv head, as even as possible
-  // (129 rows: 43 + 43 + 43, not 64 + 64 + 1).
+  // (129 rows: 65 + 64, not 128 + 1).
   const size_t max_tile = std::max<size_t>(1, kAttentionTaskRows / grid.heads_per_chunk);
   grid.query_tiles = (args.query_rows + max_tile - 1) / max_tile;
   if (grid.query_tiles > 0) {

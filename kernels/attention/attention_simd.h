@@ -5,7 +5,7 @@
 // ISA's copy private.
 //
 // One task (attention_variants.h) has rows, the (query row, head) pairs of
-// one or more kv heads; a slice is one kv head's rows (≤ 64, query-major),
+// one or more kv heads; a slice is one kv head's rows (≤ 128, query-major),
 // which share its K and V. The task walks the visible keys in tiles:
 //
 //   for each key tile j0 .. j0 + n, for each slice:

@@ -4,7 +4,7 @@
 // units (through attention_simd.h); the anonymous namespace keeps each ISA's
 // copy private.
 //
-// A score tile S holds, for up to 64 rows, the scores of one tile of keys
+// A score tile S holds, for the rows of a block or slice, the scores of one tile of keys
 // (row stride kScoreStride floats, 64-byte aligned). Q·Kᵀ fills it in one of
 // two formulations, P·V consumes it:
 //

@@ -66,13 +66,13 @@ TEST_SUITE("attention") {
     }
   }
 
-  TEST_CASE("grouped-query heads share their kv head: GQA, MQA, groups over 64 heads") {
+  TEST_CASE("grouped-query heads share their kv head: GQA, MQA, groups over 128 heads") {
     Worst worst;
     for (auto [heads, kv_heads] : {std::tuple<size_t, size_t>{4, 1},
                                    {8, 2},
                                    {6, 3},
                                    {12, 4},
-                                   {130, 2}}) {  // groups of 65: two head chunks
+                                   {260, 2}}) {  // groups of 130: two head chunks
       for (size_t s : {1, 5, 37}) {
         for (bool causal : {false, true}) {
           check_all_variants(worst, random_attention(params(heads, kv_heads, 16, causal), 1, s, s,
