@@ -33,7 +33,8 @@
 // maximum and sum per row, Milakov & Gimelshein 2018) turns the scores into
 // weights in place, and P·V is a second register-blocked GEMM accumulated
 // into out. K and V are read once per call; a decoder token's task takes
-// every kv head, so that K and V stream by whole rows.
+// every kv head, so that K and V stream by whole rows. No allocation: the
+// score and packed-key tiles live on the calling thread's stack (~60 KB).
 //
 // Accuracy contract (every variant; u = 2^-24): for each output element of a
 // row with L visible keys,
