@@ -98,6 +98,13 @@ struct AttentionSimd {
     return limit <= j0 ? 0 : std::min(n, limit - j0);
   }
 
+  // 0, 1, ..., W − 1.
+  static V lane_index() {
+    alignas(64) float lanes[kLanes];
+    for (size_t i = 0; i < kLanes; ++i) lanes[i] = static_cast<float>(i);
+    return V::load_aligned(lanes);
+  }
+
   static float horizontal_max(V x) {
     alignas(64) float lanes[kLanes];
     x.store_aligned(lanes);
@@ -114,16 +121,18 @@ struct AttentionSimd {
 
   // The online softmax of row r over columns [0, cols) of its scores s, of
   // which the first `seen` are visible.
+  // (Columns from `seen` on are masked in registers: scalar stores followed
+  // by a vector load of the same line would stall store forwarding.)
   static void softmax_row(Task& t, size_t r, float* s, size_t seen, size_t cols,
                           const float* mask_bias) {
-    for (size_t c = seen; c < cols; ++c) s[c] = kMinusInf;
     V tile_max(kMinusInf);
+    const V last(static_cast<float>(seen) - 0.5f);
     for (size_t c = 0; c < cols; c += kLanes) {
       V x = V::load_aligned(s + c);
-      if (mask_bias != nullptr) {
-        x = x + V::load_aligned(mask_bias + c);
-        x.store_aligned(s + c);
-      }
+      if (c + kLanes > seen)
+        x = xsimd::select(lane_index() + V(static_cast<float>(c)) < last, x, V(kMinusInf));
+      if (mask_bias != nullptr) x = x + V::load_aligned(mask_bias + c);
+      x.store_aligned(s + c);
       tile_max = xsimd::max(tile_max, x);
     }
     const float old_max = t.max[r];

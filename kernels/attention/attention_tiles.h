@@ -96,16 +96,18 @@ struct AttentionTiles {
   }
 
   /// kt[e·tile + c] = k_c[e] for keys c < n (key c at k + c·stride), 0 for
-  /// n ≤ c < tile: the keys of one tile, transposed, zero-padded.
+  /// n ≤ c < n rounded up to a vector: the keys of one tile, transposed,
+  /// zero-padded as far as scores_broadcast reads.
   static void pack_keys_transposed(const float* k, size_t stride, size_t n, size_t d, size_t tile,
                                    float* kt) {
     for (size_t c = 0; c < n; ++c) {
       const float* key = k + c * stride;
       for (size_t e = 0; e < d; ++e) kt[e * tile + c] = key[e];
     }
-    if (n < tile) {
+    const size_t padded = std::min(tile, (n + kLanes - 1) / kLanes * kLanes);
+    if (n < padded) {
       for (size_t e = 0; e < d; ++e) {
-        for (size_t c = n; c < tile; ++c) kt[e * tile + c] = 0.0f;
+        for (size_t c = n; c < padded; ++c) kt[e * tile + c] = 0.0f;
       }
     }
   }
