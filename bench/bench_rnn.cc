@@ -16,6 +16,10 @@
 //             benchmark, so both see the same background load; counters: the
 //             median step time of each and the median per-pair ratio. On a
 //             shared machine this ratio is the one to quote.
+//   int8_vs_f32  the fused step with f32 and with int8 weights (x and h
+//             quantized per step) alternating in blocks as `paired`; counters:
+//             the median step time of each and the median per-pair speedup
+//             f32 / int8 (issue 17's target: >= 1.8 for the LSTM at H = 1024).
 //   gru_hproj:two_fused  the GRU's N(W_h·h) and N(U·h) as ln_gru_step does
 //             them: two fused_linear calls, 2H and H rows.
 //   gru_hproj:stacked    the alternative: one linear() over W_h and U stacked
@@ -61,7 +65,7 @@ namespace normrt::bench {
 namespace {
 
 constexpr size_t kHidden[] = {512, 1024};
-constexpr WeightType kTypes[] = {WeightType::kF32, WeightType::kBF16};
+constexpr WeightType kTypes[] = {WeightType::kF32, WeightType::kBF16, WeightType::kInt8};
 constexpr const char* kDefaultMinTimeFlag = "--benchmark_min_time=0.2";
 
 // Element-wise helpers of the separate path, one sweep each.
@@ -324,11 +328,15 @@ void bench_step(benchmark::State& state, size_t h, WeightType type, Isa isa) {
 // the per-pair ratios separate / fused.
 constexpr size_t kPairBlock = 16;
 
-template <class Fused, class Separate>
-void bench_paired(benchmark::State& state, size_t h, WeightType type, Isa isa) {
-  Fused fused(h, type, isa);
-  Separate separate(h, type, isa);
-  std::vector<double> fused_ns, separate_ns, ratios;
+// Steps of a and b alternating in blocks of kPairBlock, each block timed:
+// the median step time of each (µs) and the median per-pair ratio b / a.
+struct PairedTimes {
+  double a_us = 0, b_us = 0, ratio = 0;
+};
+
+template <class A, class B>
+PairedTimes run_pairs(benchmark::State& state, A& a, B& b) {
+  std::vector<double> a_ns, b_ns, ratios;
   auto block = [&](auto& step) {
     const auto t0 = std::chrono::steady_clock::now();
     Status s = Status::ok();
@@ -339,20 +347,39 @@ void bench_paired(benchmark::State& state, size_t h, WeightType type, Isa isa) {
     return std::chrono::duration<double, std::nano>(t1 - t0).count() / kPairBlock;
   };
   for (auto _ : state) {
-    const double f = block(fused);
-    const double p = block(separate);
-    fused_ns.push_back(f);
-    separate_ns.push_back(p);
-    ratios.push_back(p / f);
+    const double ta = block(a);
+    const double tb = block(b);
+    a_ns.push_back(ta);
+    b_ns.push_back(tb);
+    ratios.push_back(tb / ta);
   }
   auto median = [](std::vector<double> v) {
     if (v.empty()) return 0.0;
     std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
     return v[v.size() / 2];
   };
-  state.counters["fused_us"] = median(fused_ns) / 1e3;
-  state.counters["separate_us"] = median(separate_ns) / 1e3;
-  state.counters["ratio"] = median(ratios);
+  return {median(a_ns) / 1e3, median(b_ns) / 1e3, median(ratios)};
+}
+
+template <class Fused, class Separate>
+void bench_paired(benchmark::State& state, size_t h, WeightType type, Isa isa) {
+  Fused fused(h, type, isa);
+  Separate separate(h, type, isa);
+  const PairedTimes t = run_pairs(state, fused, separate);
+  state.counters["fused_us"] = t.a_us;
+  state.counters["separate_us"] = t.b_us;
+  state.counters["ratio"] = t.ratio;
+}
+
+// The fused step with int8 weights against the same step with f32 weights.
+template <class Fused>
+void bench_int8_vs_f32(benchmark::State& state, size_t h, Isa isa) {
+  Fused f32(h, WeightType::kF32, isa);
+  Fused int8(h, WeightType::kInt8, isa);
+  const PairedTimes t = run_pairs(state, int8, f32);
+  state.counters["int8_us"] = t.a_us;
+  state.counters["f32_us"] = t.b_us;
+  state.counters["speedup"] = t.ratio;
 }
 
 // The GRU's two recurrent projections only: two fused_linear calls (as
@@ -523,6 +550,13 @@ void register_benchmarks(Isa isa) {
     }
     for (size_t h : kHidden) {
       const std::string suffix = std::string(cell) + "/" + std::to_string(h);
+      benchmark::RegisterBenchmark(("int8_vs_f32/" + suffix).c_str(), [=](benchmark::State& s) {
+        if (lstm) {
+          bench_int8_vs_f32<LstmFused>(s, h, isa);
+        } else {
+          bench_int8_vs_f32<GruFused>(s, h, isa);
+        }
+      })->Unit(benchmark::kMicrosecond);
       benchmark::RegisterBenchmark(("epilogue:fused/" + suffix).c_str(), [=](benchmark::State& s) {
         bench_epilogue_fused(s, lstm, h, isa);
       })->Unit(benchmark::kMicrosecond);
@@ -544,6 +578,14 @@ class PairedCollector : public ResultCollector {
     for (const Run& run : runs) {
       const bool usable = run.run_type == Run::RT_Iteration ||
                           (run.run_type == Run::RT_Aggregate && run.aggregate_name == "median");
+      if (!run.error_occurred && usable && run.counters.count("speedup") != 0) {
+        const std::string& name = run.run_name.function_name;
+        if (run.run_type == Run::RT_Aggregate || !speedup_.count(name) ||
+            !speedup_[name].from_median) {
+          speedup_[name] = {run.counters.at("int8_us").value, run.counters.at("f32_us").value,
+                            run.counters.at("speedup").value, run.run_type == Run::RT_Aggregate};
+        }
+      }
       if (run.error_occurred || !usable || run.counters.count("ratio") == 0) continue;
       const std::string& name = run.run_name.function_name;
       if (run.run_type == Run::RT_Iteration && paired_.count(name) && paired_[name].from_median) {
@@ -558,6 +600,8 @@ class PairedCollector : public ResultCollector {
     bool from_median = false;
   };
   const std::map<std::string, Paired>& paired() const { return paired_; }
+  /// int8_vs_f32/: int8 step (fused_us), f32 step (separate_us), f32 / int8 (ratio).
+  const std::map<std::string, Paired>& speedup() const { return speedup_; }
   /// Zero if the benchmark did not run.
   MeasuredTime time(const std::string& name) const {
     const auto all = times();
@@ -566,7 +610,7 @@ class PairedCollector : public ResultCollector {
   }
 
  private:
-  std::map<std::string, Paired> paired_;
+  std::map<std::string, Paired> paired_, speedup_;
 };
 
 // One line: a baseline against an alternative, real and CPU time, and the
@@ -618,6 +662,19 @@ void print_summary(const PairedCollector& c, std::ostream& out) {
         out << line;
       }
     }
+  }
+  out << "\nOne fused step, int8 against f32 weights (int8_vs_f32/): f32 / int8, median of "
+         "per-pair ratios\n";
+  std::snprintf(line, sizeof line, "%-18s %10s %10s %7s\n", "", "int8 us", "f32 us", "speedup");
+  out << line;
+  for (const auto& [name, p] : c.speedup()) {
+    const std::string key = name.substr(name.find('/') + 1);
+    std::snprintf(line, sizeof line, "%-18s %10.2f %10.2f %7.3f%s\n", key.c_str(), p.fused_us,
+                  p.separate_us, p.ratio,
+                  key == "lstm/1024"
+                      ? (p.ratio >= 1.8 ? "  target >= 1.8: pass" : "  target >= 1.8: FAIL")
+                      : "");
+    out << line;
   }
   print_header(out, "After the projections only: separate / fused", "fused", "separate");
   for (const char* cell : {"gru", "lstm"}) {

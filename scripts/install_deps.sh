@@ -19,6 +19,7 @@ packages=(
   ocl-icd-opencl-dev     # OpenCL, which Debian's oneDNN CMake package requires
   libxxhash-dev          # xxHash: XXH3-64, the model file checksum
   libutf8proc-dev        # utf8proc: Unicode data of the BERT tokenizer (tools/text)
+  libsentencepiece-dev   # SentencePiece: XLM-R's sentencepiece.bpe.model (tools/text)
   nlohmann-json3-dev     # JSON: safetensors headers and model configs (converter)
   libzip-dev             # zip archives: numpy .npz weights (converter)
   libcpp-httplib-dev     # HTTP server of the serving example (tools/serve)

@@ -3,7 +3,8 @@
 ///
 ///   auto model = normrt::Model::load("model.nrmt");          // once; shareable
 ///   auto session = normrt::Session::create(*model);           // one per thread/request stream
-///   session.value()->set_input("ids", ids.data(), ids.size() * sizeof(int32_t));
+///   session.value()->set_input("ids", normrt::ElementType::kI64, ids.data(),
+///                              normrt::TensorShape::of({ids.size()}));
 ///   session.value()->run();
 ///   auto embedding = session.value()->output("embedding");    // view, valid until the next run
 ///
@@ -15,6 +16,7 @@
 /// is wrong.
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -34,6 +36,14 @@ struct ModelOptions {
   bool fold_norm_affine = true;
 };
 
+/// The library's version, "major.minor.patch".
+const char* version();
+
+/// The element type of data handed to Session::set_input.
+enum class ElementType { kF32, kI32, kI64 };
+/// "f32", "i32", "i64".
+const char* element_type_name(ElementType type);
+
 /// A named graph input or output as the model declares it.
 struct TensorInfo {
   std::string name;
@@ -51,6 +61,13 @@ struct TensorShape {
   size_t operator[](size_t axis) const { return dims[axis]; }
   const size_t* begin() const { return dims; }
   const size_t* end() const { return dims + rank; }
+  /// {S} or {S, 48}: a shape from its dimensions (at most kMaxRank; more give rank 0).
+  static TensorShape of(std::initializer_list<size_t> dims) {
+    TensorShape shape;
+    if (dims.size() > kMaxRank) return shape;
+    for (size_t dim : dims) shape.dims[shape.rank++] = dim;
+    return shape;
+  }
 };
 
 /// A read-only view of a session's output, valid until its next run() or reset().
@@ -100,11 +117,17 @@ class Model {
 };
 
 struct SessionOptions {
-  /// Intra-op threads of this session (1: the calling thread only).
+  /// Intra-op threads of this session (0 or 1: the calling thread only), at
+  /// most max_session_threads(): more is an error, not a clamp.
   size_t threads = 1;
   /// Time every node (steady clock; adds ~50 ns a node).
   bool profile = false;
 };
+
+/// The most intra-op threads a Session accepts (1024, on any machine: a
+/// bound on absurd values such as 20,000, not a tuning advice — beyond the
+/// CPUs the process may use, threads only wait for each other).
+size_t max_session_threads();
 
 /// Time spent per node over the runs since the session was created or
 /// profile_reset() was called.
@@ -124,8 +147,23 @@ class Session {
   static Expected<std::unique_ptr<Session>> create(std::shared_ptr<const Model> model,
                                                    const SessionOptions& options = {});
 
-  /// Binds a graph input to caller memory (borrowed until run() returns).
-  /// `bytes` fixes the sequence length S for inputs whose shape has S.
+  /// Binds a graph input to described data: its element type and shape
+  /// (the input's, TensorInfo::shape, with S in [1, max_sequence_length()]).
+  ///  - The input's own type (f32 for f32, i32 for i32): borrowed until run()
+  ///    returns, no copy.
+  ///  - i64 for an i32 input (token ids as Hugging Face tokenizers and ONNX
+  ///    Runtime hold them): every value is checked to fit int32 (else an
+  ///    error naming the value and its index, and nothing is bound) and
+  ///    converted into the session's own buffer now, without allocating; the
+  ///    caller's buffer may change or go away at once.
+  ///  - Anything else is an error naming both types: data are never
+  ///    reinterpreted.
+  Status set_input(std::string_view name, ElementType type, const void* data,
+                   const TensorShape& shape);
+  /// Untyped: binds `bytes` of caller memory (borrowed until run() returns)
+  /// taken as the input's declared type (f32 or i32); `bytes` fixes S. An
+  /// int64 array passed here would be read as two int32 per value: give
+  /// int64 ids to the typed overload. Kept for compatibility.
   Status set_input(std::string_view name, const void* data, size_t bytes);
   /// Runs the graph on the bound inputs; then, if the model keeps state (RNN
   /// state, a KV cache), advances position() by S. A stateless model (an

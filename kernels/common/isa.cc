@@ -6,6 +6,9 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
 
 namespace normrt {
 namespace {
@@ -121,6 +124,59 @@ bool cpu_has_amx_bf16() {
   return (xcr0_lo & (3u << 17)) == (3u << 17);
 #else
   return false;
+#endif
+}
+
+const char* cpu_feature_name(CpuFeature feature) {
+  switch (feature) {
+    case CpuFeature::kNone:
+      return "none";
+    case CpuFeature::kAvx512Vnni:
+      return "avx512_vnni";
+    case CpuFeature::kAvxVnni:
+      return "avx_vnni";
+    case CpuFeature::kNeonDotProd:
+      return "asimddp";
+  }
+  return "unknown";
+}
+
+bool cpu_has(CpuFeature feature) {
+  switch (feature) {
+    case CpuFeature::kNone:
+      return true;
+#if defined(__x86_64__) || defined(__i386__)
+    case CpuFeature::kAvx512Vnni:
+      // CPUID.(7, 0):ECX bit 11; the zmm state is what cpu_can_run(kAvx512) checks.
+      return cpu_can_run(Isa::kAvx512) && __builtin_cpu_supports("avx512vnni");
+    case CpuFeature::kAvxVnni: {
+      // CPUID.(7, 1):EAX bit 4 (GCC 12's __builtin_cpu_supports has no "avxvnni").
+      unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+      if (!cpu_can_run(Isa::kAvx2) || !__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) {
+        return false;
+      }
+      return (eax & (1u << 4)) != 0;
+    }
+#endif
+#if defined(__aarch64__) && defined(__linux__)
+    case CpuFeature::kNeonDotProd:
+      return (getauxval(AT_HWCAP) & (1ul << 20)) != 0;  // HWCAP_ASIMDDP
+#endif
+    default:
+      return false;
+  }
+}
+
+const char* cpu_vendor() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const std::string vendor = [] {
+    unsigned eax = 0, words[3] = {0, 0, 0};
+    if (!__get_cpuid(0, &eax, &words[0], &words[2], &words[1])) return std::string();
+    return std::string(reinterpret_cast<const char*>(words), sizeof words);  // EBX, EDX, ECX
+  }();
+  return vendor.c_str();
+#else
+  return "";
 #endif
 }
 

@@ -43,6 +43,26 @@ bool cpu_has_avx512_bf16();
 /// to beat normrt's kernels; without it oneDNN runs a slower AVX-512 GEMM).
 bool cpu_has_amx_bf16();
 
+/// Extensions inside an ISA that some kernel variants need beyond it
+/// (LinearVariant::feature). Each is queried from the CPU (and OS) once.
+enum class CpuFeature {
+  kNone,         ///< nothing beyond the ISA
+  kAvx512Vnni,   ///< AVX-512 VNNI: vpdpbusd on zmm (inside Isa::kAvx512)
+  kAvxVnni,      ///< AVX-VNNI: VEX vpdpbusd on ymm (inside Isa::kAvx2)
+  kNeonDotProd,  ///< Armv8.2 dot product: sdot / udot (inside Isa::kNeon)
+};
+
+/// The name the Linux kernel gives the feature in /proc/cpuinfo: "avx512_vnni",
+/// "avx_vnni", "asimddp"; "none" for kNone.
+const char* cpu_feature_name(CpuFeature feature);
+
+/// True if this CPU (and OS) can execute the feature's instructions (kNone: true).
+bool cpu_has(CpuFeature feature);
+
+/// The CPUID vendor string ("GenuineIntel", "AuthenticAMD", ...); "" where
+/// there is none (not x86). For tuning choices that differ by vendor.
+const char* cpu_vendor();
+
 /// The ISA to use: NORMRT_ISA if set (validated), else the best runnable one.
 /// Resolved on first call and cached for the process.
 Expected<Isa> selected_isa();

@@ -2,7 +2,8 @@
 // Linear layer: y = x · Wᵀ + b, float32 activations, float32 accumulation.
 //
 //   x (m, k)   rows of activations, row stride x_stride floats
-//   W (n, k)   row-major, as PyTorch's nn.Linear stores it; float32 or bfloat16
+//   W (n, k)   row-major, as PyTorch's nn.Linear stores it; float32, bfloat16
+//              or int8 (per output channel, kernels/linear/linear_int8.h)
 //   b (n)      optional bias
 //   y (m, n)   row stride y_stride floats
 //
@@ -19,16 +20,22 @@
 // stays NaN (quiet). The kernels compute with the bf16 values widened exactly
 // to float, so their result is that of a float32 GEMV over the rounded weights.
 //
-// Accuracy contract (every variant, both weight types): for each output,
+// Accuracy contract (every f32 and bf16 variant): for each output,
 //   |y − y_exact| ≤ 1e-5 · (|b| + Σ_k |w_k·x_k|)
 // where y_exact is the exact result for the float (or bf16-rounded) weights.
 // The SIMD kernels sum in two levels (blocks of 128-256 k, then the block
 // sums), so the longest float chain is ~(128 + k/128) terms; measured errors
 // are 2e-7 to 1e-6 of Σ|w·x| for k up to 4097 (tests/kernels/test_linear_*).
+//
+// int8 weights quantize x per row at run time and accumulate in int32: the
+// result is exact for the quantized x and W up to the float rounding of the
+// dequantization (linear_int8.h states both contracts), so the same bound
+// holds with x and W replaced by their quantized values.
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "kernels/common/isa.h"
@@ -36,9 +43,9 @@
 
 namespace normrt {
 
-enum class WeightType { kF32, kBF16 };
+enum class WeightType { kF32, kBF16, kInt8 };
 
-/// "f32" or "bf16".
+/// "f32", "bf16" or "int8".
 const char* weight_type_name(WeightType type);
 
 /// Rounds to the nearest bfloat16, ties to even; NaN stays a (quiet) NaN.
@@ -59,6 +66,7 @@ struct LinearVariant {
   bool needs_avx512_bf16;  ///< additionally needs AVX-512 BF16 (vdpbf16ps)
   size_t panel_width;      ///< P: output columns per weight panel
   LinearKernel kernel;
+  CpuFeature feature = CpuFeature::kNone;  ///< additionally needs this extension of `isa`
 };
 
 /// Every variant compiled into this build, in order of preference within each
@@ -67,6 +75,22 @@ const std::vector<LinearVariant>& linear_variants();
 
 /// True if this CPU can run `variant`.
 bool linear_variant_runnable(const LinearVariant& variant);
+
+/// The variant pack_weights(.., type, isa) uses, and why, for the planner's
+/// log and for users asking why a kernel runs. The first runnable variant of
+/// (isa, type) in linear_variants(); if `isa` has none for `type` (int8 on an
+/// AVX-512 CPU without AVX512_VNNI, on AVX2 without AVX_VNNI it is the
+/// vpmaddubsw kernel, on NEON without the dot product), the best runnable one
+/// of a lower ISA of the same family. The reason names every variant passed
+/// over and the CPU feature it lacked.
+struct LinearVariantChoice {
+  const LinearVariant* variant = nullptr;
+  std::string reason;
+};
+/// An error if `isa` cannot run here or no variant of `type` runs at all.
+/// `runnable` replaces linear_variant_runnable (tests: a CPU without a feature).
+Expected<LinearVariantChoice> choose_linear_variant(
+    WeightType type, Isa isa, bool (*runnable)(const LinearVariant&) = linear_variant_runnable);
 
 /// Weights packed for one variant, in a 64-byte aligned buffer that it owns or
 /// borrows (borrow_packed_weights(): e.g. straight from a mapped model file).
@@ -102,8 +126,9 @@ class PackedWeights {
   std::shared_ptr<const std::byte> data_;
 };
 
-/// Packs float weights W (n, k), row-major, for the preferred variant of
-/// (isa, type) that this CPU runs. type kBF16 rounds them to bfloat16.
+/// Packs float weights W (n, k), row-major, for choose_linear_variant(type,
+/// isa). kBF16 rounds them to bfloat16; kInt8 quantizes each output channel
+/// (linear_int8.h; non-finite weights are an error).
 Expected<PackedWeights> pack_weights(const float* w, size_t n, size_t k, WeightType type, Isa isa);
 /// Packs for one variant (tests and benchmarks use this to reach every variant).
 Expected<PackedWeights> pack_weights(const float* w, size_t n, size_t k,
@@ -122,6 +147,8 @@ Expected<size_t> packed_weights_bytes(size_t n, size_t k, WeightType type, size_
 /// Uses `data`, already in `variant`'s packed layout (as pack_weights() writes
 /// it), without copying; `owner` keeps it alive. Requires 64-byte alignment
 /// and bytes == packed_weights_bytes(n, k, variant.type, variant.panel_width).
+/// int8 data is checked first (validate_int8_packed(): one read of the bytes):
+/// a corrupt column sum would otherwise give a wrong answer on one ISA only.
 Expected<PackedWeights> borrow_packed_weights(const void* data, size_t bytes, size_t n, size_t k,
                                               const LinearVariant& variant,
                                               std::shared_ptr<const void> owner);
@@ -129,6 +156,7 @@ Expected<PackedWeights> borrow_packed_weights(const void* data, size_t bytes, si
 /// The inverse of packing: writes W (n, k) row-major from data packed in
 /// panels of `panel_width` — floats for kF32, bfloat16 bits (uint16_t) for
 /// kBF16 — into `row_major` (n·k elements). `bytes` is checked as above.
+/// kInt8 (values and scales) has its own pair in linear_int8.h.
 Status unpack_weights(const void* data, size_t bytes, size_t n, size_t k, WeightType type,
                       size_t panel_width, void* row_major);
 

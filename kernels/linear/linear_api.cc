@@ -26,18 +26,34 @@ std::vector<LinearVariant> compiled_variants() {
        detail::linear_f32_scalar},
       {"bf16_gemv__scalar", WeightType::kBF16, Isa::kScalar, false, kScalarPanel,
        detail::linear_bf16_scalar},
+      {"int8_gemv__scalar", WeightType::kInt8, Isa::kScalar, false, kScalarPanel,
+       detail::linear_int8_scalar},
   };
+  // int8: the vpdpbusd / sdot kernels first; each needs a CPU extension, and
+  // choose_linear_variant() says which one it lacked when it falls back.
 #ifdef NORMRT_HAVE_AVX2
   v.push_back({"f32_gemv__avx2_p32", WeightType::kF32, Isa::kAvx2, false, kAvx2Panel,
                detail::linear_f32_avx2});
   v.push_back({"bf16_gemv__avx2_p32", WeightType::kBF16, Isa::kAvx2, false, kAvx2Panel,
                detail::linear_bf16_avx2});
 #endif
+#ifdef NORMRT_HAVE_AVXVNNI
+  v.push_back({"int8_gemv__avxvnni_p32", WeightType::kInt8, Isa::kAvx2, false, kAvx2Panel,
+               detail::linear_int8_avxvnni, CpuFeature::kAvxVnni});
+#endif
+#ifdef NORMRT_HAVE_AVX2
+  v.push_back({"int8_gemv__avx2_p32", WeightType::kInt8, Isa::kAvx2, false, kAvx2Panel,
+               detail::linear_int8_avx2});
+#endif
 #ifdef NORMRT_HAVE_AVX512
   v.push_back({"f32_gemv__avx512_p64", WeightType::kF32, Isa::kAvx512, false, kAvx512Panel,
                detail::linear_f32_avx512});
   v.push_back({"bf16_gemv__avx512_p64", WeightType::kBF16, Isa::kAvx512, false, kAvx512Panel,
                detail::linear_bf16_avx512});
+#endif
+#ifdef NORMRT_HAVE_AVX512VNNI
+  v.push_back({"int8_gemv__avx512vnni_p64", WeightType::kInt8, Isa::kAvx512, false, kAvx512Panel,
+               detail::linear_int8_avx512vnni, CpuFeature::kAvx512Vnni});
 #endif
 #ifdef NORMRT_HAVE_AVX512BF16
   v.push_back({"bf16_gemv__avx512bf16_p64_dot3", WeightType::kBF16, Isa::kAvx512, true,
@@ -48,6 +64,10 @@ std::vector<LinearVariant> compiled_variants() {
                detail::linear_f32_neon});
   v.push_back({"bf16_gemv__neon_p16", WeightType::kBF16, Isa::kNeon, false, kNeonPanel,
                detail::linear_bf16_neon});
+#endif
+#ifdef NORMRT_HAVE_NEON_DOTPROD
+  v.push_back({"int8_gemv__neondot_p16", WeightType::kInt8, Isa::kNeon, false, kNeonPanel,
+               detail::linear_int8_neon_dotprod, CpuFeature::kNeonDotProd});
 #endif
   return v;
 }
@@ -61,7 +81,17 @@ Extent span_of(const float* base, size_t first, size_t last) {
 
 }  // namespace
 
-const char* weight_type_name(WeightType type) { return type == WeightType::kF32 ? "f32" : "bf16"; }
+const char* weight_type_name(WeightType type) {
+  switch (type) {
+    case WeightType::kF32:
+      return "f32";
+    case WeightType::kBF16:
+      return "bf16";
+    case WeightType::kInt8:
+      return "int8";
+  }
+  return "invalid";
+}
 
 const std::vector<LinearVariant>& linear_variants() {
   static const std::vector<LinearVariant> variants = compiled_variants();
@@ -69,7 +99,44 @@ const std::vector<LinearVariant>& linear_variants() {
 }
 
 bool linear_variant_runnable(const LinearVariant& variant) {
-  return isa_runnable(variant.isa) && (!variant.needs_avx512_bf16 || cpu_has_avx512_bf16());
+  return isa_runnable(variant.isa) && (!variant.needs_avx512_bf16 || cpu_has_avx512_bf16()) &&
+         cpu_has(variant.feature);
+}
+
+Expected<LinearVariantChoice> choose_linear_variant(WeightType type, Isa isa,
+                                                    bool (*runnable)(const LinearVariant&)) {
+  if (Status s = check_isa_runnable(isa); !s) return s;
+  // `isa`, then the lower ISAs of its family: AVX-512 → AVX2 → scalar, NEON → scalar.
+  std::vector<Isa> order = {isa};
+  if (isa == Isa::kAvx512) order.push_back(Isa::kAvx2);
+  if (isa != Isa::kScalar) order.push_back(Isa::kScalar);
+  std::string passed;  // the variants passed over, and why
+  for (Isa candidate : order) {
+    for (const LinearVariant& v : linear_variants()) {
+      if (v.isa != candidate || v.type != type) continue;
+      if (runnable(v)) {
+        LinearVariantChoice choice;
+        choice.variant = &v;
+        choice.reason = std::string(v.name) + ": ";
+        if (!passed.empty()) choice.reason += "fallback; " + passed + "; ";
+        choice.reason += std::string("the best runnable ") + weight_type_name(type) +
+                         " kernel for " + isa_name(isa);
+        if (v.feature != CpuFeature::kNone) {
+          choice.reason += std::string(" (this CPU has ") + cpu_feature_name(v.feature) + ")";
+        }
+        return choice;
+      }
+      if (!passed.empty()) passed += "; ";
+      passed += std::string(v.name) + " needs " +
+                (v.feature != CpuFeature::kNone ? cpu_feature_name(v.feature)
+                 : v.needs_avx512_bf16          ? "avx512_bf16"
+                                                : isa_name(v.isa)) +
+                ", which this CPU lacks";
+    }
+  }
+  return Status::error(std::string("no runnable ") + weight_type_name(type) +
+                       " linear kernel for " + isa_name(isa) +
+                       (passed.empty() ? std::string(" in this build") : " (" + passed + ")"));
 }
 
 size_t linear_column_boundary(const PackedWeights& w, size_t column) {

@@ -16,6 +16,10 @@
 //                  bf16, ~1e-3 relative error); without AMX oneDNN runs
 //                  gemm:jit, 3.6-5.3x slower than normrt at m = 16 and 128
 //
+//   int8:          oneDNN's s8 matmul (bench_linear_int8, x quantized
+//                  beforehand and not timed) ÷ normrt: 1.04-1.13 at m = 1
+//                  beyond L2, 1.4-1.9 in L2, 0.79-1.03 at m = 32 and 128
+//
 // So normrt (it also computes column ranges for fused epilogues), except bf16
 // with m ≥ 16 on a CPU with AMX where the model accepts bf16 activations.
 
@@ -37,6 +41,11 @@ LinearBackendChoice choose_linear_backend(const LinearBackendQuery& q) {
     return {LinearBackend::kNormrt, "fused epilogue: needs normrt's column-range kernel"};
   }
   if (!q.onednn_available) return {LinearBackend::kNormrt, "oneDNN backend not built"};
+  if (q.type == WeightType::kInt8) {
+    return {LinearBackend::kNormrt,
+            "int8: OneDnnLinear has no int8 path (oneDNN's s8 matmul measured slower at m = 1, "
+            "on par at m >= 32, and it scales x per tensor, not per row)"};
+  }
   if (q.type == WeightType::kF32) {
     return {LinearBackend::kNormrt,
             "f32: normrt at the read floor for m = 1, within 3% of or faster than oneDNN at "

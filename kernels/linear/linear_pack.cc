@@ -5,16 +5,22 @@
 //   bf16:  panel[(k/2)·2P + 2c + (k mod 2)]     = W[p·P + c][k]   (uint16 units)
 //          i.e. one 32-bit word per (k pair, column), even k in the low half;
 //          an odd k is padded with a zero weight.
+//   int8:  groups of 4 k per 32-bit word, scales and column sums after the
+//          weights of each panel: kernels/linear/linear_int8.h (and
+//          linear_pack_int8.cc, which writes it).
 // Each panel is padded to a multiple of 64 bytes, so every panel (and, for
 // P ≥ 16, every k row of it) starts on a cache line.
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <vector>
 
+#include "kernels/linear/linear_int8.h"
 #include "kernels/linear/linear_variants.h"
 
 namespace normrt {
@@ -47,12 +53,20 @@ struct PanelGeometry {
 };
 
 Expected<PanelGeometry> panel_geometry(size_t n, size_t k, WeightType type, size_t p) {
-  const size_t element = type == WeightType::kF32 ? 4 : 2;
-  const size_t k_rows = type == WeightType::kF32 ? k : k + (k & 1);  // bf16: whole pairs
+  const size_t element = type == WeightType::kF32 ? 4 : type == WeightType::kBF16 ? 2 : 1;
+  // bf16: whole pairs; int8: whole groups of 4, and 8 bytes per column for
+  // the scale and column sum.
+  const size_t k_rows = type == WeightType::kF32    ? k
+                        : type == WeightType::kBF16 ? k + (k & 1)
+                                                    : (k + 3) / 4 * 4 + 8;
   const size_t max = std::numeric_limits<size_t>::max();
   if (n == 0 || k == 0 || p == 0 || k_rows > max / p / element - kPanelAlign) {
     return Status::error("packed weights: invalid shape " + std::to_string(n) + " x " +
                          std::to_string(k) + " with panels of " + std::to_string(p));
+  }
+  if (type == WeightType::kInt8 && k > kInt8MaxK) {
+    return Status::error("packed weights: int8 k = " + std::to_string(k) + " exceeds " +
+                         std::to_string(kInt8MaxK) + " (int32 accumulation could overflow)");
   }
   const size_t panel_bytes = (k_rows * p * element + kPanelAlign - 1) / kPanelAlign * kPanelAlign;
   const size_t panels = (n + p - 1) / p;
@@ -104,6 +118,28 @@ class PackedWeightsBuilder {
     return packed;
   }
 
+  // Quantized weights q (n, k) and their scales, in the int8 layout.
+  static Expected<PackedWeights> pack_int8(const LinearVariant& variant, size_t n, size_t k,
+                                           const int8_t* q, const float* scales) {
+    Expected<size_t> bytes = packed_weights_bytes(n, k, WeightType::kInt8, variant.panel_width);
+    if (!bytes) return bytes.status();
+    auto* memory = static_cast<std::byte*>(std::aligned_alloc(kPanelAlign, *bytes));
+    if (memory == nullptr) {
+      return Status::error("pack_weights: cannot allocate " + std::to_string(*bytes) + " bytes");
+    }
+    std::shared_ptr<const std::byte> owned(
+        memory, [](const std::byte* m) { std::free(const_cast<std::byte*>(m)); });
+    Status s = pack_weights_int8_into(q, scales, n, k, variant.panel_width, memory, *bytes);
+    if (!s) return s;
+    PackedWeights packed;
+    packed.variant_ = &variant;
+    packed.n_ = n;
+    packed.k_ = k;
+    packed.panel_bytes_ = detail::int8_panel_bytes(k, variant.panel_width);
+    packed.data_ = std::move(owned);
+    return packed;
+  }
+
   static Expected<PackedWeights> borrow(const void* data, size_t bytes, size_t n, size_t k,
                                         const LinearVariant& variant,
                                         std::shared_ptr<const void> owner) {
@@ -117,6 +153,10 @@ class PackedWeightsBuilder {
     }
     if (data == nullptr || reinterpret_cast<uintptr_t>(data) % kPanelAlign != 0) {
       return Status::error("borrow_packed_weights: data must be 64-byte aligned and not null");
+    }
+    if (variant.type == WeightType::kInt8) {
+      Status valid = validate_int8_packed(data, bytes, n, k, variant.panel_width);
+      if (!valid) return Status::error("borrow_packed_weights: " + valid.message());
     }
     PackedWeights packed;
     packed.variant_ = &variant;
@@ -150,16 +190,11 @@ Status check_pack_args(const void* w, size_t n, size_t k, const LinearVariant& v
   return Status::ok();
 }
 
-// The preferred runnable variant of (isa, type): the first in linear_variants().
+// The variant choose_linear_variant() picks for (isa, type).
 Expected<const LinearVariant*> variant_for(Isa isa, WeightType type) {
-  if (Status runnable = check_isa_runnable(isa); !runnable) {
-    return Status::error("pack_weights: " + runnable.message());
-  }
-  for (const LinearVariant& v : linear_variants()) {
-    if (v.isa == isa && v.type == type && linear_variant_runnable(v)) return &v;
-  }
-  return Status::error(std::string("pack_weights: no ") + weight_type_name(type) +
-                       " linear kernel for " + isa_name(isa));
+  Expected<LinearVariantChoice> choice = choose_linear_variant(type, isa);
+  if (!choice) return Status::error("pack_weights: " + choice.status().message());
+  return choice->variant;
 }
 
 }  // namespace
@@ -170,6 +205,22 @@ Expected<PackedWeights> pack_weights(const float* w, size_t n, size_t k,
   if (variant.type == WeightType::kF32) {
     return PackedWeightsBuilder::pack<float>(variant, n, k,
                                              [&](size_t c, size_t i) { return w[c * k + i]; });
+  }
+  if (variant.type == WeightType::kInt8) {
+    if (Expected<size_t> bytes = packed_weights_bytes(n, k, WeightType::kInt8, 1); !bytes) {
+      return Status::error("pack_weights: " + bytes.status().message());
+    }
+    std::vector<int8_t> q(n * k);
+    std::vector<float> scales(n);
+    for (size_t c = 0; c < n; ++c) {
+      scales[c] = quantize_int8(w + c * k, k, q.data() + c * k);
+      if (std::isnan(scales[c])) {
+        return Status::error("pack_weights: row " + std::to_string(c) +
+                             " of W holds an infinity or NaN (int8 quantization needs finite "
+                             "weights)");
+      }
+    }
+    return PackedWeightsBuilder::pack_int8(variant, n, k, q.data(), scales.data());
   }
   return PackedWeightsBuilder::pack<uint16_t>(
       variant, n, k, [&](size_t c, size_t i) { return bf16_from_float(w[c * k + i]); });
@@ -190,6 +241,9 @@ Expected<PackedWeights> borrow_packed_weights(const void* data, size_t bytes, si
 
 Status unpack_weights(const void* data, size_t bytes, size_t n, size_t k, WeightType type,
                       size_t panel_width, void* row_major) {
+  if (type == WeightType::kInt8) {
+    return Status::error("unpack_weights: int8 weights have scales: use unpack_weights_int8");
+  }
   Expected<PanelGeometry> geometry = panel_geometry(n, k, type, panel_width);
   if (!geometry) return geometry.status();
   if (bytes != geometry->panels * geometry->panel_bytes) {
@@ -211,6 +265,9 @@ Status unpack_weights(const void* data, size_t bytes, size_t n, size_t k, Weight
 
 Status pack_weights_into(const void* row_major, size_t n, size_t k, WeightType type,
                          size_t panel_width, void* packed, size_t bytes) {
+  if (type == WeightType::kInt8) {
+    return Status::error("pack_weights_into: int8 weights have scales: use pack_weights_int8_into");
+  }
   Expected<PanelGeometry> geometry = panel_geometry(n, k, type, panel_width);
   if (!geometry) return geometry.status();
   if (bytes != geometry->panels * geometry->panel_bytes) {
@@ -242,6 +299,20 @@ Expected<PackedWeights> pack_weights_bf16(const uint16_t* w, size_t n, size_t k,
   if (Status s = check_pack_args(w, n, k, variant, WeightType::kBF16); !s) return s;
   return PackedWeightsBuilder::pack<uint16_t>(variant, n, k,
                                               [&](size_t c, size_t i) { return w[c * k + i]; });
+}
+
+Expected<PackedWeights> pack_weights_int8(const int8_t* q, const float* scales, size_t n, size_t k,
+                                          const LinearVariant& variant) {
+  if (Status s = check_pack_args(q, n, k, variant, WeightType::kInt8); !s) return s;
+  if (scales == nullptr) return Status::error("pack_weights_int8: scales is null");
+  return PackedWeightsBuilder::pack_int8(variant, n, k, q, scales);
+}
+
+Expected<PackedWeights> pack_weights_int8(const int8_t* q, const float* scales, size_t n, size_t k,
+                                          Isa isa) {
+  Expected<const LinearVariant*> variant = variant_for(isa, WeightType::kInt8);
+  if (!variant) return variant.status();
+  return pack_weights_int8(q, scales, n, k, **variant);
 }
 
 Expected<PackedWeights> pack_weights_bf16(const uint16_t* w, size_t n, size_t k, Isa isa) {

@@ -4,6 +4,7 @@
 // translation unit, compiled with that ISA's flags.
 
 #include <cstddef>
+#include <cstdint>
 
 #include "kernels/linear/linear.h"
 
@@ -54,5 +55,38 @@ void linear_bf16_avx512(const LinearArgs& args);
 void linear_bf16_avx512bf16(const LinearArgs& args);
 void linear_f32_neon(const LinearArgs& args);
 void linear_bf16_neon(const LinearArgs& args);
+
+// int8 weights (linear_int8.h). The same panel widths; the layout's geometry:
+/// Bytes of one packed int8 panel of `panel_width` columns over k.
+size_t int8_panel_bytes(size_t k, size_t panel_width);
+
+void linear_int8_scalar(const LinearArgs& args);
+void linear_int8_avx2(const LinearArgs& args);          // vpmaddubsw + vpmaddwd
+void linear_int8_avxvnni(const LinearArgs& args);       // VEX vpdpbusd, ymm
+void linear_int8_avx512vnni(const LinearArgs& args);    // vpdpbusd, zmm
+void linear_int8_neon_dotprod(const LinearArgs& args);  // sdot
+
+/// How one row of values quantizes (linear_int8.h), from the bit pattern of
+/// max |v| (the sign bit cleared: a NaN compares above infinity, above every
+/// finite value). zero: every q is 0, scale 0 or NaN (not finite).
+struct Int8RowScale {
+  float scale = 0.0f;    ///< max|v| / 127, or 0, or NaN
+  float inverse = 0.0f;  ///< 127 / max|v|: q = rne(v · inverse)
+  bool zero = true;
+};
+Int8RowScale int8_row_scale(uint32_t max_abs_bits);
+
+/// Whether the int8 kernels prefetch weights streaming from beyond L2 in
+/// software (m = 1), resolved once. Off on AMD: on Zen 4 it cost the int8
+/// GEMV 9-16% (and a plain read loop 5-12%), the hardware prefetcher alone
+/// being faster. On by default elsewhere: on Sapphire Rapids the hardware
+/// prefetcher alone left bandwidth unused (float kernels, linear_simd.h).
+/// NORMRT_LINEAR_PREFETCH=0 or 1 overrides it (for measurements).
+bool int8_stream_prefetch();
+
+/// At least `bytes` of 64-byte aligned scratch owned by the calling thread,
+/// for a kernel call's quantized x. It grows (allocates) only when a call
+/// needs more than any earlier call on this thread; it is not reentrant.
+std::byte* int8_thread_scratch(size_t bytes);
 
 }  // namespace normrt::detail

@@ -101,8 +101,9 @@ class LnGruCell {
 };
 
 /// Packs and prepares a cell for `isa` (which must be runnable here) and
-/// weight type (kBF16 rounds the matrices to bfloat16; gains and biases stay
-/// float). Errors name the offending field: sizes of 0, null matrices, gains
+/// weight type (kBF16 rounds the matrices to bfloat16, kInt8 quantizes them
+/// per output channel and h_{t−1} and x_t per step, linear_int8.h; gains and
+/// biases stay float). Errors name the offending field: sizes of 0, null matrices, gains
 /// without normalization, invalid NormParams (including pRMSNorm with
 /// ⌊p·n⌋ = 0 for n = 2H or H).
 Expected<LnGruCell> make_ln_gru_cell(const LnGruWeights& weights, WeightType type, Isa isa);

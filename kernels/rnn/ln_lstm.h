@@ -110,8 +110,9 @@ class LnLstmCell {
 };
 
 /// Packs and prepares a cell for `isa` (which must be runnable here) and
-/// weight type (kBF16 rounds W_x and W_h to bfloat16; gains and biases stay
-/// float). Errors name the offending field: sizes of 0, null matrices, a gain
+/// weight type (kBF16 rounds W_x and W_h to bfloat16, kInt8 quantizes them
+/// per output channel and h_{t−1} and x_t per step, linear_int8.h; gains and
+/// biases stay float). Errors name the offending field: sizes of 0, null matrices, a gain
 /// or a c_t bias on a disabled normalization, invalid NormParams (including
 /// pRMSNorm with ⌊p·n⌋ = 0 for n = 4H or H).
 Expected<LnLstmCell> make_ln_lstm_cell(const LnLstmWeights& weights, WeightType type, Isa isa);

@@ -1,12 +1,12 @@
 // The C API (include/normrt/normrt.h) over the C++ one. Every entry point
 // catches everything, so no exception crosses the C boundary, and records
 // its error in a thread-local string.
-#include "normrt/normrt.h"
-
+#include <cstring>
 #include <new>
 #include <string>
 #include <utility>
 
+#include "normrt/normrt.h"
 #include "normrt/normrt.hpp"
 
 struct normrt_model {
@@ -43,11 +43,86 @@ normrt_status null_argument(const char* function, const char* argument) {
   return fail(NORMRT_INVALID_ARGUMENT, std::string(function) + ": " + argument + " is null");
 }
 
+// Reads a caller's options struct into *out (which holds the defaults) by
+// its struct_size: all of this version's fields must be there; a larger
+// struct (a newer header) may only carry zeros beyond them, since a nonzero
+// byte would be an option this library would silently ignore.
+template <class Options>
+normrt_status read_options(const Options* given, Options* out, const char* function,
+                           const char* type, const char* init) {
+  if (given == nullptr) return NORMRT_OK;
+  const size_t size = given->struct_size;
+  if (size < sizeof(Options))
+    return fail(NORMRT_INVALID_ARGUMENT,
+                std::string(function) + ": options->struct_size = " + std::to_string(size) +
+                    ", expected sizeof(" + type + ") = " + std::to_string(sizeof(Options)) +
+                    " (initialize the options with " + init + ")");
+  const auto* bytes = reinterpret_cast<const unsigned char*>(given);
+  for (size_t i = sizeof(Options); i < size; ++i)
+    if (bytes[i] != 0)
+      return fail(NORMRT_INVALID_ARGUMENT,
+                  std::string(function) + ": the options (" + std::to_string(size) +
+                      " bytes) set fields beyond the " + std::to_string(sizeof(Options)) +
+                      " bytes of " + type + " that normrt " + normrt_version() + " knows");
+  std::memcpy(out, given, sizeof(Options));
+  return NORMRT_OK;
+}
+
+normrt_dtype to_c_dtype(const std::string& dtype) {
+  if (dtype == "f32") return NORMRT_DTYPE_F32;
+  if (dtype == "i32") return NORMRT_DTYPE_I32;
+  return NORMRT_DTYPE_INVALID;
+}
+
+// Fills the caller's info struct (by its struct_size) from `tensor`.
+normrt_status write_info(const normrt::TensorInfo* tensor, size_t max_length,
+                         normrt_tensor_info* info, const char* function) {
+  if (info == nullptr) return null_argument(function, "info");
+  if (tensor == nullptr)
+    return fail(NORMRT_INVALID_ARGUMENT, std::string(function) + ": index out of range");
+  if (info->struct_size < sizeof(normrt_tensor_info))
+    return fail(NORMRT_INVALID_ARGUMENT,
+                std::string(function) + ": info->struct_size = " +
+                    std::to_string(info->struct_size) + ", expected sizeof(normrt_tensor_info) = " +
+                    std::to_string(sizeof(normrt_tensor_info)) + " (NORMRT_TENSOR_INFO_INIT)");
+  normrt_tensor_info filled = NORMRT_TENSOR_INFO_INIT;
+  filled.struct_size = info->struct_size;
+  filled.name = tensor->name.c_str();
+  filled.dtype = to_c_dtype(tensor->dtype);
+  filled.rank = tensor->shape.size();
+  for (size_t i = 0; i < tensor->shape.size() && i < NORMRT_MAX_RANK; ++i)
+    filled.shape[i] = tensor->shape[i] < 0 ? NORMRT_SEQUENCE_DIM : tensor->shape[i];
+  filled.max_sequence_length = max_length;
+  std::memcpy(info, &filled, sizeof filled);
+  return NORMRT_OK;
+}
+
+const normrt::TensorInfo* at(const std::vector<normrt::TensorInfo>& list, size_t index) {
+  return index < list.size() ? &list[index] : nullptr;
+}
+
 }  // namespace
 
 extern "C" {
 
 const char* normrt_last_error(void) { return last_error.c_str(); }
+
+size_t normrt_max_threads(void) { return normrt::max_session_threads(); }
+
+const char* normrt_dtype_name(normrt_dtype dtype) {
+  switch (dtype) {
+    case NORMRT_DTYPE_F32:
+      return "f32";
+    case NORMRT_DTYPE_I32:
+      return "i32";
+    case NORMRT_DTYPE_I64:
+      return "i64";
+    case NORMRT_DTYPE_INVALID:
+    case NORMRT_DTYPE_FORCE_INT:
+      break;
+  }
+  return "invalid";
+}
 
 const char* normrt_status_name(normrt_status status) {
   switch (status) {
@@ -73,12 +148,15 @@ normrt_status normrt_model_load(const char* path, const normrt_model_options* op
     if (path == nullptr) return null_argument("normrt_model_load", "path");
     if (model == nullptr) return null_argument("normrt_model_load", "model");
     *model = nullptr;
+    normrt_model_options given = NORMRT_MODEL_OPTIONS_INIT;
+    if (normrt_status s = read_options(options, &given, "normrt_model_load", "normrt_model_options",
+                                       "NORMRT_MODEL_OPTIONS_INIT");
+        s != NORMRT_OK)
+      return s;
     normrt::ModelOptions cpp_options;
-    if (options != nullptr) {
-      cpp_options.isa = options->isa == nullptr ? "" : options->isa;
-      cpp_options.fuse = options->fuse != 0;
-      cpp_options.fold_norm_affine = options->fold_norm_affine != 0;
-    }
+    cpp_options.isa = given.isa == nullptr ? "" : given.isa;
+    cpp_options.fuse = given.fuse != 0;
+    cpp_options.fold_norm_affine = given.fold_norm_affine != 0;
     auto loaded = normrt::Model::load(path, cpp_options);
     if (!loaded) return fail(NORMRT_LOAD_FAILED, loaded.status().message());
     *model = new normrt_model{std::move(loaded).value()};
@@ -103,6 +181,28 @@ const char* normrt_model_output_name(const normrt_model* model, size_t index) {
   return model->model->outputs()[index].name.c_str();
 }
 
+normrt_status normrt_model_input_info(const normrt_model* model, size_t index,
+                                      normrt_tensor_info* info) {
+  return guarded([&] {
+    if (model == nullptr) return null_argument("normrt_model_input_info", "model");
+    return write_info(at(model->model->inputs(), index), model->model->max_sequence_length(), info,
+                      "normrt_model_input_info");
+  });
+}
+
+normrt_status normrt_model_output_info(const normrt_model* model, size_t index,
+                                       normrt_tensor_info* info) {
+  return guarded([&] {
+    if (model == nullptr) return null_argument("normrt_model_output_info", "model");
+    return write_info(at(model->model->outputs(), index), model->model->max_sequence_length(), info,
+                      "normrt_model_output_info");
+  });
+}
+
+size_t normrt_model_max_sequence_length(const normrt_model* model) {
+  return model == nullptr ? 0 : model->model->max_sequence_length();
+}
+
 normrt_status normrt_session_create(const normrt_model* model,
                                     const normrt_session_options* options,
                                     normrt_session** session) {
@@ -110,11 +210,14 @@ normrt_status normrt_session_create(const normrt_model* model,
     if (model == nullptr) return null_argument("normrt_session_create", "model");
     if (session == nullptr) return null_argument("normrt_session_create", "session");
     *session = nullptr;
+    normrt_session_options given = NORMRT_SESSION_OPTIONS_INIT;
+    if (normrt_status s = read_options(options, &given, "normrt_session_create",
+                                       "normrt_session_options", "NORMRT_SESSION_OPTIONS_INIT");
+        s != NORMRT_OK)
+      return s;
     normrt::SessionOptions cpp_options;
-    if (options != nullptr) {
-      cpp_options.threads = options->threads == 0 ? 1 : options->threads;
-      cpp_options.profile = options->profile != 0;
-    }
+    cpp_options.threads = given.threads == 0 ? 1 : given.threads;
+    cpp_options.profile = given.profile != 0;
     auto created = normrt::Session::create(model->model, cpp_options);
     if (!created) return fail(NORMRT_INVALID_ARGUMENT, created.status().message());
     *session = new normrt_session{std::move(created).value()};
@@ -130,6 +233,41 @@ normrt_status normrt_session_set_input(normrt_session* session, const char* name
     if (session == nullptr) return null_argument("normrt_session_set_input", "session");
     if (name == nullptr) return null_argument("normrt_session_set_input", "name");
     normrt::Status status = session->session->set_input(name, data, bytes);
+    return status ? NORMRT_OK : fail(NORMRT_INVALID_ARGUMENT, status.message());
+  });
+}
+
+normrt_status normrt_session_set_input_typed(normrt_session* session, const char* name,
+                                             normrt_dtype dtype, const void* data,
+                                             const size_t* shape, size_t rank) {
+  return guarded([&] {
+    const char* function = "normrt_session_set_input_typed";
+    if (session == nullptr) return null_argument(function, "session");
+    if (name == nullptr) return null_argument(function, "name");
+    if (shape == nullptr && rank > 0) return null_argument(function, "shape");
+    if (rank > NORMRT_MAX_RANK)
+      return fail(NORMRT_INVALID_ARGUMENT, std::string(function) + ": rank " +
+                                               std::to_string(rank) + " exceeds NORMRT_MAX_RANK");
+    normrt::ElementType type;
+    switch (dtype) {
+      case NORMRT_DTYPE_F32:
+        type = normrt::ElementType::kF32;
+        break;
+      case NORMRT_DTYPE_I32:
+        type = normrt::ElementType::kI32;
+        break;
+      case NORMRT_DTYPE_I64:
+        type = normrt::ElementType::kI64;
+        break;
+      default:
+        return fail(NORMRT_INVALID_ARGUMENT, std::string(function) + ": dtype " +
+                                                 std::to_string(static_cast<int>(dtype)) +
+                                                 " is not a normrt_dtype");
+    }
+    normrt::TensorShape cpp_shape;
+    cpp_shape.rank = rank;
+    for (size_t i = 0; i < rank; ++i) cpp_shape.dims[i] = shape[i];
+    normrt::Status status = session->session->set_input(name, type, data, cpp_shape);
     return status ? NORMRT_OK : fail(NORMRT_INVALID_ARGUMENT, status.message());
   });
 }

@@ -1,5 +1,5 @@
-// The Session API around the run loop: binding inputs, reading outputs,
-// resetting state, the profile.
+// The Session API around the run loop: reading outputs, resetting state, the
+// profile (binding inputs: session_inputs.cc).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -34,39 +34,6 @@ Expected<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> 
   Expected<std::unique_ptr<Impl>> impl = make_session_impl(std::move(model), options);
   if (!impl) return impl.status();
   return std::unique_ptr<Session>(new Session(std::move(impl).value()));
-}
-
-Status Session::set_input(std::string_view name, const void* data, size_t bytes) {
-  const Graph& graph = impl_->compiled->graph;
-  for (size_t i = 0; i < graph.inputs.size(); ++i) {
-    TensorId id = graph.inputs[i];
-    const Tensor& tensor = graph.tensors[id];
-    if (tensor.name != name) continue;
-    if (data == nullptr) return Status::error("set_input: '" + tensor.name + "': data is null");
-    // unit: the bytes of one step of S (of the whole input if it has no S).
-    const size_t unit = shape_elements(tensor.shape, 1) * data_type_size(tensor.dtype);
-    const bool has_sequence = has_sequence_dim(tensor.shape);
-    const size_t max_length = has_sequence ? static_cast<size_t>(graph.max_sequence_length) : 1;
-    const bool fits = unit == 0 ? bytes == 0 && !has_sequence
-                                : bytes != 0 && bytes % unit == 0 && bytes / unit <= max_length;
-    if (!fits) {
-      std::string expected = has_sequence ? "S × " + std::to_string(unit) + " bytes with 1 ≤ S ≤ " +
-                                                std::to_string(max_length)
-                                          : std::to_string(unit) + " bytes";
-      return Status::error("set_input: '" + tensor.name + "' " + shape_string(tensor.shape) + " " +
-                           data_type_name(tensor.dtype) + ": expected " + expected + ", got " +
-                           std::to_string(bytes) + " bytes");
-    }
-    TensorView view = impl_->views[id];
-    view.data = static_cast<std::byte*>(const_cast<void*>(data));  // kernels never write inputs
-    impl_->publish(id, view);
-    impl_->bound_length[i] = has_sequence ? bytes / unit : 0;
-    return Status::ok();
-  }
-  std::string known;
-  for (TensorId id : graph.inputs) known += (known.empty() ? "" : ", ") + graph.tensors[id].name;
-  return Status::error("set_input: the model has no input '" + std::string(name) +
-                       "' (inputs: " + known + ")");
 }
 
 Expected<TensorRef> Session::output(std::string_view name) const {

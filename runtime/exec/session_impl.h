@@ -46,6 +46,9 @@ struct Session::Impl {
   /// Per graph input: the S of the data set_input() bound (0 if the input's
   /// shape has no S).
   std::vector<size_t> bound_length;
+  /// Per graph input: for an i32 input, room for its elements at the largest
+  /// S, where set_input() converts i64 data (empty for other inputs).
+  std::vector<AlignedBytes> converted_inputs;
   size_t sequence_length = 1;  ///< S the views currently carry
   size_t position = 0;
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "runtime/exec/session_impl.h"
+#include "runtime/exec/thread_limit.h"
 
 namespace normrt {
 namespace {
@@ -77,6 +78,7 @@ void Session::Impl::set_sequence_length(size_t length) {
 Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const Model> model,
                                                            const SessionOptions& options) {
   if (model == nullptr) return Status::error("Session::create: the model is null");
+  if (Status s = check_session_threads(options.threads); !s) return s;
   auto impl = std::make_unique<Session::Impl>();
   const Model::Impl& compiled = model->impl();
   impl->compiled = &compiled;
@@ -109,6 +111,13 @@ Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const
     impl->profile.push_back({node.name, op_type_name(node.op), std::string(op_norm_kind(node)), 0, 0});
   }
   impl->bound_length.assign(graph.inputs.size(), 0);
+  for (TensorId id : graph.inputs) {
+    const Tensor& input = graph.tensors[id];
+    const size_t elements = shape_elements(input.shape, graph.max_sequence_length);
+    impl->converted_inputs.push_back(input.dtype == DataType::kI32
+                                         ? allocate_aligned(elements * sizeof(int32_t))
+                                         : AlignedBytes());
+  }
   impl->profiling = options.profile;
   if (options.threads > 1) impl->pool = std::make_unique<ThreadPool>(options.threads);
   return impl;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 namespace normrt::testing {
@@ -70,6 +71,30 @@ float oracle_bf16_round(float value) {
   return ((bits >> 16) & 1u) == 0 ? down : up;  // tie: the even one
 }
 
+OracleInt8Row oracle_quantize_int8(const float* v, size_t count) {
+  OracleInt8Row row;
+  row.q.assign(count, 0);
+  float max_abs = 0.0f;
+  bool finite = true;
+  for (size_t i = 0; i < count; ++i) {
+    finite = finite && std::isfinite(v[i]);
+    max_abs = std::max(max_abs, std::fabs(v[i]));
+  }
+  if (!finite) {
+    row.scale = std::numeric_limits<float>::quiet_NaN();
+    return row;
+  }
+  if (max_abs < 127.0f * std::numeric_limits<float>::min()) return row;  // counts as zero
+  row.scale = max_abs / 127.0f;
+  const float inverse = 127.0f / max_abs;
+  for (size_t i = 0; i < count; ++i) {
+    const float product = v[i] * inverse;  // one float product, then ties-to-even
+    const float rounded = std::nearbyint(product);
+    row.q[i] = static_cast<int8_t>(std::clamp(rounded, -127.0f, 127.0f));
+  }
+  return row;
+}
+
 LinearProblem make_problem(size_t m, size_t n, size_t k, WeightType type, bool with_bias,
                            uint32_t seed) {
   LinearProblem p;
@@ -92,6 +117,25 @@ LinearProblem make_problem(size_t m, size_t n, size_t k, WeightType type, bool w
   }
   p.expected.assign(m * n, 0.0);
   p.scale.assign(m * n, 0.0);
+  if (type == WeightType::kInt8) {
+    std::vector<OracleInt8Row> wq, xq;
+    for (size_t c = 0; c < n; ++c) wq.push_back(oracle_quantize_int8(&p.w[c * k], k));
+    for (size_t r = 0; r < m; ++r) xq.push_back(oracle_quantize_int8(&p.x[r * k], k));
+    for (size_t r = 0; r < m; ++r) {
+      for (size_t c = 0; c < n; ++c) {
+        int64_t acc = 0, magnitude = 0;
+        for (size_t i = 0; i < k; ++i) {
+          acc += xq[r].q[i] * wq[c].q[i];
+          magnitude += std::abs(xq[r].q[i] * wq[c].q[i]);
+        }
+        const double s = static_cast<double>(xq[r].scale) * wq[c].scale;
+        const double b = with_bias ? p.bias[c] : 0.0;
+        p.expected[r * n + c] = static_cast<double>(acc) * s + b;
+        p.scale[r * n + c] = static_cast<double>(magnitude) * s + std::fabs(b);
+      }
+    }
+    return p;
+  }
   for (size_t r = 0; r < m; ++r) {
     for (size_t c = 0; c < n; ++c) {
       double sum = with_bias ? p.bias[c] : 0.0;

@@ -33,6 +33,14 @@ bool linear_quick_mode();
 /// neighbours in double, ties to the even one), independent of the library's.
 float oracle_bf16_round(float value);
 
+/// int8 quantization of one row by the formula of kernels/linear/linear_int8.h,
+/// written out independently of the library: q (count) and the scale.
+struct OracleInt8Row {
+  std::vector<int8_t> q;
+  float scale = 0.0f;
+};
+OracleInt8Row oracle_quantize_int8(const float* v, size_t count);
+
 /// A linear problem, stored densely: W (n, k) row-major as the file holds it.
 struct LinearProblem {
   size_t m = 1, n = 0, k = 0;
@@ -40,8 +48,9 @@ struct LinearProblem {
   std::vector<float> w;     ///< (n, k), float
   std::vector<float> x;     ///< (m, k)
   std::vector<float> bias;  ///< (n) or empty
-  /// Oracle: exact (double) result over the float or bf16-rounded weights,
-  /// and the scale Σ|w·x| + |b| of each output, (m, n).
+  /// Oracle: exact (double) result over the float or bf16-rounded weights
+  /// (int8: over the quantized weights and the quantized rows of x), and the
+  /// scale Σ|w·x| + |b| of each output over the same values, (m, n).
   std::vector<double> expected, scale;
 };
 

@@ -77,7 +77,7 @@ TEST_SUITE("fused_linear") {
     // (variant, norm, activation, layout) combinations seen, to prove coverage.
     std::set<std::tuple<std::string, int, int, int>> seen;
     size_t shapes = 0;
-    for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
+    for (WeightType type : {WeightType::kF32, WeightType::kBF16, WeightType::kInt8}) {
       size_t index = 0;  // the shape's number: picks its epilogue and placement
       for (size_t gi = 0; gi < groups.size(); ++gi) {
         const ShapeGroup& g = groups[gi];
@@ -166,7 +166,7 @@ TEST_SUITE("fused_linear") {
     }
     Failures failures;
     double worst_y = 0, worst_sum = 0;
-    for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
+    for (WeightType type : {WeightType::kF32, WeightType::kBF16, WeightType::kInt8}) {
       for (size_t m : {1, 7}) {
         const FusedProblem problem =
             make_fused_problem(m, n, k, type, static_cast<uint32_t>(77 + m));

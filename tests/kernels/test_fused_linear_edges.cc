@@ -55,7 +55,7 @@ TEST_SUITE("fused_linear") {
     const ParallelThresholdScope force_parallel(0);
     ThreadPool pool(2);
     const size_t n = 1000, k = 257;
-    for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
+    for (WeightType type : {WeightType::kF32, WeightType::kBF16, WeightType::kInt8}) {
       for (size_t m : {1, 3}) {
         FusedProblem problem = make_fused_problem(m, n, k, type, 41);
         // Identical weight rows and a constant bias: every column of a row
@@ -106,7 +106,7 @@ TEST_SUITE("fused_linear") {
 
   TEST_CASE("rows whose squares overflow or underflow a float take the double path, accurately") {
     const size_t n = 1000, k = 257;
-    for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
+    for (WeightType type : {WeightType::kF32, WeightType::kBF16, WeightType::kInt8}) {
       for (float x_scale : {1e24f, 1e-24f}) {
         for (size_t m : {1, 3}) {
           // m = 3: the middle row is scaled, its neighbours are ordinary.
@@ -136,7 +136,7 @@ TEST_SUITE("fused_linear") {
 
   TEST_CASE("layer_norm of rows with |mean| >> sigma matches the reference") {
     const size_t n = 1000, k = 257;
-    for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
+    for (WeightType type : {WeightType::kF32, WeightType::kBF16, WeightType::kInt8}) {
       for (size_t m : {1, 3}) {
         FusedProblem problem = make_fused_problem(m, n, k, type, 47);
         // t ≈ 3e4 + O(20): E[t²] − E[t]² would lose ~21 of 24 bits in float.
@@ -156,7 +156,7 @@ TEST_SUITE("fused_linear") {
 
   TEST_CASE("a NaN in x makes its row NaN and leaves the other rows exact") {
     const size_t n = 1000, k = 257;
-    for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
+    for (WeightType type : {WeightType::kF32, WeightType::kBF16, WeightType::kInt8}) {
       for (size_t m : {1, 4}) {
         FusedProblem problem = make_fused_problem(m, n, k, type, 53);
         const size_t nan_row = m / 2;

@@ -52,7 +52,7 @@ SweepResult thread_sweep(const std::vector<ThreadShape>& shapes, bool strict) {
   auto fail = [&](const std::string& message) {
     if (++result.failures <= 8) FAIL_CHECK(message);
   };
-  for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
+  for (WeightType type : {WeightType::kF32, WeightType::kBF16, WeightType::kInt8}) {
     for (size_t si = 0; si < shapes.size(); ++si) {
       const ThreadShape& shape = shapes[si];
       const FusedProblem problem =

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/linear/linear.h"
+#include "tests/kernels/linear_test_support.h"
 #include "tests/kernels/norm_test_support.h"
 
 namespace normrt::testing {
@@ -63,6 +65,51 @@ TEST_SUITE("isa_selection") {
     CHECK_FALSE(cpu_has_avx512_bf16());
     CHECK_FALSE(cpu_has_amx_bf16());
 #endif
+  }
+
+  TEST_CASE("cpu_has(avx512_vnni, avx_vnni, asimddp) agrees with the CPU") {
+    CHECK(cpu_has(CpuFeature::kNone));
+#if defined(__x86_64__) || defined(__i386__)
+    const std::set<std::string> flags = cpuinfo_flags();
+    REQUIRE_FALSE(flags.empty());
+    auto has = [&](const char* f) { return flags.count(f) > 0; };
+    CHECK(cpu_has(CpuFeature::kAvx512Vnni) == (isa_runnable(Isa::kAvx512) && has("avx512_vnni")));
+    CHECK(cpu_has(CpuFeature::kAvxVnni) == (isa_runnable(Isa::kAvx2) && has("avx_vnni")));
+    CHECK_FALSE(cpu_has(CpuFeature::kNeonDotProd));
+    CHECK_FALSE(std::string(cpu_vendor()).empty());  // CPUID leaf 0 always has one
+#else
+    CHECK_FALSE(cpu_has(CpuFeature::kAvx512Vnni));
+    CHECK_FALSE(cpu_has(CpuFeature::kAvxVnni));
+    // The aarch64 CTest entries run under qemu with a CPU that has the dot
+    // product (QEMU_CPU=max) and say so: the sdot kernel must then run.
+    if (env("NORMRT_TEST_EXPECT_DOTPROD") == "1") CHECK(cpu_has(CpuFeature::kNeonDotProd));
+#endif
+    for (CpuFeature f : {CpuFeature::kAvx512Vnni, CpuFeature::kAvxVnni, CpuFeature::kNeonDotProd}) {
+      CHECK(std::string(cpu_feature_name(f)) != "unknown");
+    }
+  }
+
+  TEST_CASE("int8 weights under the selected ISA: its kernel or a stated fallback, correct") {
+    const Expected<Isa> selected = selected_isa();
+    if (!selected.is_ok()) return;  // a bad NORMRT_ISA: the case above checks the error
+    const Expected<LinearVariantChoice> choice =
+        choose_linear_variant(WeightType::kInt8, *selected);
+    REQUIRE_MESSAGE(choice.is_ok(), choice.status().message());
+    const std::string reason = choice->reason;
+    MESSAGE(reason);
+    const LinearVariant& v = *choice->variant;
+    CHECK(linear_variant_runnable(v));
+    // The same ISA, or a lower one of its family after a stated fallback.
+    CHECK((v.isa == *selected || contains(reason, "fallback")));
+    const size_t m = 3, n = 70, k = 37;
+    const LinearProblem p = make_problem(m, n, k, WeightType::kInt8, true, 19);
+    Expected<PackedWeights> w = pack_weights(p.w.data(), n, k, WeightType::kInt8, *selected);
+    REQUIRE_MESSAGE(w.is_ok(), w.status().message());
+    CHECK(&w->variant() == &v);
+    GuardedOutput y(m, n, 1);
+    REQUIRE(linear(*w, p.x.data(), m, k, y.data(), n, p.bias.data()).is_ok());
+    const std::string failure = check_output(p, y, 0, n);
+    CHECK_MESSAGE(failure.empty(), failure);
   }
 
   TEST_CASE("isa names round-trip through isa_from_name") {

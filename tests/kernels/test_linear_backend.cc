@@ -34,6 +34,13 @@ TEST_SUITE("linear") {
       CHECK(choose_linear_backend(q).backend == LinearBackend::kNormrt);
       q.onednn_available = true;
     }
+    q.type = WeightType::kInt8;  // no int8 oneDNN backend: always normrt, said so
+    for (size_t m : {1, 16, 128}) {
+      q.m = m;
+      const LinearBackendChoice choice = choose_linear_backend(q);
+      CHECK(choice.backend == LinearBackend::kNormrt);
+      CHECK(std::string(choice.reason).find("int8") != std::string::npos);
+    }
     CHECK(std::string(linear_backend_name(LinearBackend::kOneDnn)) == "onednn");
   }
 }

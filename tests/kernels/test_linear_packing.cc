@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/linear/linear_int8.h"
 #include "tests/kernels/linear_test_support.h"
 
 namespace normrt::testing {
@@ -32,8 +33,26 @@ TEST_SUITE("linear") {
           REQUIRE(bytes.is_ok());
           CHECK(*bytes == owned->size_bytes());
 
-          // Unpack: floats back exactly, or the bf16 rounding of each weight.
-          if (v->type == WeightType::kF32) {
+          // Unpack: floats back exactly, the bf16 rounding of each weight,
+          // or each row's int8 quantization and scale.
+          if (v->type == WeightType::kInt8) {
+            std::vector<int8_t> back(n * k);
+            std::vector<float> scales(n);
+            CHECK_FALSE(unpack_weights(owned->data(), *bytes, n, k, v->type, v->panel_width,
+                                       back.data())
+                            .is_ok());  // int8 has its own
+            REQUIRE(unpack_weights_int8(owned->data(), *bytes, n, k, v->panel_width, back.data(),
+                                        scales.data())
+                        .is_ok());
+            size_t wrong = 0;
+            for (size_t c = 0; c < n; ++c) {
+              const OracleInt8Row row = oracle_quantize_int8(&w[c * k], k);
+              wrong += scales[c] != row.scale;
+              for (size_t i = 0; i < k; ++i) wrong += back[c * k + i] != row.q[i];
+            }
+            CHECK(wrong == 0);
+            CHECK(validate_int8_packed(owned->data(), *bytes, n, k, v->panel_width).is_ok());
+          } else if (v->type == WeightType::kF32) {
             std::vector<float> back(n * k);
             REQUIRE(unpack_weights(owned->data(), *bytes, n, k, v->type, v->panel_width, back.data()).is_ok());
             CHECK(std::memcmp(back.data(), w.data(), w.size() * 4) == 0);

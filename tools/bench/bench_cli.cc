@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "normrt/normrt.hpp"
 #include "tools/cli/parse_count.h"
 
 namespace normrt::bench {
@@ -132,7 +133,7 @@ options:
   --no-unfused       time only the fused models (fusion and norm folding on)
   --widths LIST      built-in encoder widths, multiples of 32 (default 256,384,768)
   --isa ISA          scalar, avx2, avx512, neon (default: the best this CPU runs)
-  --threads N        intra-op threads (default 1)
+  --threads N        intra-op threads (default 1, at most 1024)
   --json FILE        every measurement as JSON (docs/bench.md); '-' for stdout
   --plot FILE.svg    a chart of p50 latency per norm variant (and width)
   --quiet            no table and no progress on the terminal
@@ -169,7 +170,8 @@ Expected<BenchOptions> parse_bench_options(int argc, char** argv, bool* help) {
       if (!n) return n.status();
       options.sequence_length = *n;
     } else if (arg == "--runs" || arg == "--warmup" || arg == "--threads") {
-      auto n = parse_count(arg, v, arg == "--warmup" ? 0 : 1, arg == "--threads" ? 256 : 1000000);
+      auto n = parse_count(arg, v, arg == "--warmup" ? 0 : 1,
+                           arg == "--threads" ? max_session_threads() : 1000000);
       if (!n) return n.status();
       (arg == "--runs" ? options.runs : arg == "--warmup" ? options.warmup : options.threads) = *n;
     } else if (arg == "--norms") {

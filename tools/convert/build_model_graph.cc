@@ -33,6 +33,26 @@ Expected<BertBuildOptions> bert_options(const ConvertOptions& options) {
   return b;
 }
 
+// --norm `norm` on a checkpoint trained with `trained`: a different model,
+// converted only when the user says so.
+Status check_norm_change(const ConvertOptions& options, const std::string& norm,
+                         const char* trained, const char* family) {
+  if (norm == trained || options.allow_norm_change) return Status::ok();
+  return Status::error("--norm " + norm + ": the " + family + " checkpoint was trained with " +
+                       trained + "; running its weights with " + norm +
+                       " makes a different model, whose outputs are not the checkpoint's. "
+                       "Pass --allow-norm-change to convert it anyway");
+}
+
+// --p against the hidden size, over which every norm of a Transformer runs.
+Status check_p_option(const std::string& norm, double p, int64_t hidden_size) {
+  NormConfig partial;
+  partial.kind = norm;
+  partial.p = p;
+  Status s = check_partial_width(partial, hidden_size, "hidden_size");
+  return s ? s : Status::error("--p" + s.message());
+}
+
 // RNN/MLP configs carry their own norm; the BERT-only options are refused
 // rather than ignored.
 Status refuse_bert_options(const ConvertOptions& options, ModelFamily family) {
@@ -54,6 +74,10 @@ Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
     if (!bert) return bert.status();
     Expected<BertBuildOptions> build = bert_options(options);
     if (!build) return build.status();
+    if (Status s = check_norm_change(options, build.value().norm, "layer_norm", "BERT"); !s)
+      return s;
+    if (Status s = check_p_option(build.value().norm, options.p, bert.value().hidden_size); !s)
+      return s;
     return build_bert_encoder(bert.value(), weights, options.dtype, build.value());
   }
   if (family == ModelFamily::kLlamaDecoder) {
@@ -65,6 +89,8 @@ Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
       return Status::error("--norm " + options.norm +
                            ": expected one of rms_norm, layer_norm, prms_norm");
     build.p = options.p;
+    if (Status s = check_norm_change(options, build.norm, "rms_norm", "Llama"); !s) return s;
+    if (Status s = check_p_option(build.norm, options.p, llama.value().hidden_size); !s) return s;
     if (options.pooling != "none")
       return Status::error("--pooling applies to BERT encoders only, not to llama_decoder");
     build.max_sequence_length = options.max_sequence_length;
@@ -106,6 +132,12 @@ Expected<RnnSearchGraphs> build_rnnsearch_graphs(const JsonConfig& config,
   RnnSearchBuildOptions build;
   if (options.max_sequence_length > 0) build.max_source_length = options.max_sequence_length;
   return build_rnnsearch(c.value(), weights, options.dtype, build);
+}
+
+const char* checkpoint_norm(ModelFamily family) {
+  if (family == ModelFamily::kBertEncoder) return "layer_norm";
+  if (family == ModelFamily::kLlamaDecoder) return "rms_norm";
+  return nullptr;
 }
 
 Expected<std::unique_ptr<WeightSource>> open_weights(const std::string& path) {

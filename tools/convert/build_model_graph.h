@@ -26,6 +26,11 @@ Expected<RnnSearchGraphs> build_rnnsearch_graphs(const JsonConfig& config,
                                                  const WeightSource& weights,
                                                  const ConvertOptions& options);
 
+/// The norm a family's checkpoints are trained with when the config does not
+/// say (BERT: layer_norm, Llama: rms_norm); nullptr where the config (or, for
+/// Nematus, --norm) names it.
+const char* checkpoint_norm(ModelFamily family);
+
 /// Opens `path` by its extension: .safetensors or .npz (normrt's RNN/MLP
 /// weights, or a Nematus checkpoint).
 Expected<std::unique_ptr<WeightSource>> open_weights(const std::string& path);

@@ -1,14 +1,15 @@
 #include "tools/convert/convert.h"
 
 #include "kernels/common/isa.h"
-#include "runtime/format/model_file.h"
 #include "runtime/passes/prepack_linear_weights.h"
 #include "tools/convert/build_model_graph.h"
 #include "tools/convert/convert_rnnsearch.h"
 #include "tools/convert/convert_steps.h"
 #include "tools/convert/model_config.h"
+#include "tools/convert/output_file.h"
 #include "tools/convert/progress.h"
 #include "tools/convert/readers/json_config.h"
+#include "tools/convert/write_outputs.h"
 
 namespace normrt {
 
@@ -32,6 +33,8 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
                          ": expected f32 or bf16");
   Expected<TensorLayout> layout = resolve_layout(options.layout);
   if (!layout) return layout.status();
+  if (options.p != 0 && options.norm != "prms_norm")  // as the command line refuses it
+    return Status::error("--p applies to --norm prms_norm only");
 
   Expected<JsonConfig> config = JsonConfig::load(options.config_path);
   if (!config) return config.status();
@@ -46,6 +49,10 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
   if (!family) return family.status();
   if (family.value() == ModelFamily::kRnnSearch)
     return convert_rnnsearch(options, config.value(), source, layout.value(), progress);
+  // Before the work: an output that may not be replaced is refused at once.
+  Expected<OutputTarget> target =
+      check_output_target(options.output_path, converter_inputs(options));
+  if (!target) return target.status();
   Expected<Graph> built = build_model_graph(family.value(), config.value(), source, options);
   if (!built) return built.status();
   Graph graph = std::move(built).value();
@@ -60,12 +67,14 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
 
   progress.stage(4, "writing " + options.output_path + " (about " +
                         format_bytes(weight_totals(graph).bytes) + " of weights)");
-  if (Status s = write_model_file(graph, options.output_path); !s) return s;
-  Expected<uint64_t> bytes = written_file_bytes(options.output_path);
+  ConvertSummary summary;
+  Expected<uint64_t> bytes = write_checked_outputs({{&graph, target.value()}}, &summary.warnings);
   if (!bytes) return bytes.status();
 
-  ConvertSummary summary;
   summary.architecture = model_family_name(family.value());
+  summary.norm = metadata_text(graph, "norm");
+  const char* trained = checkpoint_norm(family.value());
+  summary.checkpoint_norm = trained != nullptr ? trained : summary.norm;
   summary.tensors = totals.tensors;
   summary.parameters = totals.parameters;
   summary.file_bytes = bytes.value();
@@ -80,12 +89,14 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
 std::string summary_line(const ConvertSummary& s) {
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.2f s", s.seconds);
+  std::string norm = "norm " + s.norm;
+  if (s.norm != s.checkpoint_norm) norm += " (changed from the checkpoint's " + s.checkpoint_norm + ")";
   std::string files;  // named when there is more than one (RNNSearch's pair)
   for (size_t i = 0; s.files.size() > 1 && i < s.files.size(); ++i)
     files += (i == 0 ? ": " : ", ") + s.files[i];
   return "converted " + s.architecture + ": " + format_count(s.tensors) + " tensors, " +
-         format_count(s.parameters) + " parameters, " + format_bytes(s.file_bytes) + ", " +
-         data_type_name(s.dtype) + ", " + tensor_layout_name(s.layout) + " (" +
+         format_count(s.parameters) + " parameters, " + format_bytes(s.file_bytes) + ", " + norm +
+         ", " + data_type_name(s.dtype) + ", " + tensor_layout_name(s.layout) + " (" +
          std::to_string(s.packed_weights) + " packed), " + seconds + files;
 }
 

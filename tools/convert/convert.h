@@ -2,9 +2,10 @@
 // The converter as a library function (normrt-convert is a thin CLI over it):
 // config + exported weights → a validated graph → (pre-packed) model file.
 //
-// Contract: on any error nothing is written (write_model_file writes a
-// temporary file and renames it), and the message names the file, tensor or
-// key at fault; weight problems come back all at once, listed by the builder.
+// Contract: on any error nothing is written and an existing output keeps its
+// contents (output_file.h: checked targets, a temporary file renamed into
+// place), and the message names the file, tensor or key at fault; weight
+// problems come back all at once, listed by the builder.
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -25,8 +26,13 @@ struct ConvertOptions {
   /// "panels32", "panels64".
   std::string layout = "native";
   /// BERT only: "" keeps the checkpoint's LayerNorm; "rms_norm" / "prms_norm"
-  /// run the same weights with another norm (bert_encoder.h).
+  /// run the same weights with another norm (bert_encoder.h). Llama: the same
+  /// against its RMSNorm. Nematus: the norm a layer_normalisation checkpoint
+  /// was trained with.
   std::string norm;
+  /// A BERT or Llama --norm other than the checkpoint's makes a different
+  /// model; it is refused unless this is set (--allow-norm-change).
+  bool allow_norm_change = false;
   double p = 0.0;                   ///< prms_norm only
   std::string pooling = "none";     ///< BERT only: "none" | "mean" (L2-normalised mean)
   int64_t max_sequence_length = 0;  ///< 0: the config's (BERT: max_position_embeddings)
@@ -36,6 +42,8 @@ struct ConvertOptions {
 
 struct ConvertSummary {
   std::string architecture;  ///< "bert_encoder", "lstm", "gru", "mlp", "llama_decoder", "rnnsearch"
+  std::string norm;             ///< the norm written (metadata "norm"): "layer_norm", ..., "none"
+  std::string checkpoint_norm;  ///< the checkpoint's; differs from `norm` after --norm
   size_t tensors = 0;        ///< weights in the file
   uint64_t parameters = 0;   ///< their elements
   uint64_t file_bytes = 0;
@@ -43,6 +51,8 @@ struct ConvertSummary {
   TensorLayout layout = TensorLayout::kRowMajor;
   size_t packed_weights = 0;  ///< Linear weights stored in panels
   std::vector<std::string> files;  ///< written: output_path, or RNNSearch's pair
+  /// Problems that did not stop the conversion (a folder not flushed).
+  std::vector<std::string> warnings;
   double seconds = 0;
 };
 
@@ -57,7 +67,9 @@ struct RnnSearchOutputs {
 };
 RnnSearchOutputs rnnsearch_output_paths(const std::string& path);
 
-/// "converted lstm: 23 tensors, 1,234 parameters, 8.1 kB, f32, panels16 (8 packed), 0.01 s".
+/// "converted lstm: 23 tensors, 1,234 parameters, 8.1 kB, norm layer_norm, f32, panels16
+/// (8 packed), 0.01 s"; after a norm change "norm rms_norm (changed from the checkpoint's
+/// layer_norm)".
 std::string summary_line(const ConvertSummary& summary);
 
 /// "native", "row_major", "panels16", ... → the layout to store (native:

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "tools/convert/temp_file_cleanup.h"
+
 namespace normrt {
 namespace {
 
@@ -37,7 +39,11 @@ MiniLM, sentence-transformers encoders), normrt's RNN/MLP config
 ("architecture": "lstm" | "gru" | "mlp", docs/models_rnn.md), or a Nematus
 model.npz.json with its model.npz (RNNSearch: writes <output without .nrmt>
 .encoder.nrmt and .decoder.nrmt, docs/rnnsearch.md). Every tensor name,
-shape and dtype is checked; on any error nothing is written.
+shape and dtype is checked, and the file written is loaded before it is
+renamed into place; on any error nothing is written. An existing output is
+replaced atomically, keeping its permissions (a symlink is followed to its
+target); directories, devices, FIFOs, the inputs themselves and read-only
+files are refused (docs/convert.md, "Output").
 
 options:
   --dtype f32|bf16          storage of the matrices (default f32; vectors stay f32)
@@ -48,6 +54,8 @@ options:
                             BERT: run the weights with another norm (default: the
                             checkpoint's LayerNorm); Nematus: the norm a
                             layer_normalisation checkpoint was trained with
+  --allow-norm-change       BERT/Llama: accept a --norm other than the checkpoint's
+                            (a different model: an experiment, outputs differ)
   --p P                     with --norm prms_norm: the fraction in (0, 1]
   --pooling none|mean       BERT only: mean adds the L2-normalised mean-pooled output
                             "embedding" [1, H] (sentence-transformers); default none
@@ -76,6 +84,10 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
     }
     if (flag == "--quiet") {
       command.quiet = true;
+      continue;
+    }
+    if (flag == "--allow-norm-change") {
+      o.allow_norm_change = true;
       continue;
     }
     if (flag.rfind("--", 0) != 0) return Status::error("unexpected argument '" + flag + "'");
@@ -147,12 +159,15 @@ int run_convert_cli(const std::vector<std::string>& args) {
     std::fputs(convert_usage().c_str(), stdout);
     return 0;
   }
+  install_temp_file_signal_cleanup();  // a killed conversion leaves no temporary file
   Expected<ConvertSummary> summary = convert(command.value().options);
   if (!summary) {
     std::fprintf(stderr, "normrt-convert: error: %s\nnothing was written.\n",
                  summary.status().message().c_str());
     return 1;
   }
+  for (const std::string& warning : summary.value().warnings)
+    std::fprintf(stderr, "normrt-convert: warning: %s\n", warning.c_str());
   if (!command.value().quiet) std::printf("%s\n", summary_line(summary.value()).c_str());
   return 0;
 }

@@ -1,10 +1,11 @@
 #include "tools/convert/convert_rnnsearch.h"
 
-#include <cstdio>
+#include <vector>
 
-#include "runtime/format/model_file.h"
 #include "tools/convert/build_model_graph.h"
 #include "tools/convert/convert_steps.h"
+#include "tools/convert/output_file.h"
+#include "tools/convert/write_outputs.h"
 
 namespace normrt {
 
@@ -19,6 +20,18 @@ RnnSearchOutputs rnnsearch_output_paths(const std::string& path) {
 Expected<ConvertSummary> convert_rnnsearch(const ConvertOptions& options, const JsonConfig& config,
                                            const WeightSource& source, TensorLayout layout,
                                            const ConvertProgress& progress) {
+  // Before the work: both outputs may be replaced, and neither is the other.
+  const RnnSearchOutputs paths = rnnsearch_output_paths(options.output_path);
+  std::vector<NamedInput> inputs = converter_inputs(options);
+  Expected<OutputTarget> encoder = check_output_target(paths.encoder, inputs);
+  if (!encoder) return encoder.status();
+  inputs.push_back({"encoder output", paths.encoder});
+  Expected<OutputTarget> decoder = check_output_target(paths.decoder, inputs);
+  if (!decoder) return decoder.status();
+  if (decoder.value().path == encoder.value().path)
+    return Status::error("'" + paths.decoder + "' and '" + paths.encoder +
+                         "' lead to the same file '" + decoder.value().path + "'");
+
   Expected<RnnSearchGraphs> built = build_rnnsearch_graphs(config, source, options);
   if (!built) return built.status();
   Graph* graphs[2] = {&built.value().encoder, &built.value().decoder};
@@ -36,25 +49,18 @@ Expected<ConvertSummary> convert_rnnsearch(const ConvertOptions& options, const 
   progress.stage(
       3, "packed " + std::to_string(packed) + " Linear weights as " + tensor_layout_name(layout));
 
-  const RnnSearchOutputs paths = rnnsearch_output_paths(options.output_path);
   progress.stage(4, "writing " + paths.encoder + " and " + paths.decoder);
-  if (Status s = write_model_file(*graphs[0], paths.encoder); !s) return s;
-  if (Status s = write_model_file(*graphs[1], paths.decoder); !s) {
-    std::remove(paths.encoder.c_str());  // both or neither
-    return s;
-  }
-  uint64_t file_bytes = 0;
-  for (const std::string& path : {paths.encoder, paths.decoder}) {
-    Expected<uint64_t> bytes = written_file_bytes(path);
-    if (!bytes) return bytes.status();
-    file_bytes += bytes.value();
-  }
-
   ConvertSummary summary;
+  Expected<uint64_t> file_bytes = write_checked_outputs(
+      {{graphs[0], encoder.value()}, {graphs[1], decoder.value()}}, &summary.warnings);
+  if (!file_bytes) return file_bytes.status();
+
   summary.architecture = "rnnsearch";
+  summary.norm = metadata_text(*graphs[0], "norm");
+  summary.checkpoint_norm = summary.norm;  // --norm says what it was trained with
   summary.tensors = totals[0].tensors + totals[1].tensors;
   summary.parameters = totals[0].parameters + totals[1].parameters;
-  summary.file_bytes = file_bytes;
+  summary.file_bytes = file_bytes.value();
   summary.dtype = options.dtype;
   summary.layout = layout;
   summary.packed_weights = packed;

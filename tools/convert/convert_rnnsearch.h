@@ -8,9 +8,10 @@
 
 namespace normrt {
 
-/// Builds the encoder and decoder graphs, validates and packs both, then
-/// writes rnnsearch_output_paths(options.output_path); if the second write
-/// fails the first file is removed.
+/// Checks both outputs (rnnsearch_output_paths(options.output_path)), builds
+/// the encoder and decoder graphs, validates and packs both, writes both
+/// under temporary names and renames them into place only when both were
+/// written (write_outputs.h).
 Expected<ConvertSummary> convert_rnnsearch(const ConvertOptions& options, const JsonConfig& config,
                                            const WeightSource& source, TensorLayout layout,
                                            const ConvertProgress& progress);

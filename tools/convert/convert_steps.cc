@@ -1,10 +1,5 @@
 #include "tools/convert/convert_steps.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
-
 #include "runtime/graph/graph_validate.h"
 #include "runtime/passes/prepack_linear_weights.h"
 
@@ -40,6 +35,13 @@ WeightTotals weight_totals(const Graph& graph) {
   return totals;
 }
 
+std::string metadata_text(const Graph& graph, const std::string& name) {
+  for (const Attribute& a : graph.metadata)
+    if (a.name == name)
+      if (const auto* text = std::get_if<std::string>(&a.value)) return *text;
+  return "";
+}
+
 uint64_t source_bytes(const WeightSource& weights) {
   uint64_t bytes = 0;
   for (const std::string& name : weights.names())
@@ -59,11 +61,8 @@ Expected<size_t> finish_graph(Graph& graph, const ConvertOptions& options, Tenso
   return prepack_linear_weights(graph, layout);
 }
 
-Expected<uint64_t> written_file_bytes(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0)
-    return Status::error(path + ": cannot stat the written file: " + std::strerror(errno));
-  return static_cast<uint64_t>(info.st_size);
+std::vector<NamedInput> converter_inputs(const ConvertOptions& options) {
+  return {{"--config", options.config_path}, {"--weights", options.weights_path}};
 }
 
 }  // namespace normrt

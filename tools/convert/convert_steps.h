@@ -3,11 +3,13 @@
 // path (convert.cc) and RNNSearch's encoder/decoder pair (convert_rnnsearch.cc).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kernels/common/status.h"
 #include "models/weight_source.h"
 #include "runtime/graph/graph.h"
 #include "tools/convert/convert.h"
+#include "tools/convert/output_file.h"
 
 namespace normrt {
 
@@ -19,6 +21,9 @@ struct WeightTotals {
   uint64_t parameters = 0, bytes = 0;
 };
 WeightTotals weight_totals(const Graph& graph);
+/// A metadata entry of `graph` as text ("" if absent or not a string).
+std::string metadata_text(const Graph& graph, const std::string& name);
+
 /// Bytes of every tensor of the source.
 uint64_t source_bytes(const WeightSource& weights);
 
@@ -27,7 +32,8 @@ uint64_t source_bytes(const WeightSource& weights);
 /// pre-packs its Linear weights; returns how many were packed.
 Expected<size_t> finish_graph(Graph& graph, const ConvertOptions& options, TensorLayout layout);
 
-/// The size of a file just written (errors name it).
-Expected<uint64_t> written_file_bytes(const std::string& path);
+/// The files a conversion reads, which no output may replace: --config and
+/// --weights.
+std::vector<NamedInput> converter_inputs(const ConvertOptions& options);
 
 }  // namespace normrt

@@ -1,8 +1,11 @@
 #include "tools/convert/model_config.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
+
+#include "kernels/norm/norm.h"
 
 namespace normrt {
 namespace {
@@ -52,10 +55,28 @@ Expected<NormConfig> read_norm_config(const JsonConfig& config) {
     Expected<double> p = config.require_double("p");
     if (!p) return p.status();
     norm.p = p.value();
+  } else if (config.has("p")) {  // ignored, it would hide a misspelt or wrong "norm"
+    return Status::error(config.description() + ": key 'p' applies to norm \"prms_norm\" only, " +
+                         "found with norm \"" + norm.kind + "\"");
   }
   if (Status s = check_norm_config(norm); !s)
     return Status::error(config.description() + ": " + s.message());
   return norm;
+}
+
+Status check_partial_width(const NormConfig& norm, int64_t width, const std::string& what) {
+  if (norm.kind != "prms_norm" || width <= 0) return Status::ok();
+  NormParams params;
+  params.kind = NormKind::kRmsNormPartial;
+  params.partial_fraction = norm.p;
+  const size_t n = static_cast<size_t>(width);
+  if (norm_stat_count(params, n) >= 1) return Status::ok();
+  char text[200];
+  std::snprintf(text, sizeof text,
+                " %g leaves pRMSNorm no element to average over %s = %zu (floor(p·%zu) = 0): "
+                "p must be at least 1/%zu = %.6g",
+                norm.p, what.c_str(), n, n, n, 1.0 / static_cast<double>(n));
+  return Status::error(text);
 }
 
 namespace {
@@ -245,6 +266,9 @@ Expected<RnnConfig> read_rnn_config(const JsonConfig& config, bool is_lstm) {
   c.placement = placement.value();
   if (Status s = check_rnn_config(c, is_lstm); !s)
     return Status::error(config.description() + ": " + s.message());
+  // Every cell normalizes a vector of H (the cell state, or W·x_t of a GRU).
+  if (Status s = check_partial_width(c.norm, c.hidden_size, "hidden_size"); !s)
+    return Status::error(config.description() + ": key 'p' =" + s.message());
   return c;
 }
 
@@ -277,6 +301,11 @@ Expected<MlpConfig> read_mlp_config(const JsonConfig& config) {
   c.norm = norm.value();
   if (Status s = check_mlp_config(c); !s)
     return Status::error(config.description() + ": " + s.message());
+  for (size_t i = 0; i < c.hidden_sizes.size(); ++i) {
+    const std::string what = "hidden_sizes[" + std::to_string(i) + "]";
+    if (Status s = check_partial_width(c.norm, c.hidden_sizes[i], what); !s)
+      return Status::error(config.description() + ": key 'p' =" + s.message());
+  }
   return c;
 }
 

@@ -48,8 +48,15 @@ Expected<MlpConfig> read_mlp_config(const JsonConfig& config);
 /// training keys are ignored. `norm` ("" or layer_norm | rms_norm |
 /// prms_norm, normrt-convert's --norm) says which norm a checkpoint with
 /// layer_normalisation was trained with (default layer_norm); `p` for prms_norm.
-/// The keys norm, eps, eps_placement, gain_convention and p (docs/models_rnn.md).
+/// The keys norm, eps, eps_placement, gain_convention and p (docs/models_rnn.md);
+/// "p" with a norm other than prms_norm is an error.
 Expected<NormConfig> read_norm_config(const JsonConfig& config);
+
+/// For prms_norm: an error unless floor(p·width) ≥ 1 (the kernel's rule,
+/// norm_stat_count()) for the smallest width the model normalizes, named
+/// `what` ("hidden_size"). The message continues the caller's "key 'p' ="
+/// or "--p": " 0.1 leaves pRMSNorm no element ... p must be at least 1/7 ...".
+Status check_partial_width(const NormConfig& norm, int64_t width, const std::string& what);
 
 /// normrt's JSON for nn.Transformer encoder-decoders ("architecture":
 /// "torch_transformer", docs/torch_transformer.md): TorchTransformerConfig's

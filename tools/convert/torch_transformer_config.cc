@@ -72,6 +72,8 @@ Expected<TorchTransformerJson> read_torch_transformer_config(const JsonConfig& c
   c.norm = norm.value();
   if (Status s = check_torch_transformer_config(c); !s)
     return Status::error(config.description() + ": " + s.message());
+  if (Status s = check_partial_width(c.norm, c.d_model, "d_model"); !s)
+    return Status::error(config.description() + ": key 'p' =" + s.message());
   return json;
 }
 

@@ -44,7 +44,7 @@ Expected<std::string> id_input(const Model& model, const RunOptions& options) {
   return name;
 }
 
-Expected<std::vector<int32_t>> tokenize(const RunOptions& options, const Model& model) {
+Expected<text::Encoding> tokenize(const RunOptions& options, const Model& model) {
   auto vocab = text::WordPieceVocab::load(options.vocab);
   if (!vocab) return vocab.status();
   text::BertTokenizerOptions tokenizer_options;
@@ -53,7 +53,7 @@ Expected<std::vector<int32_t>> tokenize(const RunOptions& options, const Model& 
   tokenizer_options.max_length = model.max_sequence_length();
   auto tokenizer = text::BertTokenizer::create(std::move(vocab).value(), tokenizer_options);
   if (!tokenizer) return tokenizer.status();
-  return tokenizer->encode(options.text);
+  return tokenizer->encoding(options.text);
 }
 
 void print_output(const std::string& name, const TensorRef& out, size_t limit) {
@@ -87,11 +87,15 @@ int run(const RunOptions& options) {
   std::vector<int32_t> ids = options.ids;
   std::vector<InputData> files;
   std::vector<std::pair<std::string, std::pair<const void*, size_t>>> bindings;
-  if (!options.text.empty()) {
+  if (options.has_text) {
     auto encoded = tokenize(options, *model.value());
     if (!encoded) return fail(encoded.status().message());
-    ids = std::move(encoded).value();
-    std::printf("tokens: %zu\n", ids.size());
+    ids = std::move(encoded.value().ids);
+    if (encoded.value().truncated)
+      std::printf("tokens: %zu (truncated: the text is longer than the model's maximum of %zu)\n",
+                  ids.size(), model.value()->max_sequence_length());
+    else
+      std::printf("tokens: %zu\n", ids.size());
   }
   for (const auto& [name, path] : options.input_files) {
     auto data = load_input_file(*model.value(), name, path, options.check_finite);

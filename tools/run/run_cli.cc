@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "normrt/normrt.hpp"
+#include "tools/cli/parse_count.h"
+
 namespace normrt::run {
 namespace {
 
@@ -68,18 +71,18 @@ Expected<std::vector<int32_t>> parse_ids(const std::string& text) {
 // The combinations of flags that cannot work.
 Status check_combinations(const RunOptions& o, const std::vector<std::string>& decode_flags) {
   if (o.model.empty()) return Status::error("no model file given");
-  if (!o.text.empty() && !o.ids.empty()) return Status::error("give only one of --text and --ids");
-  if (o.text.empty() && o.ids.empty() && o.input_files.empty()) {
+  if (o.has_text && !o.ids.empty()) return Status::error("give only one of --text and --ids");
+  if (!o.has_text && o.ids.empty() && o.input_files.empty()) {
     return Status::error("no input: give --text, --ids or --input");
   }
-  if (!o.text.empty() && o.vocab.empty()) {
+  if (o.has_text && o.vocab.empty()) {
     return Status::error("--text needs --vocab (the model's vocab.txt)");
   }
   if (o.generate == 0) {
     if (!decode_flags.empty()) return Status::error(decode_flags.front() + " needs --generate N");
     return Status::ok();
   }
-  if (o.text.empty() && o.ids.empty()) {
+  if (!o.has_text && o.ids.empty()) {
     return Status::error("--generate needs a prefix to decode after: --ids (or --text)");
   }
   if (o.n_best > o.beam) {
@@ -97,7 +100,9 @@ const char* run_usage() {
 Runs a normrt model file at batch 1 and prints its outputs, or decodes with it.
 
 inputs (--text or --ids, and any --input):
-  --text "sentence" --vocab vocab.txt   tokenize (BERT WordPiece) into the model's i32 input
+  --text "sentence" --vocab vocab.txt   tokenize (BERT WordPiece) into the model's i32 input;
+                                        "" is [CLS] [SEP]; a text longer than the model's
+                                        maximum is truncated, and the tokens line says so
   --ids 101,2023,102                    token ids for the model's i32 input (the one
                                         not given by --input, or --token-input)
   --input name=file                     data for input `name` (repeatable): a .npy
@@ -124,7 +129,7 @@ options:
                       so NaN/Inf propagate to the outputs; decoding then stops with an
                       error at the first non-finite logits)
   --repeat N          run N more times and print the latency (p50, p90, p99)
-  --threads N         intra-op threads (default 1)
+  --threads N         intra-op threads (default 1, at most 1024)
   --isa ISA           scalar, avx2, avx512, neon (default: the best this CPU runs)
   --no-fuse           run unfused (no fusion, no norm folding), to compare
   --print N           values printed per output (default 8, 0: all)
@@ -174,6 +179,7 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
     }
     if (arg == "--text") {
       options.text = v;
+      options.has_text = true;
     } else if (arg == "--vocab") {
       options.vocab = v;
     } else if (arg == "--ids") {
@@ -189,7 +195,9 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
     } else if (arg == "--repeat") {
       count(1, &options.repeat);
     } else if (arg == "--threads") {
-      count(1, &options.threads);
+      auto n = cli::parse_count(arg, v, 1, max_session_threads());
+      if (n) options.threads = *n;
+      status = n.status();
     } else if (arg == "--print") {
       count(0, &options.print_values);
     } else if (arg == "--generate") {

@@ -14,6 +14,7 @@ namespace normrt::run {
 struct RunOptions {
   std::string model;         ///< model file
   std::string text;          ///< --text: tokenized with --vocab into the i32 input
+  bool has_text = false;     ///< --text was given ("" is a text: [CLS] [SEP])
   std::string vocab;         ///< --vocab: WordPiece vocab.txt
   bool keep_case = false;    ///< --cased: no lowercasing / accent stripping
   std::vector<int32_t> ids;  ///< --ids 101,2023,102

@@ -1,6 +1,7 @@
 #include "tools/text/wordpiece_tokenizer.h"
 
 #include "tools/text/utf8.h"
+#include "tools/text/wordpiece_split.h"
 
 namespace normrt::text {
 
@@ -24,48 +25,39 @@ Expected<BertTokenizer> BertTokenizer::create(WordPieceVocab vocab,
 }
 
 std::vector<int32_t> BertTokenizer::word_pieces(const std::string& word) const {
-  // Piece boundaries are code point boundaries: byte offsets of each one.
-  std::vector<size_t> starts;
-  for (size_t i = 0; i < word.size(); ++i)
-    if ((static_cast<unsigned char>(word[i]) & 0xC0) != 0x80) starts.push_back(i);
-  if (starts.size() > options_.max_chars_per_word) return {unk_};
-  starts.push_back(word.size());
-
   std::vector<int32_t> pieces;
-  std::string candidate;
-  for (size_t begin = 0; begin + 1 < starts.size();) {
-    int32_t found = -1;
-    size_t end = starts.size() - 1;
-    for (; end > begin; --end) {  // longest first
-      candidate = begin > 0 ? "##" : "";
-      candidate.append(word, starts[begin], starts[end] - starts[begin]);
-      found = vocab_.find(candidate);
-      if (found >= 0) break;
-    }
-    if (found < 0) return {unk_};
-    pieces.push_back(found);
-    begin = end;
-  }
+  wordpiece_split(vocab_, word, "##", options_.max_chars_per_word, unk_, pieces);
   return pieces;
 }
 
-Status BertTokenizer::append_pieces(std::string_view text, size_t limit,
-                                    std::vector<int32_t>& ids) const {
+Status BertTokenizer::append_pieces(std::string_view text, size_t limit, std::vector<int32_t>& ids,
+                                    bool* truncated) const {
   auto words = basic_tokenize(text, options_.basic);
   if (!words.is_ok()) return words.status();
   for (const std::string& word : words.value())
     for (int32_t id : word_pieces(word)) {
-      if (ids.size() == limit) return Status::ok();
+      if (ids.size() == limit) {
+        *truncated = true;
+        return Status::ok();
+      }
       ids.push_back(id);
     }
   return Status::ok();
 }
 
 Expected<std::vector<int32_t>> BertTokenizer::encode(std::string_view text) const {
+  Expected<Encoding> result = encoding(text);
+  if (!result) return result.status();
+  return std::move(result.value().ids);
+}
+
+Expected<Encoding> BertTokenizer::encoding(std::string_view text) const {
   // Checked whole here so that an error's byte offset counts from the start.
   if (size_t bad = utf8_invalid_offset(text); bad != std::string_view::npos)
     return Status::error("text: invalid UTF-8 at byte " + std::to_string(bad));
-  std::vector<int32_t> ids = {cls_};
+  Encoding encoded;
+  std::vector<int32_t>& ids = encoded.ids;
+  ids.push_back(cls_);
   const size_t limit = options_.max_length - 1;  // room for [SEP]
   size_t offset = 0;
   while (offset <= text.size()) {
@@ -78,13 +70,18 @@ Expected<std::vector<int32_t>> BertTokenizer::encode(std::string_view text) cons
         found = at, length = special.size();
     }
     const size_t end = std::min(found, text.size());
-    if (Status s = append_pieces(text.substr(offset, end - offset), limit, ids); !s) return s;
+    if (Status s = append_pieces(text.substr(offset, end - offset), limit, ids, &encoded.truncated);
+        !s)
+      return s;
     if (found == std::string_view::npos) break;
-    if (ids.size() < limit) ids.push_back(vocab_.find(text.substr(found, length)));
+    if (ids.size() < limit)
+      ids.push_back(vocab_.find(text.substr(found, length)));
+    else
+      encoded.truncated = true;
     offset = found + length;
   }
   ids.push_back(sep_);
-  return ids;
+  return encoded;
 }
 
 }  // namespace normrt::text

@@ -25,12 +25,23 @@ struct BertTokenizerOptions {
   std::vector<std::string> special_tokens = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
 };
 
+/// One text's ids and whether any were dropped to fit max_length.
+struct Encoding {
+  std::vector<int32_t> ids;  ///< [CLS] pieces... [SEP]
+  /// Pieces (or special tokens) of the text were dropped: the ids stand for
+  /// a prefix of the text only. Callers report it (normrt-run prints it).
+  bool truncated = false;
+};
+
 class BertTokenizer {
  public:
   /// An error if the vocabulary lacks [CLS], [SEP] or [UNK], or max_length < 2.
   static Expected<BertTokenizer> create(WordPieceVocab vocab, const BertTokenizerOptions& options);
 
-  /// [CLS] pieces... [SEP]; pieces beyond max_length − 2 are dropped.
+  /// [CLS] pieces... [SEP]; pieces beyond max_length − 2 are dropped, and
+  /// the encoding says so. The empty text is [CLS] [SEP].
+  Expected<Encoding> encoding(std::string_view text) const;
+  /// encoding(text).ids, for callers that do not report truncation.
   Expected<std::vector<int32_t>> encode(std::string_view text) const;
   /// The WordPiece ids of one basic-tokenizer word (one [UNK] if it fails).
   std::vector<int32_t> word_pieces(const std::string& word) const;
@@ -42,8 +53,10 @@ class BertTokenizer {
       : vocab_(std::move(vocab)), options_(options) {}
   WordPieceVocab vocab_;
   BertTokenizerOptions options_;
-  // Appends the pieces of `text` (no special tokens in it) up to `limit` ids.
-  Status append_pieces(std::string_view text, size_t limit, std::vector<int32_t>& ids) const;
+  // Appends the pieces of `text` (no special tokens in it) up to `limit` ids;
+  // sets *truncated if a piece did not fit.
+  Status append_pieces(std::string_view text, size_t limit, std::vector<int32_t>& ids,
+                       bool* truncated) const;
 
   int32_t cls_ = 0, sep_ = 0, unk_ = 0;
 };

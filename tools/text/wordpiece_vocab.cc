@@ -60,6 +60,24 @@ Expected<WordPieceVocab> WordPieceVocab::parse(std::string_view text, const std:
   return vocab;
 }
 
+Expected<WordPieceVocab> WordPieceVocab::from_tokens(std::vector<std::string> tokens,
+                                                     const std::string& source) {
+  if (tokens.empty()) return Status::error(source + ": the vocabulary is empty");
+  if (tokens.size() > kMaxTokens)
+    return Status::error(source + ": more than " + std::to_string(kMaxTokens) + " tokens");
+  WordPieceVocab vocab;
+  for (size_t id = 0; id < tokens.size(); ++id) {
+    if (tokens[id].empty())
+      return Status::error(source + ": id " + std::to_string(id) + " has an empty token");
+    auto [it, inserted] = vocab.ids_.emplace(tokens[id], static_cast<int32_t>(id));
+    if (!inserted)
+      return Status::error(source + ": token '" + tokens[id] + "' has ids " +
+                           std::to_string(it->second) + " and " + std::to_string(id));
+  }
+  vocab.tokens_ = std::move(tokens);
+  return vocab;
+}
+
 int32_t WordPieceVocab::find(std::string_view token) const {
   auto it = ids_.find(std::string(token));
   return it == ids_.end() ? -1 : it->second;

@@ -21,10 +21,16 @@ class WordPieceVocab {
   /// The same from text already in memory; `source` names it in messages.
   static Expected<WordPieceVocab> parse(std::string_view text, const std::string& source);
 
+  /// From tokens in id order (tokenizer.json's vocab); errors name `source`
+  /// and the id: an empty or repeated token, more than 2^24 tokens.
+  static Expected<WordPieceVocab> from_tokens(std::vector<std::string> tokens,
+                                              const std::string& source);
+
   /// The id of `token`, or -1.
   int32_t find(std::string_view token) const;
   size_t size() const { return tokens_.size(); }
   const std::string& token(int32_t id) const { return tokens_[static_cast<size_t>(id)]; }
+  const std::vector<std::string>& tokens() const { return tokens_; }
 
  private:
   std::vector<std::string> tokens_;

@@ -43,6 +43,10 @@ Expected<std::unique_ptr<OneDnnLinear>> OneDnnLinear::create(const float* w, siz
   if (w == nullptr || n == 0 || k == 0 || m == 0) {
     return Status::error("OneDnnLinear: empty shape or null weights");
   }
+  if (type != WeightType::kF32 && type != WeightType::kBF16) {
+    return Status::error(std::string("OneDnnLinear: no ") + weight_type_name(type) +
+                         " backend (f32 and bf16 only; int8 runs on normrt's kernels)");
+  }
   try {
     dnnl::engine& engine = cpu_engine();
     const auto dt = type == WeightType::kF32 ? memory::data_type::f32 : memory::data_type::bf16;

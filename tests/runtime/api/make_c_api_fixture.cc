@@ -18,6 +18,23 @@ bool write_floats(const std::string& path, const std::vector<float>& values) {
   return std::fclose(file) == 0 && ok;
 }
 
+// A token-id model for the typed inputs: "ids" i32 [S] → Embedding of a
+// [50, 4] table whose row v is (v, v + 0.25, v + 0.5, v + 0.75), so a test
+// can tell which ids were looked up → "embedding" [S, 4]; S ≤ 16.
+normrt::Graph embedding_lookup() {
+  using namespace normrt;
+  std::vector<float> table;
+  for (int v = 0; v < 50; ++v)
+    for (int d = 0; d < 4; ++d) table.push_back(static_cast<float>(v) + 0.25f * d);
+  GraphBuilder b;
+  TensorId ids = b.input("ids", DataType::kI32, {kSequenceDim});
+  TensorId rows = b.weight("table", {50, 4}, table);
+  TensorId out = b.node(OpType::kEmbedding, "lookup", {ids, rows}, {{kSequenceDim, 4}});
+  b.rename(out, "embedding");
+  b.output(out);
+  return b.finish(16);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -36,6 +53,11 @@ int main(int argc, char** argv) {
   }
   // A stateful model for the state functions: out = x + h, h ← out.
   written = normrt::write_model_file(normrt::test::running_sum(4), directory + "/running_sum.nrmt");
+  if (!written) {
+    std::fprintf(stderr, "%s\n", written.message().c_str());
+    return 1;
+  }
+  written = normrt::write_model_file(embedding_lookup(), directory + "/ids.nrmt");
   if (!written) {
     std::fprintf(stderr, "%s\n", written.message().c_str());
     return 1;

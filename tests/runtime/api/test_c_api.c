@@ -1,5 +1,6 @@
-/* The C API from a C program: load, inspect, run, read outputs, and every
- * error path an FFI user can hit. Usage: test_c_api <fixture directory>
+/* The C API from a C program: load, inspect, run, read outputs, typed inputs
+ * (int64 token ids), sized option structs, and every error path an FFI user
+ * can hit. Usage: test_c_api <fixture directory>
  * (written by make_c_api_fixture). Prints one line per failed check and a
  * summary; exits non-zero on any failure. */
 #include <math.h>
@@ -85,6 +86,171 @@ static void check_state_functions(const char* directory) {
   normrt_model_destroy(model);
 }
 
+/* A thread count beyond normrt_max_threads() is refused by name. */
+static void check_thread_bound(const char* path) {
+  normrt_model* model = NULL;
+  CHECK(normrt_model_load(path, NULL, &model) == NORMRT_OK);
+  if (model == NULL) return;
+  CHECK(normrt_max_threads() == 1024);
+  normrt_session_options options = NORMRT_SESSION_OPTIONS_INIT;
+  options.threads = 20000;
+  normrt_session* session = NULL;
+  CHECK(normrt_session_create(model, &options, &session) == NORMRT_INVALID_ARGUMENT);
+  CHECK(session == NULL);
+  CHECK(contains(normrt_last_error(), "threads = 20000 exceeds the limit of 1024"));
+  options.threads = 2;
+  CHECK(normrt_session_create(model, &options, &session) == NORMRT_OK);
+  normrt_session_destroy(session);
+  normrt_model_destroy(model);
+}
+
+/* Which ids an output row came from: ids.nrmt's table row v is v + 0.25 d. */
+static int row_id(const float* rows, size_t row) {
+  for (size_t d = 0; d < 4; ++d)
+    if (rows[row * 4 + d] != rows[row * 4] + 0.25f * (float)d) return -1;
+  return (int)rows[row * 4];
+}
+
+/* Describing the inputs and outputs; int64 ids converted, never reinterpreted. */
+static void check_typed_inputs(const char* directory) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/ids.nrmt", directory);
+  normrt_model* model = NULL;
+  CHECK(normrt_model_load(path, NULL, &model) == NORMRT_OK);
+  if (model == NULL) return;
+
+  normrt_tensor_info info = NORMRT_TENSOR_INFO_INIT;
+  CHECK(normrt_model_input_info(model, 0, &info) == NORMRT_OK);
+  CHECK(info.name != NULL && strcmp(info.name, "ids") == 0);
+  CHECK(info.dtype == NORMRT_DTYPE_I32);
+  CHECK(info.rank == 1 && info.shape[0] == NORMRT_SEQUENCE_DIM);
+  CHECK(info.max_sequence_length == 16);
+  CHECK(normrt_model_max_sequence_length(model) == 16);
+  CHECK(normrt_model_output_info(model, 0, &info) == NORMRT_OK);
+  CHECK(strcmp(info.name, "embedding") == 0 && info.dtype == NORMRT_DTYPE_F32);
+  CHECK(info.rank == 2 && info.shape[0] == NORMRT_SEQUENCE_DIM && info.shape[1] == 4);
+  CHECK(normrt_model_input_info(model, 1, &info) == NORMRT_INVALID_ARGUMENT);
+  CHECK(contains(normrt_last_error(), "index out of range"));
+  normrt_tensor_info unsized = NORMRT_TENSOR_INFO_INIT;
+  unsized.struct_size = 0;
+  CHECK(normrt_model_input_info(model, 0, &unsized) == NORMRT_INVALID_ARGUMENT);
+  CHECK(contains(normrt_last_error(), "struct_size = 0"));
+  CHECK(strcmp(normrt_dtype_name(NORMRT_DTYPE_I64), "i64") == 0);
+
+  normrt_session* session = NULL;
+  CHECK(normrt_session_create(model, NULL, &session) == NORMRT_OK);
+  normrt_model_destroy(model);
+  if (session == NULL) return;
+  int64_t ids[5] = {3, 1, 4, 1, 5};
+  size_t s = 5;
+  CHECK(normrt_session_set_input_typed(session, "ids", NORMRT_DTYPE_I64, ids, &s, 1) == NORMRT_OK);
+  ids[0] = 9; /* converted at the call: later changes do not matter */
+  CHECK(normrt_session_run(session) == NORMRT_OK);
+  const void* data = NULL;
+  size_t shape[NORMRT_MAX_RANK], rank = 0;
+  CHECK(normrt_session_output(session, "embedding", &data, shape, &rank) == NORMRT_OK);
+  CHECK(rank == 2 && shape[0] == 5 && shape[1] == 4);
+  if (data != NULL && rank == 2 && shape[0] == 5) {
+    const int want[5] = {3, 1, 4, 1, 5};
+    for (size_t i = 0; i < 5; ++i) CHECK(row_id(data, i) == want[i]);
+  }
+  const int32_t ids32[3] = {7, 0, 49};
+  s = 3;
+  CHECK(normrt_session_set_input_typed(session, "ids", NORMRT_DTYPE_I32, ids32, &s, 1) ==
+        NORMRT_OK);
+  CHECK(normrt_session_run(session) == NORMRT_OK);
+  CHECK(normrt_session_output(session, "embedding", &data, shape, &rank) == NORMRT_OK);
+  CHECK(shape[0] == 3 && row_id(data, 0) == 7 && row_id(data, 1) == 0 && row_id(data, 2) == 49);
+
+  const int64_t beyond[2] = {2, (int64_t)1 << 40};
+  s = 2;
+  CHECK(normrt_session_set_input_typed(session, "ids", NORMRT_DTYPE_I64, beyond, &s, 1) ==
+        NORMRT_INVALID_ARGUMENT);
+  CHECK(contains(normrt_last_error(),
+                 "'ids' value 1099511627776 at index 1 is outside the i32 range"));
+  const float floats[2] = {1, 2};
+  CHECK(normrt_session_set_input_typed(session, "ids", NORMRT_DTYPE_F32, floats, &s, 1) ==
+        NORMRT_INVALID_ARGUMENT);
+  CHECK(contains(normrt_last_error(), "f32 data cannot feed input 'ids' [S] i32"));
+  s = 17;
+  CHECK(normrt_session_set_input_typed(session, "ids", NORMRT_DTYPE_I64, ids, &s, 1) ==
+        NORMRT_INVALID_ARGUMENT);
+  CHECK(contains(normrt_last_error(), "shape [17] does not fit input 'ids' [S] i32 (1 ≤ S ≤ 16)"));
+  CHECK(normrt_session_set_input_typed(session, "ids", (normrt_dtype)9, ids, &s, 1) ==
+        NORMRT_INVALID_ARGUMENT);
+  CHECK(contains(normrt_last_error(), "dtype 9 is not a normrt_dtype"));
+  CHECK(normrt_session_set_input_typed(session, "ids", NORMRT_DTYPE_I64, ids, NULL, 1) ==
+        NORMRT_INVALID_ARGUMENT);
+  CHECK(contains(normrt_last_error(), "shape is null"));
+  normrt_session_destroy(session);
+}
+
+/* A typed f32 input gives what the untyped one gives. */
+static void check_float_typed_input(const char* path, const float* x, size_t x_count,
+                                    const float* expected, size_t expected_count) {
+  normrt_model* model = NULL;
+  normrt_session* session = NULL;
+  CHECK(normrt_model_load(path, NULL, &model) == NORMRT_OK);
+  if (model == NULL) return;
+  CHECK(normrt_session_create(model, NULL, &session) == NORMRT_OK);
+  normrt_model_destroy(model);
+  if (session == NULL) return;
+  const size_t shape[2] = {x_count / 48, 48};
+  CHECK(normrt_session_set_input_typed(session, "x", NORMRT_DTYPE_F32, x, shape, 2) == NORMRT_OK);
+  CHECK(normrt_session_run(session) == NORMRT_OK);
+  const void* data = NULL;
+  size_t out_shape[NORMRT_MAX_RANK], rank = 0;
+  CHECK(normrt_session_output(session, "out", &data, out_shape, &rank) == NORMRT_OK);
+  if (data != NULL && rank == 2 && out_shape[0] * out_shape[1] == expected_count) {
+    double worst = 0, scale = 0;
+    for (size_t i = 0; i < expected_count; ++i) {
+      worst = fmax(worst, fabs(((const float*)data)[i] - expected[i]));
+      scale = fmax(scale, fabs(expected[i]));
+    }
+    CHECK(worst <= 2e-5 * scale);
+  }
+  const int64_t ids[2 * 48] = {0};
+  CHECK(normrt_session_set_input_typed(session, "x", NORMRT_DTYPE_I64, ids, shape, 2) ==
+        NORMRT_INVALID_ARGUMENT);
+  CHECK(contains(normrt_last_error(), "i64 data cannot feed input 'x' [S, 48] f32 (give f32)"));
+  normrt_session_destroy(session);
+}
+
+/* Option structs carry their size: unset is refused; a larger (newer) struct
+ * is accepted when its extra bytes are zero and refused otherwise. */
+static void check_option_sizes(const char* path) {
+  normrt_model* model = NULL;
+  normrt_model_options unsized = NORMRT_MODEL_OPTIONS_INIT;
+  unsized.struct_size = 0;
+  CHECK(normrt_model_load(path, &unsized, &model) == NORMRT_INVALID_ARGUMENT);
+  CHECK(contains(normrt_last_error(), "struct_size = 0"));
+  CHECK(contains(normrt_last_error(), "NORMRT_MODEL_OPTIONS_INIT"));
+  struct {
+    normrt_model_options known;
+    int future_option;
+  } newer;
+  const normrt_model_options defaults_v1 = NORMRT_MODEL_OPTIONS_INIT;
+  memset(&newer, 0, sizeof newer); /* padding included: no byte may look like an option */
+  newer.known = defaults_v1;
+  newer.known.struct_size = sizeof newer;
+  CHECK(normrt_model_load(path, &newer.known, &model) == NORMRT_OK);
+  newer.future_option = 1;
+  normrt_model* refused = NULL;
+  CHECK(normrt_model_load(path, &newer.known, &refused) == NORMRT_INVALID_ARGUMENT);
+  CHECK(contains(normrt_last_error(), "set fields beyond"));
+  CHECK(refused == NULL);
+  if (model == NULL) return;
+  normrt_session_options session_unsized = NORMRT_SESSION_OPTIONS_INIT;
+  session_unsized.struct_size = 3;
+  normrt_session* session = NULL;
+  CHECK(normrt_session_create(model, &session_unsized, &session) == NORMRT_INVALID_ARGUMENT);
+  CHECK(contains(normrt_last_error(), "NORMRT_SESSION_OPTIONS_INIT"));
+  normrt_session_options defaults = NORMRT_SESSION_OPTIONS_INIT;
+  CHECK(normrt_session_create(model, &defaults, &session) == NORMRT_OK);
+  normrt_session_destroy(session);
+  normrt_model_destroy(model);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s <fixture directory>\n", argv[0]);
@@ -107,13 +273,16 @@ int main(int argc, char** argv) {
   CHECK(contains(normrt_last_error(), "/nonexistent/model.nrmt"));
   CHECK(normrt_model_load(NULL, NULL, &model) == NORMRT_INVALID_ARGUMENT);
   CHECK(contains(normrt_last_error(), "path is null"));
-  normrt_model_options bad_isa = {"sse9", 1, 1};
+  normrt_model_options bad_isa = NORMRT_MODEL_OPTIONS_INIT;
+  bad_isa.isa = "sse9";
   CHECK(normrt_model_load(path, &bad_isa, &model) == NORMRT_LOAD_FAILED);
   CHECK(contains(normrt_last_error(), "sse9"));
 
   /* The real thing, with fusion on and off. */
   for (int fuse = 0; fuse <= 1; ++fuse) {
-    normrt_model_options options = {NULL, fuse, fuse};
+    normrt_model_options options = NORMRT_MODEL_OPTIONS_INIT;
+    options.fuse = fuse;
+    options.fold_norm_affine = fuse;
     CHECK(normrt_model_load(path, &options, &model) == NORMRT_OK);
     if (model == NULL) break;
     CHECK(normrt_model_input_count(model) == 1);
@@ -158,6 +327,11 @@ int main(int argc, char** argv) {
     normrt_session_destroy(session);
   }
   check_state_functions(argv[1]);
+  check_thread_bound(path);
+  check_typed_inputs(argv[1]);
+  check_float_typed_input(path, x, x_count, expected, expected_count);
+  check_option_sizes(path);
+  CHECK(strcmp(normrt_version(), NORMRT_EXPECTED_VERSION) == 0);
   CHECK(normrt_session_run(NULL) == NORMRT_INVALID_ARGUMENT);
   CHECK(strcmp(normrt_status_name(NORMRT_OUT_OF_MEMORY), "out of memory") == 0);
   normrt_session_destroy(NULL);

@@ -103,6 +103,25 @@ TEST_SUITE("session") {
     CHECK(contains(missing.status().message(), "no output 'logits' (outputs: out)"));
   }
 
+  TEST_CASE("threads beyond max_session_threads() are refused by name; 0 and 1 run on the caller") {
+    auto model = mixed_model(64, 5);
+    CHECK(max_session_threads() == 1024);
+    for (size_t threads : {max_session_threads() + 1, size_t{20000}, ~size_t{0}}) {
+      CAPTURE(threads);
+      SessionOptions options;
+      options.threads = threads;
+      auto session = Session::create(model, options);
+      REQUIRE_FALSE(session.is_ok());
+      CHECK(contains(session.status().message(),
+                     "threads = " + std::to_string(threads) + " exceeds the limit of 1024"));
+    }
+    for (size_t threads : {0, 1, 2}) {
+      SessionOptions options;
+      options.threads = threads;
+      CHECK(Session::create(model, options).is_ok());
+    }
+  }
+
   TEST_CASE("the allocation counter sees an allocation") {  // so that 0 below means something
     static std::vector<float>* volatile probe = nullptr;  // volatile: the allocation cannot be elided
     testing::start_counting_allocations();

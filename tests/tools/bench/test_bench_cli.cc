@@ -93,6 +93,9 @@ TEST_SUITE("bench_cli") {
     CHECK(contains(error_of({"--runs", "0"}), "--runs: expected an integer in [1,"));
     CHECK(contains(error_of({"--seq-len", "-3"}), "--seq-len"));
     CHECK(contains(error_of({"--threads", "x"}), "--threads"));
+    CHECK(
+        contains(error_of({"--threads", "20000"}), "--threads: expected an integer in [1, 1024]"));
+    CHECK(contains(error_of({"--threads", "0"}), "--threads: expected an integer in [1, 1024]"));
     CHECK(contains(error_of({"--max-seconds", "-1"}), "--max-seconds"));
     CHECK(contains(error_of({"--bogus"}), "unknown option '--bogus'"));
     CHECK(contains(error_of({"--json"}), "--json needs a value"));

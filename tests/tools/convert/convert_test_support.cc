@@ -51,6 +51,11 @@ std::string bert_fixture(const std::string& name) {
   return std::string(NORMRT_BERT_FIXTURE_DIR) + "/" + name;
 }
 
+std::string tiny_bert_config_json() {
+  return R"({"model_type": "bert", "vocab_size": 64, "hidden_size": 32, "num_hidden_layers": 2,
+             "num_attention_heads": 4, "intermediate_size": 37, "max_position_embeddings": 40})";
+}
+
 void write_safetensors(const std::string& path, const std::vector<SourceTensor>& tensors) {
   std::string header = "{";
   std::string data;

@@ -22,6 +22,10 @@ std::string read_text(const std::string& path);
 std::string rnn_fixture(const std::string& name, const std::string& suffix);
 std::string bert_fixture(const std::string& name);
 
+/// A Hugging Face config.json for tiny_bert_gelu.safetensors (V = 64, H = 32,
+/// 2 layers, 4 heads, intermediate 37, 40 positions).
+std::string tiny_bert_config_json();
+
 /// Writes `tensors` (data as given) as a safetensors file.
 void write_safetensors(const std::string& path, const std::vector<SourceTensor>& tensors);
 

@@ -134,6 +134,13 @@ TEST_CASE("rnnsearch writes both files or neither") {
   CHECK_FALSE(summary.is_ok());
   CHECK_MESSAGE(!file_exists(paths.encoder), "the encoder file was left behind");
   ::rmdir(paths.decoder.c_str());
+
+  // An existing pair keeps both old files when the decoder's cannot be written.
+  write_text(paths.encoder, "old encoder");
+  REQUIRE(::mkdir(paths.decoder.c_str(), 0755) == 0);
+  CHECK_FALSE(convert(options).is_ok());
+  CHECK(read_text(paths.encoder) == "old encoder");
+  ::rmdir(paths.decoder.c_str());
 }
 
 TEST_CASE("normrt-convert converts a Nematus checkpoint from the command line") {

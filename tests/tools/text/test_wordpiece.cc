@@ -117,6 +117,36 @@ TEST_SUITE("wordpiece") {
     CHECK(empty.value() == std::vector<int32_t>{2, 3});
   }
 
+  TEST_CASE("the encoding says whether pieces were dropped to fit max_length") {
+    struct Case {
+      size_t max_length;
+      const char* text;
+      std::vector<int32_t> ids;
+      bool truncated;
+    };
+    const Case cases[] = {
+        {4, "unaffable unable", {2, 9, 6, 3}, true},         // pieces 9 6 4 6: two dropped
+        {6, "unaffable unable", {2, 9, 6, 4, 6, 3}, false},  // exactly full
+        {5, "unaffable unable", {2, 9, 6, 4, 3}, true},      // the last piece dropped
+        {2, "un", {2, 3}, true},
+        {2, "", {2, 3}, false},  // empty text: [CLS] [SEP]
+        {4, " \t ", {2, 3}, false},
+        {3, "un[SEP]", {2, 4, 3}, true},  // a special token dropped
+        {4, "un[SEP]", {2, 4, 3, 3}, false},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.text);
+      CAPTURE(c.max_length);
+      auto encoding = toy_tokenizer(c.max_length).encoding(c.text);
+      REQUIRE(encoding.is_ok());
+      CHECK(encoding.value().ids == c.ids);
+      CHECK(encoding.value().truncated == c.truncated);
+      auto ids = toy_tokenizer(c.max_length).encode(c.text);  // the same ids
+      REQUIRE(ids.is_ok());
+      CHECK(ids.value() == c.ids);
+    }
+  }
+
   TEST_CASE("the basic tokenizer splits punctuation and CJK, strips accents, lowercases") {
     auto words = basic_tokenize(
         "Héllo,wörld! 北京x\tA\xC2\xA0"

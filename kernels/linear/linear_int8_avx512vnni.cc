@@ -1,0 +1,80 @@
+// int8 weights on AVX-512 VNNI (compiled with -mavx512vnni, listed only where
+// cpu_has(CpuFeature::kAvx512Vnni)): panels of 4 zmm (64 columns), row blocks
+// of 6 (24 accumulators, the panel's 4 vectors and one broadcast in 32 zmm).
+//
+// vpdpbusd multiplies unsigned bytes by signed bytes. x is stored shifted,
+// u = qx + 128 in [1, 255], and the shift is taken back in the epilogue:
+//   Σ (qx + 128)·qw = Σ qx·qw + 128·colsum,  colsum = Σ_k qw (in the panel).
+// The int32 sums may wrap on the way for huge k, but the result fits
+// (k ≤ kInt8MaxK) and wrapping arithmetic is exact modulo 2^32.
+
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/linear/linear_int8_simd.h"
+
+namespace normrt::detail {
+namespace {
+
+struct Avx512VnniOps {
+  using I = __m512i;
+  using X = __m512i;
+  static constexpr size_t kLanes = 16;
+  static constexpr uint8_t kZeroCode = 0x80;
+
+  static I zero() { return _mm512_setzero_si512(); }
+  static I add(I a, I b) { return _mm512_add_epi32(a, b); }
+  static I load(const void* p) { return _mm512_load_si512(p); }
+  static void store(void* p, I v) { _mm512_store_si512(p, v); }
+  static X x_group(const uint8_t* four) {
+    uint32_t word;
+    std::memcpy(&word, four, sizeof word);
+    return _mm512_set1_epi32(static_cast<int>(word));
+  }
+  static I dot(I acc, X x, I w) { return _mm512_dpbusd_epi32(acc, x, w); }
+
+  static void finish(I acc, const int32_t* colsum, const float* sw, float sx, const float* bias,
+                     float* y, size_t count) {
+    const auto mask = static_cast<__mmask16>((1u << count) - 1u);
+    acc = _mm512_sub_epi32(acc, _mm512_slli_epi32(_mm512_load_si512(colsum), 7));
+    const __m512 scale = _mm512_mul_ps(_mm512_load_ps(sw), _mm512_set1_ps(sx));
+    const __m512 b = bias != nullptr ? _mm512_maskz_loadu_ps(mask, bias) : _mm512_setzero_ps();
+    _mm512_mask_storeu_ps(y, mask, _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc), scale, b));
+  }
+
+  static float quantize_row(const float* x, size_t k, uint8_t* q) {
+    const __m512i magnitude = _mm512_set1_epi32(0x7fffffff);
+    __m512i max_bits = _mm512_setzero_si512();
+    for (size_t i = 0; i < k; i += 16) {
+      const auto mask = static_cast<__mmask16>(k - i >= 16 ? 0xffffu : (1u << (k - i)) - 1u);
+      const __m512i bits = _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, x + i));
+      max_bits = _mm512_max_epu32(max_bits, _mm512_and_si512(bits, magnitude));
+    }
+    const Int8RowScale s = int8_row_scale(_mm512_reduce_max_epu32(max_bits));
+    const size_t padded = (k + 3) / 4 * 4;
+    if (s.zero) {
+      std::memset(q, kZeroCode, padded);
+      return s.scale;
+    }
+    const __m512 inverse = _mm512_set1_ps(s.inverse);
+    const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
+    const __m512i shift = _mm512_set1_epi32(128);
+    for (size_t i = 0; i < k; i += 16) {
+      const auto mask = static_cast<__mmask16>(k - i >= 16 ? 0xffffu : (1u << (k - i)) - 1u);
+      const __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, x + i), inverse);
+      __m512i r = _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      r = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(r, lo), hi), shift);
+      _mm512_mask_cvtepi32_storeu_epi8(q + i, mask, r);
+    }
+    std::memset(q + k, kZeroCode, padded - k);
+    return s.scale;
+  }
+};
+
+}  // namespace
+
+static_assert(kAvx512Panel == 4 * 16);
+void linear_int8_avx512vnni(const LinearArgs& args) { LinearInt8<Avx512VnniOps, 4, 6>::run(args); }
+
+}  // namespace normrt::detail

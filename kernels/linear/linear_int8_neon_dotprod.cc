@@ -1,0 +1,105 @@
+// int8 weights on AArch64 with the dot product extension (sdot; compiled
+// with -march=armv8.2-a+dotprod, listed only where
+// cpu_has(CpuFeature::kNeonDotProd)): panels of 4 q registers (16 columns),
+// row blocks of 4 (16 accumulators of the 32 registers). sdot multiplies
+// signed by signed bytes, so x needs no shift and no compensation.
+
+#include <arm_neon.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "kernels/linear/linear_int8_simd.h"
+
+namespace normrt::detail {
+namespace {
+
+struct NeonDotOps {
+  using I = int32x4_t;
+  using X = int8x16_t;
+  static constexpr size_t kLanes = 4;
+  static constexpr uint8_t kZeroCode = 0;
+
+  static I zero() { return vdupq_n_s32(0); }
+  static I add(I a, I b) { return vaddq_s32(a, b); }
+  static I load(const void* p) { return vld1q_s32(static_cast<const int32_t*>(p)); }
+  static void store(void* p, I v) { vst1q_s32(static_cast<int32_t*>(p), v); }
+  static X x_group(const uint8_t* four) {
+    uint32_t word;
+    std::memcpy(&word, four, sizeof word);
+    return vreinterpretq_s8_u32(vdupq_n_u32(word));
+  }
+  static I dot(I acc, X x, I w) { return vdotq_s32(acc, vreinterpretq_s8_s32(w), x); }
+
+  static void finish(I acc, const int32_t*, const float* sw, float sx, const float* bias, float* y,
+                     size_t count) {
+    const float32x4_t scale = vmulq_n_f32(vld1q_f32(sw), sx);
+    float32x4_t b = vdupq_n_f32(0.0f);
+    if (bias != nullptr) {
+      if (count == kLanes) {
+        b = vld1q_f32(bias);
+      } else {
+        float lanes[kLanes] = {};
+        std::memcpy(lanes, bias, count * sizeof(float));
+        b = vld1q_f32(lanes);
+      }
+    }
+    const float32x4_t out = vfmaq_f32(b, vcvtq_f32_s32(acc), scale);
+    if (count == kLanes) {
+      vst1q_f32(y, out);
+    } else {
+      float lanes[kLanes];
+      vst1q_f32(lanes, out);
+      std::memcpy(y, lanes, count * sizeof(float));
+    }
+  }
+
+  static int8_t quantize_one(float x, float inverse) {
+    const float r = std::nearbyint(x * inverse);
+    return static_cast<int8_t>(r > 127.0f ? 127.0f : r < -127.0f ? -127.0f : r);
+  }
+
+  static float quantize_row(const float* x, size_t k, uint8_t* q) {
+    uint32x4_t max_bits = vdupq_n_u32(0);
+    const uint32x4_t magnitude = vdupq_n_u32(0x7fffffffu);
+    size_t i = 0;
+    for (; i + 4 <= k; i += 4) {
+      const uint32x4_t bits = vreinterpretq_u32_f32(vld1q_f32(x + i));
+      max_bits = vmaxq_u32(max_bits, vandq_u32(bits, magnitude));
+    }
+    uint32_t max_abs = vmaxvq_u32(max_bits);
+    for (; i < k; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, x + i, sizeof bits);
+      bits &= 0x7fffffffu;
+      max_abs = bits > max_abs ? bits : max_abs;
+    }
+    const Int8RowScale s = int8_row_scale(max_abs);
+    const size_t padded = (k + 3) / 4 * 4;
+    if (s.zero) {
+      std::memset(q, kZeroCode, padded);
+      return s.scale;
+    }
+    const int32x4_t lo = vdupq_n_s32(-127), hi = vdupq_n_s32(127);
+    auto round4 = [&](const float* p) {  // vcvtnq: to nearest, ties to even
+      const int32x4_t r = vcvtnq_s32_f32(vmulq_n_f32(vld1q_f32(p), s.inverse));
+      return vminq_s32(vmaxq_s32(r, lo), hi);
+    };
+    for (i = 0; i + 16 <= k; i += 16) {
+      const int16x8_t ab = vcombine_s16(vqmovn_s32(round4(x + i)), vqmovn_s32(round4(x + i + 4)));
+      const int16x8_t cd =
+          vcombine_s16(vqmovn_s32(round4(x + i + 8)), vqmovn_s32(round4(x + i + 12)));
+      vst1q_s8(reinterpret_cast<int8_t*>(q + i), vcombine_s8(vqmovn_s16(ab), vqmovn_s16(cd)));
+    }
+    for (; i < k; ++i) q[i] = static_cast<uint8_t>(quantize_one(x[i], s.inverse));
+    std::memset(q + k, kZeroCode, padded - k);
+    return s.scale;
+  }
+};
+
+}  // namespace
+
+static_assert(kNeonPanel == 4 * 4);
+void linear_int8_neon_dotprod(const LinearArgs& args) { LinearInt8<NeonDotOps, 4, 4>::run(args); }
+
+}  // namespace normrt::detail

@@ -1,0 +1,53 @@
+// Run-time support of the int8 kernels, ISA-free: the software prefetch
+// policy, resolved once, and the per-thread scratch. The scratch: each call quantizes its rows of
+// x into it (linear_columns() has no scratch argument, and fused_linear's
+// threads each compute their own column slices). Allocation happens only
+// when a thread meets a larger call than before: none on a steady hot path.
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+
+#include "kernels/common/isa.h"
+#include "kernels/linear/linear_variants.h"
+
+namespace normrt::detail {
+namespace {
+
+struct FreeDeleter {
+  void operator()(std::byte* p) const { std::free(p); }
+};
+
+struct ThreadScratch {
+  std::unique_ptr<std::byte, FreeDeleter> data;
+  size_t bytes = 0;
+};
+
+bool resolve_stream_prefetch() {
+  const char* forced = std::getenv("NORMRT_LINEAR_PREFETCH");
+  if (forced != nullptr && (std::strcmp(forced, "0") == 0 || std::strcmp(forced, "1") == 0)) {
+    return forced[0] == '1';
+  }
+  return std::strcmp(cpu_vendor(), "AuthenticAMD") != 0;
+}
+
+}  // namespace
+
+bool int8_stream_prefetch() {
+  static const bool prefetch = resolve_stream_prefetch();
+  return prefetch;
+}
+
+std::byte* int8_thread_scratch(size_t bytes) {
+  thread_local ThreadScratch scratch;
+  if (bytes > scratch.bytes) {
+    const size_t rounded = (bytes + 4095) / 4096 * 4096;  // grow in pages
+    scratch.data.reset(static_cast<std::byte*>(std::aligned_alloc(64, rounded)));
+    if (scratch.data == nullptr) throw std::bad_alloc();
+    scratch.bytes = rounded;
+  }
+  return scratch.data.get();
+}
+
+}  // namespace normrt::detail
