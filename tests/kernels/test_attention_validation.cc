@@ -2,6 +2,7 @@
 // are fine; attention() runs the kernel of the selected ISA.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -100,16 +101,21 @@ TEST_SUITE("attention") {
   }
 
   TEST_CASE("nothing to compute: no sequences, no query rows; no keys gives zeros") {
+    // Valid with null operands, and a kernel run touches nothing.
     ValidCall c;
     c.args.batch = 0;
     c.args.q = c.args.k = c.args.v = nullptr;
     c.args.out = nullptr;
-    CHECK(attention(c.params, c.args).is_ok());
+    CHECK(attention_validate(c.params, c.args).is_ok());
     CHECK(attention_task_count(c.params, c.args) == 0);
+    attention_run(attention_kernel_for(Isa::kScalar), c.params, c.args, nullptr);
     ValidCall r;
     r.args.query_rows = 0;
-    CHECK(attention(r.params, r.args).is_ok());
+    std::fill(r.out.begin(), r.out.end(), 9.0f);
+    CHECK(attention_validate(r.params, r.args).is_ok());
     CHECK(attention_task_count(r.params, r.args) == 0);
+    attention_run(attention_kernel_for(Isa::kScalar), r.params, r.args, nullptr);
+    for (float x : r.out) CHECK(x == 9.0f);
     for (const AttentionVariant* variant : attention_variants_under_test()) {
       ValidCall z;
       z.args.key_rows = 0;
