@@ -11,32 +11,26 @@
 // Sk = Sq). With both caches (Sk = Sq = S) run() first writes k, v into cache
 // rows [position, position + S), then attends over rows [0, position + S);
 // causal masks by absolute position (query i sits at position + i).
-#include <algorithm>
+// The arithmetic is the attention kernel family's (kernels/attention/).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
 
-#include "runtime/ops/attention_core.h"
+#include "kernels/attention/attention.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/rnn_op_operands.h"
 
 namespace normrt {
 namespace {
 
-using seq_op::AttentionProblem;
 using seq_op::NodeChecker;
 
 enum Operand : size_t { kQ, kK, kV, kKCache, kVCache };
 
-// Below this many multiply-adds a fork/join costs more than it saves.
-constexpr size_t kMinParallelWork = size_t{1} << 16;
-
 struct AttentionConfig {
-  size_t heads = 0, kv_heads = 0, head_dim = 0;
-  float scale = 1.0f;
-  bool causal = false;
+  AttentionParams params;
   bool cached = false;
 };
 
@@ -110,11 +104,11 @@ Status check_attention(const Graph& graph, const Node& node, AttentionConfig& co
                    NodeChecker::describe(**k, "k") + " must have as many rows as q (" +
                    shape_string({q_rows}) + "), found " + shape_string({key_rows}));
   }
-  config.heads = static_cast<size_t>(*heads);
-  config.kv_heads = static_cast<size_t>(*kv_heads);
-  config.head_dim = static_cast<size_t>(d);
-  config.scale = static_cast<float>(*scale);
-  config.causal = *causal;
+  config.params.heads = static_cast<size_t>(*heads);
+  config.params.kv_heads = static_cast<size_t>(*kv_heads);
+  config.params.head_dim = static_cast<size_t>(d);
+  config.params.scale = static_cast<float>(*scale);
+  config.params.causal = *causal;
   out_shape = (*q)->shape;
   return Status::ok();
 }
@@ -127,52 +121,36 @@ Status infer_attention(const Graph& graph, const Node& node, std::vector<Inferre
   return Status::ok();
 }
 
-class AttentionKernel final : public OpKernel {
+class AttentionOp final : public OpKernel {
  public:
-  AttentionKernel(std::string node_name, const AttentionConfig& config)
-      : node_name_(std::move(node_name)), config_(config) {}
+  AttentionOp(std::string node_name, const AttentionConfig& config, AttentionKernel kernel)
+      : node_name_(std::move(node_name)), config_(config), kernel_(kernel) {}
 
   Status run(const OpRunContext& context) const override {
     const TensorView* in = context.inputs;
     const TensorView& q = in[kQ];
-    AttentionProblem p;
-    p.q = q.f32();
-    p.q_stride = q.cols();
-    p.kv_stride = config_.kv_heads * config_.head_dim;
-    p.out = context.outputs[0].f32();
-    p.out_stride = q.cols();
-    p.query_rows = q.rows();
-    p.heads = config_.heads;
-    p.kv_heads = config_.kv_heads;
-    p.head_dim = config_.head_dim;
-    p.scale = config_.scale;
-    p.causal = config_.causal;
+    AttentionArgs args;
+    args.query_rows = q.rows();
+    args.q = q.f32();
+    args.q_row_stride = q.cols();
+    args.out = context.outputs[0].f32();
+    args.out_row_stride = q.cols();
+    args.kv_row_stride = config_.params.kv_heads * config_.params.head_dim;
     if (config_.cached) {
       if (context.input_count <= kVCache || !in[kKCache].present() || !in[kVCache].present()) {
         return Status::error("node '" + node_name_ + "' (Attention): run without its KV cache");
       }
       if (Status s = append_to_cache(context); !s) return s;
-      p.k = in[kKCache].f32();
-      p.v = in[kVCache].f32();
-      p.key_rows = context.position + p.query_rows;
-      p.first_query_position = context.position;
+      args.k = in[kKCache].f32();
+      args.v = in[kVCache].f32();
+      args.key_rows = context.position + args.query_rows;
+      args.query_position = context.position;
     } else {
-      p.k = in[kK].f32();
-      p.v = in[kV].f32();
-      p.key_rows = in[kK].rows();
+      args.k = in[kK].f32();
+      args.v = in[kV].f32();
+      args.key_rows = in[kK].rows();
     }
-
-    ThreadPool* pool = context.pool;
-    const size_t work = p.query_rows * p.heads * p.key_rows * p.head_dim;
-    if (pool == nullptr || pool->size() < 2 || p.task_count() < 2 || work < kMinParallelWork) {
-      seq_op::attend_tasks(p, 0, 1);
-      return Status::ok();
-    }
-    // Round-robin tasks: under a causal mask later rows cost more.
-    const size_t parts = std::min(pool->size(), p.task_count());
-    pool->run([&](size_t thread, PoolBarrier&) {
-      if (thread < parts) seq_op::attend_tasks(p, thread, parts);
-    });
+    attention_run(kernel_, config_.params, args, context.pool);
     return Status::ok();
   }
 
@@ -188,7 +166,7 @@ class AttentionKernel final : public OpKernel {
           std::to_string(position) + " + S " + std::to_string(rows) + " = " +
           std::to_string(position + rows) + " rows > cache capacity C " + std::to_string(capacity));
     }
-    const size_t row_floats = config_.kv_heads * config_.head_dim;
+    const size_t row_floats = config_.params.kv_heads * config_.params.head_dim;
     const size_t bytes = rows * row_floats * sizeof(float);
     std::memcpy(in[kKCache].f32() + position * row_floats, in[kK].f32(), bytes);
     std::memcpy(in[kVCache].f32() + position * row_floats, in[kV].f32(), bytes);
@@ -197,13 +175,20 @@ class AttentionKernel final : public OpKernel {
 
   std::string node_name_;
   AttentionConfig config_;
+  AttentionKernel kernel_;
 };
 
 Expected<std::unique_ptr<OpKernel>> create_attention(const OpBuildContext& context) {
   AttentionConfig config;
   Shape out_shape;
   if (Status s = check_attention(context.graph, context.node, config, out_shape); !s) return s;
-  return std::unique_ptr<OpKernel>(new AttentionKernel(context.node.name, config));
+  const AttentionKernel kernel = attention_kernel_for(context.isa);
+  if (kernel == nullptr) {
+    return Status::error("node '" + context.node.name +
+                         "' (Attention): no attention kernel for ISA " + isa_name(context.isa) +
+                         " in this build");
+  }
+  return std::unique_ptr<OpKernel>(new AttentionOp(context.node.name, config, kernel));
 }
 
 }  // namespace
