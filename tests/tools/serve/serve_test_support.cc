@@ -95,9 +95,9 @@ std::string slow_embedding_model_path() {
   TensorId ids = g.input("input_ids", DataType::kI32, {kSequenceDim});
   std::vector<float> table(kVocab * kHidden);
   for (float& v : table) v = uniform(1.0f);
-  TensorId h = g.node(OpType::kEmbedding, "embed",
-                      {ids, g.weight("embed.weight", {kVocab, kHidden}, table)},
-                      {{kSequenceDim, kHidden}});
+  TensorId h =
+      g.node(OpType::kEmbedding, "embed", {ids, g.weight("embed.weight", {kVocab, kHidden}, table)},
+             {{kSequenceDim, kHidden}});
   const float scale = 1.5f / std::sqrt(static_cast<float>(kHidden));
   for (int64_t layer = 0; layer < kLayers; ++layer) {
     const std::string name = "layer" + std::to_string(layer);

@@ -91,8 +91,8 @@ TEST_CASE("embeddings: each item says whether its text was truncated (an extensi
   std::string fits, over;
   for (int i = 0; i < 14; ++i) fits += "the ";
   over = fits + "cat";
-  serve::Reply reply = service->embeddings("{\"input\": [\"" + fits + "\", \"" + over +
-                                           "\", \"alpha\", \"\"]}");
+  serve::Reply reply =
+      service->embeddings("{\"input\": [\"" + fits + "\", \"" + over + "\", \"alpha\", \"\"]}");
   REQUIRE_MESSAGE(reply.status == 200, reply.body);
   nlohmann::json body = parse_body(reply.body);
   REQUIRE(body["data"].size() == 4);

@@ -42,8 +42,8 @@ TEST_CASE("http: a second server cannot bind a port that one already listens on"
 TEST_CASE("http: a body declared over --max-body-bytes gets 413 before it is sent") {
   RunningServer server(linear_model().model, serve::ServiceOptions{}, limits_with_long_timeout());
   // Only the head is sent; the 100 MB never come.
-  const std::string reply = raw_exchange(
-      server.port(), post_head("Content-Length: 100000000\r\n"), std::chrono::milliseconds(3000));
+  const std::string reply = raw_exchange(server.port(), post_head("Content-Length: 100000000\r\n"),
+                                         std::chrono::milliseconds(3000));
   INFO("reply within 3 s: '" << reply << "'");
   REQUIRE_MESSAGE(!reply.empty(), "no reply until the read timeout");
   check_error(raw_reply(reply), 413, "payload_too_large", "limit of 1000 bytes");
@@ -54,8 +54,9 @@ TEST_CASE("http: malformed Content-Length values are 400, not 0 or 'too large'")
   RunningServer server(linear_model().model, serve::ServiceOptions{}, limits_with_long_timeout());
   for (const std::string value : {"-5", "abc", "+5", "5x", "0x10", "1.5", "", "5, 6"}) {
     INFO("Content-Length: '" << value << "'");
-    const std::string reply = raw_exchange(
-        server.port(), post_head("Content-Length: " + value + "\r\n"), std::chrono::milliseconds(3000));
+    const std::string reply =
+        raw_exchange(server.port(), post_head("Content-Length: " + value + "\r\n"),
+                     std::chrono::milliseconds(3000));
     if (reply.empty()) {
       FAIL_CHECK("no reply within 3 s");
       continue;
@@ -75,9 +76,9 @@ TEST_CASE("http: malformed Content-Length values are 400, not 0 or 'too large'")
     check_error(raw_reply(reply), 400, "bad_http_request", "");
   }
   // A number too large for 64 bits is over any limit.
-  const std::string huge = raw_exchange(
-      server.port(), post_head("Content-Length: 99999999999999999999999\r\n"),
-      std::chrono::milliseconds(3000));
+  const std::string huge =
+      raw_exchange(server.port(), post_head("Content-Length: 99999999999999999999999\r\n"),
+                   std::chrono::milliseconds(3000));
   CHECK_MESSAGE(!huge.empty(), "no reply within 3 s");
   if (!huge.empty()) check_error(raw_reply(huge), 413, "payload_too_large", "1000 bytes");
   // Still serving, and an exact, well-formed length works.

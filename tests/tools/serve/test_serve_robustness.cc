@@ -204,14 +204,14 @@ TEST_CASE("overwriting the served file in place changes no answer; SIGHUP reload
   overwrite_in_place(served, variant);
   {
     const std::vector<float> got = run_output(client, body);
-    const std::string answered = same_bits(got, want_b) ? "the new file's weights"
-                                                        : "neither model's weights";
+    const std::string answered =
+        same_bits(got, want_b) ? "the new file's weights" : "neither model's weights";
     CHECK_MESSAGE(same_bits(got, want_a),
                   "after an in-place overwrite the server answered with " << answered);
   }
   // Truncated to half while serving: no SIGBUS, still model A.
-  overwrite_in_place(served, std::vector<char>(original.begin(),
-                                               original.begin() + original.size() / 2));
+  overwrite_in_place(served,
+                     std::vector<char>(original.begin(), original.begin() + original.size() / 2));
   {
     httplib::Result reply = client.Post("/v1/run", body, "application/json");
     REQUIRE_MESSAGE(static_cast<bool>(reply),
@@ -244,8 +244,8 @@ TEST_CASE("eight 8 MB bodies at once keep the server's peak memory within the in
   text_body += "\"}";
   REQUIRE(ids_body.size() <= kBody);
 
-  auto server = ServeProcess::start(
-      {tiny_bert_path("mean"), "--vocab", tiny_vocab_path(), "--workers", "2"});
+  auto server =
+      ServeProcess::start({tiny_bert_path("mean"), "--vocab", tiny_vocab_path(), "--workers", "2"});
   {
     httplib::Client warm("127.0.0.1", server->port());
     for (int i = 0; i < 20; ++i) REQUIRE(warm.Get("/v1/health"));
@@ -286,8 +286,8 @@ TEST_CASE("health answers while every HTTP thread's worth of clients trickles it
   for (int t = 0; t < 4; ++t) {
     tricklers.emplace_back([&] {
       const int fd = connect_loopback(server->port());
-      const std::string head = "POST /v1/run HTTP/1.1\r\nHost: x\r\nX-Padding: " +
-                               std::string(200, 'p') + "\r\n\r\n";
+      const std::string head =
+          "POST /v1/run HTTP/1.1\r\nHost: x\r\nX-Padding: " + std::string(200, 'p') + "\r\n\r\n";
       for (size_t i = 0; i < head.size() && !stop; ++i) {
         if (!send_text(fd, head.substr(i, 1))) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -302,8 +302,8 @@ TEST_CASE("health answers while every HTTP thread's worth of clients trickles it
   httplib::Result health = client.Get("/v1/health");
   stop = true;
   for (std::thread& trickler : tricklers) trickler.join();
-  REQUIRE_MESSAGE(static_cast<bool>(health),
-                  "GET /v1/health got no answer within 3 s: " << httplib::to_string(health.error()));
+  REQUIRE_MESSAGE(static_cast<bool>(health), "GET /v1/health got no answer within 3 s: "
+                                                 << httplib::to_string(health.error()));
   CHECK(health->status == 200);
   CHECK(server->stop() == 0);
 }
@@ -314,8 +314,8 @@ TEST_CASE("a client trickling its body is cut off at the request deadline with 4
   std::vector<int> fds;
   for (int t = 0; t < 2; ++t) {
     fds.push_back(connect_loopback(server->port()));
-    REQUIRE(send_text(fds.back(),
-                      "POST /v1/run HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"));
+    REQUIRE(
+        send_text(fds.back(), "POST /v1/run HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"));
   }
   // Both HTTP threads now wait for bodies that trickle in; health still answers.
   httplib::Client client("127.0.0.1", server->port());
@@ -344,8 +344,8 @@ TEST_CASE("a client trickling its body is cut off at the request deadline with 4
   }
   httplib::Client after("127.0.0.1", server->port());
   after.set_read_timeout(std::chrono::seconds(10));
-  httplib::Result run = after.Post("/v1/run", R"({"inputs": {"input_ids": [2, 5, 3]}})",
-                                   "application/json");
+  httplib::Result run =
+      after.Post("/v1/run", R"({"inputs": {"input_ids": [2, 5, 3]}})", "application/json");
   REQUIRE(static_cast<bool>(run));
   CHECK(run->status == 200);
   CHECK(server->stop() == 0);
@@ -365,8 +365,8 @@ TEST_CASE("a request past --request-timeout-ms gets 504 and stops using its work
 }
 
 TEST_CASE("a client that disconnects stops its request between texts") {
-  auto server = ServeProcess::start({slow_embedding_model_path(), "--vocab", tiny_vocab_path(),
-                                     "--workers", "1", "--log"});
+  auto server = ServeProcess::start(
+      {slow_embedding_model_path(), "--vocab", tiny_vocab_path(), "--workers", "1", "--log"});
   const std::string body = many_texts_body(256);
   const int fd = connect_loopback(server->port());
   REQUIRE(send_text(fd, "POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Length: " +
