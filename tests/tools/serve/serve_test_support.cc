@@ -123,10 +123,12 @@ std::string slow_embedding_model_path() {
   return written;
 }
 
-LinearModel linear_model() {
+LinearModel linear_model(float weight_scale) {
   LinearModel m;
   m.w.resize(15);
-  for (size_t i = 0; i < m.w.size(); ++i) m.w[i] = 0.25f * static_cast<float>(int(i % 7) - 3);
+  for (size_t i = 0; i < m.w.size(); ++i) {
+    m.w[i] = weight_scale * 0.25f * static_cast<float>(int(i % 7) - 3);
+  }
   m.b = {0.5f, -1.0f, 0.125f};
   GraphBuilder g;
   TensorId x = g.input("x", DataType::kF32, {kSequenceDim, 5});

@@ -53,7 +53,8 @@ struct LinearModel {
   std::vector<float> w;  ///< [3, 5]
   std::vector<float> b;  ///< [3]
 };
-LinearModel linear_model();
+/// `weight_scale` multiplies W (another model of the same shapes, for reloads).
+LinearModel linear_model(float weight_scale = 1.0f);
 /// y and z in double for x [S, 5] and shift [3].
 std::vector<double> linear_reference_y(const LinearModel& m, const std::vector<float>& x,
                                        const std::vector<float>& shift);
