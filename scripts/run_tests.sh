@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds normrt and runs every test, in four stages (CMakePresets.json):
+# Builds normrt and runs every test, in five stages (CMakePresets.json):
 #   release   native Release build, ctest
 #   sanitize  native build with -fsanitize=address,undefined (-Og, asserts on), ctest
 #             (shortened sweep: NORMRT_TEST_QUICK)
+#   tsan      ThreadSanitizer build of the concurrency tests only (label tsan: thread
+#             pool, sessions on a shared model, decoders, the server), ctest
 #   aarch64   cross build of kernels/ + their tests for aarch64 (NEON), ctest under
 #             qemu-aarch64 (shortened sweep: NORMRT_TEST_QUICK)
 #   fuzz      libFuzzer targets (clang, ASan+UBSan; scripts/run_fuzz.sh) for
@@ -16,7 +18,7 @@
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
-all_stages=(release sanitize aarch64 fuzz)
+all_stages=(release sanitize tsan aarch64 fuzz)
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=("${all_stages[@]}")
 for stage in "${stages[@]}"; do
