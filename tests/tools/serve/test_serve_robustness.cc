@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -240,7 +241,9 @@ TEST_CASE("eight 8 MB bodies at once keep the server's peak memory within the in
                       << (peak_after - peak_before) / 1024 << " MiB more; bound "
                       << kBoundKib / 1024 << " MiB); " << replies.load() << " of 16 replies");
   CHECK(replies.load() == 16);
-  CHECK(peak_after - peak_before <= kBoundKib);
+  // Under sanitizers the peak is reported only: ASan's quarantine holds freed memory.
+  const char* check = std::getenv("NORMRT_SERVE_CHECK_RSS");
+  if (check == nullptr || std::string(check) != "0") CHECK(peak_after - peak_before <= kBoundKib);
   CHECK(server->stop() == 0);
 }
 
