@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds normrt and runs every test, in four stages (CMakePresets.json):
+# Builds normrt and runs every test, in seven stages (CMakePresets.json and two Python scripts):
 #   release   native Release build, ctest
 #   sanitize  native build with -fsanitize=address,undefined (-Og, asserts on), ctest
 #             (shortened sweep: NORMRT_TEST_QUICK)
+#   tsan      ThreadSanitizer build of the concurrency tests only (label tsan: thread
+#             pool, sessions on a shared model, decoders, the server), ctest
 #   aarch64   cross build of kernels/ + their tests for aarch64 (NEON), ctest under
 #             qemu-aarch64 (shortened sweep: NORMRT_TEST_QUICK)
 #   fuzz      libFuzzer targets (clang, ASan+UBSan; scripts/run_fuzz.sh) for
@@ -14,13 +16,13 @@
 # Build trees: build/<stage>. Every stage runs even if an earlier one failed; the
 # script ends with a summary and exits non-zero if any stage failed.
 #
-#   scripts/run_tests.sh                    all four stages
+#   scripts/run_tests.sh                    all stages
 #   scripts/run_tests.sh release aarch64    only these stages
 #   NORMRT_SKIP_DEPS=1 scripts/run_tests.sh skip scripts/install_deps.sh
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
-all_stages=(release sanitize aarch64 fuzz python ray)
+all_stages=(release sanitize tsan aarch64 fuzz python ray)
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=("${all_stages[@]}")
 for stage in "${stages[@]}"; do
