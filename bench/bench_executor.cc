@@ -86,9 +86,9 @@ void direct_chain(benchmark::State& state, int nodes) {
   std::vector<float> x = test::random_values(kChainWidth, 1.0f, 1);
   std::vector<float> a(kChainWidth), b(kChainWidth);
   for (auto _ : state) {
-    kernel.value()(Activation::kRelu, x.data(), a.data(), kChainWidth);
+    kernel.value()(Activation::kRelu, 0.0f, x.data(), a.data(), kChainWidth);
     for (int i = 1; i < nodes; ++i) {
-      kernel.value()(Activation::kRelu, a.data(), b.data(), kChainWidth);
+      kernel.value()(Activation::kRelu, 0.0f, a.data(), b.data(), kChainWidth);
       std::swap(a, b);
     }
     benchmark::DoNotOptimize(a.data());

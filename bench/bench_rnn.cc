@@ -188,14 +188,14 @@ class LstmSeparate {
     const NormParams ln = layer_norm();
     Status s = linear(w_h_, hs, 1, h, a_.data(), 4 * h, nullptr);  // W_h·h
     if (s) s = norm(ln, row(a_.data(), a_.data(), 4 * h, op_.gain_h.data(), op_.bias_h.data()));
-    add(a_.data(), op_.xproj.data(), pre_.data(), 4 * h);                        // + N(W_x·x) + b
-    if (s) s = activate(Activation::kSigmoid, pre_.data(), act_.data(), 3 * h);  // σ(f, i, o)
-    if (s) s = activate(Activation::kTanh, pre_.data() + 3 * h, act_.data() + 3 * h, h);
+    add(a_.data(), op_.xproj.data(), pre_.data(), 4 * h);  // + N(W_x·x) + b
+    if (s) s = activate(Activation::kSigmoid, 0.0f, pre_.data(), act_.data(), 3 * h);  // σ(f, i, o)
+    if (s) s = activate(Activation::kTanh, 0.0f, pre_.data() + 3 * h, act_.data() + 3 * h, h);
     mul(act_.data(), c, t1_.data(), h);                        // σ(f)⊙c
     mul(act_.data() + h, act_.data() + 3 * h, t2_.data(), h);  // σ(i)⊙tanh(g)
     add(t1_.data(), t2_.data(), c, h);                         // c_t
     if (s) s = norm(ln, row(c, n_.data(), h, op_.gain_c.data(), op_.bias_c.data()));  // LN(c_t)
-    if (s) s = activate(Activation::kTanh, n_.data(), n_.data(), h);
+    if (s) s = activate(Activation::kTanh, 0.0f, n_.data(), n_.data(), h);
     mul(act_.data() + 2 * h, n_.data(), hs, h);  // h_t
     return s;
   }
@@ -290,13 +290,13 @@ class GruSeparate {
     if (s) s = linear(u_, hs, 1, h, bu_.data(), h, nullptr);  // U·h
     if (s) s = norm(ln, row(bu_.data(), bu_.data(), h, op_.gain_u.data(), op_.bias_u.data()));
     add(a_.data(), xp, zr_.data(), 2 * h);  // [z r]
-    if (s) s = activate(Activation::kSigmoid, zr_.data(), zr_.data(), 2 * h);
-    mul(zr_.data() + h, bu_.data(), rb_.data(), h);                         // σ(r)⊙N(U·h)
-    add(xp + 2 * h, rb_.data(), cand_.data(), h);                           // + N(W·x)
-    if (s) s = activate(Activation::kTanh, cand_.data(), cand_.data(), h);  // ĥ
-    sub(cand_.data(), hs, d_.data(), h);                                    // ĥ − h
-    mul(zr_.data(), d_.data(), e_.data(), h);                               // σ(z)⊙(ĥ − h)
-    add(hs, e_.data(), hs, h);                                              // h_t
+    if (s) s = activate(Activation::kSigmoid, 0.0f, zr_.data(), zr_.data(), 2 * h);
+    mul(zr_.data() + h, bu_.data(), rb_.data(), h);                               // σ(r)⊙N(U·h)
+    add(xp + 2 * h, rb_.data(), cand_.data(), h);                                 // + N(W·x)
+    if (s) s = activate(Activation::kTanh, 0.0f, cand_.data(), cand_.data(), h);  // ĥ
+    sub(cand_.data(), hs, d_.data(), h);                                          // ĥ − h
+    mul(zr_.data(), d_.data(), e_.data(), h);  // σ(z)⊙(ĥ − h)
+    add(hs, e_.data(), hs, h);                 // h_t
     return s;
   }
   const float* output() const { return op_.h_state.data(); }
@@ -491,20 +491,20 @@ void bench_epilogue_separate(benchmark::State& state, bool lstm, size_t h) {
     Status s = Status::ok();
     if (lstm) {
       add(hp, xp, pre.data(), 4 * h);
-      s = activate(Activation::kSigmoid, pre.data(), act.data(), 3 * h);
-      if (s) s = activate(Activation::kTanh, pre.data() + 3 * h, act.data() + 3 * h, h);
+      s = activate(Activation::kSigmoid, 0.0f, pre.data(), act.data(), 3 * h);
+      if (s) s = activate(Activation::kTanh, 0.0f, pre.data() + 3 * h, act.data() + 3 * h, h);
       mul(act.data(), c, t1.data(), h);
       mul(act.data() + h, act.data() + 3 * h, t2.data(), h);
       add(t1.data(), t2.data(), c, h);
       if (s) s = norm(ln, row(c, n.data(), h, op.gain_c.data(), op.bias_c.data()));
-      if (s) s = activate(Activation::kTanh, n.data(), n.data(), h);
+      if (s) s = activate(Activation::kTanh, 0.0f, n.data(), n.data(), h);
       mul(act.data() + 2 * h, n.data(), hs, h);
     } else {
       add(hp, xp, pre.data(), 2 * h);
-      s = activate(Activation::kSigmoid, pre.data(), pre.data(), 2 * h);
+      s = activate(Activation::kSigmoid, 0.0f, pre.data(), pre.data(), 2 * h);
       mul(pre.data() + h, hp + 2 * h, t1.data(), h);
       add(xp + 2 * h, t1.data(), t2.data(), h);
-      if (s) s = activate(Activation::kTanh, t2.data(), t2.data(), h);
+      if (s) s = activate(Activation::kTanh, 0.0f, t2.data(), t2.data(), h);
       sub(t2.data(), hs, n.data(), h);
       mul(pre.data(), n.data(), t1.data(), h);
       add(hs, t1.data(), hs, h);

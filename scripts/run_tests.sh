@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
-# Builds normrt and runs every test, in four stages (CMakePresets.json):
+# Builds normrt and runs every test, in seven stages (CMakePresets.json and two Python scripts):
 #   release   native Release build, ctest
 #   sanitize  native build with -fsanitize=address,undefined (-Og, asserts on), ctest
 #             (shortened sweep: NORMRT_TEST_QUICK)
+#   tsan      ThreadSanitizer build of the concurrency tests only (label tsan: thread
+#             pool, sessions on a shared model, decoders, the server), ctest
 #   aarch64   cross build of kernels/ + their tests for aarch64 (NEON), ctest under
 #             qemu-aarch64 (shortened sweep: NORMRT_TEST_QUICK)
 #   fuzz      libFuzzer targets (clang, ASan+UBSan; scripts/run_fuzz.sh) for
 #             NORMRT_FUZZ_SECONDS each (default 30) from their seed corpora
+#   python    the Python package: wheel built in a clean venv, pytest
+#             (scripts/test_python.sh); pytest's counts join ctest's
+#   ray       Ray Serve over the package on a local 2-node cluster, last as the
+#             heaviest (scripts/test_ray.sh, bounded: NORMRT_RAY_TIMEOUT)
 # Build trees: build/<stage>. Every stage runs even if an earlier one failed; the
 # script ends with a summary and exits non-zero if any stage failed.
 #
-#   scripts/run_tests.sh                    all four stages
+#   scripts/run_tests.sh                    all stages
 #   scripts/run_tests.sh release aarch64    only these stages
 #   NORMRT_SKIP_DEPS=1 scripts/run_tests.sh skip scripts/install_deps.sh
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
-all_stages=(release sanitize aarch64 fuzz)
+all_stages=(release sanitize tsan aarch64 fuzz python ray)
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=("${all_stages[@]}")
 for stage in "${stages[@]}"; do
@@ -96,8 +102,38 @@ run_fuzz_stage() {
   return "$rc"
 }
 
+# A pytest stage (python, ray): the script's output stays visible; pytest's
+# summary line ("53 passed, 1 skipped in 27.1s") is counted like ctest's.
+run_pytest_stage() {
+  local stage="$1" script="$2" log="build/$1.log"
+  echo
+  echo "==== [$stage] $script ===="
+  NORMRT_SKIP_DEPS=1 "$script" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  local line passed failed errors skipped
+  line="$(grep -E '[0-9]+ (passed|failed|errors?)\b.* in [0-9.]+s' "$log" | tail -n 1)"
+  passed="$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+')"
+  failed="$(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+')"
+  errors="$(grep -oE '[0-9]+ errors?' <<<"$line" | grep -oE '[0-9]+')"
+  skipped="$(grep -oE '[0-9]+ skipped' <<<"$line" | grep -oE '[0-9]+')"
+  if [[ -z "$line" ]]; then
+    detail[$stage]="pytest ran no test"
+    return 1
+  fi
+  passed=${passed:-0} failed=$((${failed:-0} + ${errors:-0}))
+  total_passed=$((total_passed + passed))
+  total_failed=$((total_failed + failed))
+  detail[$stage]="$passed/$((passed + failed)) tests passed${skipped:+, $skipped skipped}"
+  return "$rc"
+}
+
 for stage in "${stages[@]}"; do
   start=$SECONDS
+  if [[ "$stage" == python || "$stage" == ray ]]; then
+    if run_pytest_stage "$stage" "scripts/test_$stage.sh"; then result[$stage]=passed; else result[$stage]=FAILED; fi
+    seconds[$stage]=$((SECONDS - start))
+    continue
+  fi
   if [[ "$stage" == fuzz ]]; then
     if run_fuzz_stage; then result[$stage]=passed; else result[$stage]=FAILED; fi
     seconds[$stage]=$((SECONDS - start))

@@ -83,6 +83,7 @@ struct TensorRef {
 struct PassSummary {
   size_t nodes_before = 0, nodes_after = 0;
   size_t fused_linear_nodes = 0;
+  size_t fused_conv_nodes = 0;  ///< Conv2d nodes that absorbed a spatial norm and/or activation
   size_t folded_norms = 0;
   size_t weight_copy_bytes = 0;  ///< weights repacked into own memory (0: all used from the file)
   size_t arena_bytes = 0;      ///< activation memory of one session

@@ -6,15 +6,20 @@
 //   silu(x)      = x·sigmoid(x)
 //   tanh(x)
 //   sigmoid(x)   = 1 / (1 + e^−x)
+//   leaky_relu(x) = x > 0 ? x : α·x                            nn.LeakyReLU(negative_slope=α)
+//
+// α is the `alpha` argument of every entry point (oneDNN's eltwise
+// convention): leaky_relu's negative slope, ignored by the other activations.
 //
 // Accuracy contract (checked by tests/kernels against long-double libm on
 // every ISA): |y − f(x)| ≤ 1e-6·|f(x)| + 2^-149 for every float x, including
 // the far tails (gelu_erf(−10) = −7.6e-23, sigmoid(−100) = 3.7e-44, not 0 or
 // NaN). Special values follow PyTorch: NaN → NaN; relu(−0) = −0;
-// relu(±inf) = inf / 0; tanh(±inf) = ±1; sigmoid(±inf) = 1 / 0;
-// gelu(+inf) = silu(+inf) = inf, but gelu(−inf) = silu(−inf) = NaN (PyTorch's
-// −inf·0). The sign of a zero result is otherwise unspecified.
-// Kernels assume the default floating-point environment (no flush-to-zero).
+// relu(±inf) = inf / 0; leaky_relu(−0) = −0;
+// leaky_relu(−inf) = −inf (α > 0) or NaN (α = 0, PyTorch's −inf·0); tanh(±inf) = ±1; sigmoid(±inf)
+// = 1 / 0; gelu(+inf) = silu(+inf) = inf, but gelu(−inf) = silu(−inf) = NaN (PyTorch's −inf·0). The
+// sign of a zero result is otherwise unspecified. Kernels assume the default floating-point
+// environment (no flush-to-zero).
 
 #include <cstddef>
 #include <string_view>
@@ -24,26 +29,30 @@
 
 namespace normrt {
 
-enum class Activation { kNone, kRelu, kGeluErf, kGeluTanh, kSilu, kTanh, kSigmoid };
+enum class Activation { kNone, kRelu, kGeluErf, kGeluTanh, kSilu, kTanh, kSigmoid, kLeakyRelu };
 
 /// Every activation, in declaration order (kNone is the identity).
 inline constexpr Activation kAllActivations[] = {
     Activation::kNone, Activation::kRelu, Activation::kGeluErf, Activation::kGeluTanh,
-    Activation::kSilu, Activation::kTanh, Activation::kSigmoid,
+    Activation::kSilu, Activation::kTanh, Activation::kSigmoid, Activation::kLeakyRelu,
 };
 
-/// "none", "relu", "gelu_erf", "gelu_tanh", "silu", "tanh" or "sigmoid";
+/// "none", "relu", "gelu_erf", "gelu_tanh", "silu", "tanh", "sigmoid" or "leaky_relu";
 /// "invalid" for a value outside the enum.
 const char* activation_name(Activation activation);
 
 /// The inverse of activation_name(); an error naming the valid names otherwise.
 Expected<Activation> activation_from_name(std::string_view name);
 
+/// True for the activations that read `alpha` (leaky_relu).
+bool activation_uses_alpha(Activation activation);
+
 /// y[i] = f(x[i]) for i < n. Any n (0 is a no-op), any alignment; y == x
 /// (in place) is allowed, other overlap is not. Preconditions (asserted in
-/// debug builds, checked by activate()): a valid enum value, non-null
-/// pointers when n > 0.
-using ActivationKernel = void (*)(Activation activation, const float* x, float* y, size_t n);
+/// debug builds, checked by activate()): a valid enum value, a finite alpha,
+/// non-null pointers when n > 0.
+using ActivationKernel = void (*)(Activation activation, float alpha, const float* x, float* y,
+                                  size_t n);
 
 /// The kernel compiled for `isa`, or nullptr if this build has none.
 ActivationKernel activation_kernel_for(Isa isa);
@@ -51,8 +60,8 @@ ActivationKernel activation_kernel_for(Isa isa);
 /// The kernel for selected_isa(), resolved once.
 Expected<ActivationKernel> selected_activation_kernel();
 
-/// Validates the arguments (enum value, null pointers, partial overlap), then
-/// runs the selected kernel. The convenient checked entry point.
-Status activate(Activation activation, const float* x, float* y, size_t n);
+/// Validates the arguments (enum value, alpha, null pointers, partial
+/// overlap), then runs the selected kernel. The convenient checked entry point.
+Status activate(Activation activation, float alpha, const float* x, float* y, size_t n);
 
 }  // namespace normrt

@@ -1,5 +1,6 @@
 // Names, argument validation and ISA dispatch of the activation kernels.
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -24,6 +25,8 @@ const char* activation_name(Activation activation) {
       return "tanh";
     case Activation::kSigmoid:
       return "sigmoid";
+    case Activation::kLeakyRelu:
+      return "leaky_relu";
   }
   return "invalid";
 }
@@ -38,6 +41,8 @@ Expected<Activation> activation_from_name(std::string_view name) {
   return Status::error("unknown activation '" + std::string(name) + "' (expected one of: " + valid +
                        ")");
 }
+
+bool activation_uses_alpha(Activation activation) { return activation == Activation::kLeakyRelu; }
 
 ActivationKernel activation_kernel_for(Isa isa) {
   switch (isa) {
@@ -65,10 +70,14 @@ Expected<ActivationKernel> selected_activation_kernel() {
   return activation_kernel_for(isa);
 }
 
-Status activate(Activation activation, const float* x, float* y, size_t n) {
+Status activate(Activation activation, float alpha, const float* x, float* y, size_t n) {
   if (std::string_view(activation_name(activation)) == "invalid") {
     return Status::error("activate: invalid activation value " +
                          std::to_string(static_cast<int>(activation)));
+  }
+  if (activation_uses_alpha(activation) && !std::isfinite(alpha)) {
+    return Status::error(std::string("activate: ") + activation_name(activation) +
+                         "'s alpha must be finite (got " + std::to_string(alpha) + ")");
   }
   if (n == 0) return Status::ok();
   if (x == nullptr) return Status::error("activate: x is null");
@@ -82,7 +91,7 @@ Status activate(Activation activation, const float* x, float* y, size_t n) {
   }
   static const Expected<ActivationKernel> kernel = selected_activation_kernel();
   if (!kernel) return kernel.status();
-  (*kernel)(activation, x, y, n);
+  (*kernel)(activation, alpha, x, y, n);
   return Status::ok();
 }
 

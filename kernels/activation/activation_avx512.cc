@@ -3,7 +3,7 @@
 #include "kernels/activation/activation_variants.h"
 
 namespace normrt::detail {
-void activation_row_avx512(Activation activation, const float* x, float* y, size_t n) {
-  simd::activation_row<xsimd::avx512bw>(activation, x, y, n);
+void activation_row_avx512(Activation activation, float alpha, const float* x, float* y, size_t n) {
+  simd::activation_row<xsimd::avx512bw>(activation, alpha, x, y, n);
 }
 }  // namespace normrt::detail

@@ -3,7 +3,7 @@
 #include "kernels/activation/activation_variants.h"
 
 namespace normrt::detail {
-void activation_row_neon(Activation activation, const float* x, float* y, size_t n) {
-  simd::activation_row<xsimd::neon64>(activation, x, y, n);
+void activation_row_neon(Activation activation, float alpha, const float* x, float* y, size_t n) {
+  simd::activation_row<xsimd::neon64>(activation, alpha, x, y, n);
 }
 }  // namespace normrt::detail

@@ -15,7 +15,7 @@
 
 namespace normrt::detail {
 
-double activation_reference(Activation activation, double x) {
+double activation_reference(Activation activation, double x, double alpha) {
   constexpr double kSqrtHalf = 0.70710678118654752440;  // 1/√2
   constexpr double kSqrtTwoOverPi = 0.79788456080286535588;
   switch (activation) {
@@ -35,14 +35,16 @@ double activation_reference(Activation activation, double x) {
       return std::tanh(x);
     case Activation::kSigmoid:
       return 1.0 / (1.0 + std::exp(-x));
+    case Activation::kLeakyRelu:
+      return x > 0.0 ? x : alpha * x;  // NaN·α is NaN, −0·α is −0
   }
   return x;
 }
 
-void activation_row_scalar(Activation activation, const float* x, float* y, size_t n) {
+void activation_row_scalar(Activation activation, float alpha, const float* x, float* y, size_t n) {
   assert(n == 0 || (x != nullptr && y != nullptr));
   for (size_t i = 0; i < n; ++i) {
-    y[i] = static_cast<float>(activation_reference(activation, static_cast<double>(x[i])));
+    y[i] = static_cast<float>(activation_reference(activation, static_cast<double>(x[i]), alpha));
   }
 }
 

@@ -37,6 +37,12 @@ NORMRT_ALWAYS_INLINE FloatV<Arch> relu(FloatV<Arch> x) {
   return xsimd::select(x < FloatV<Arch>(0.0f), FloatV<Arch>(0.0f), x);
 }
 
+// PyTorch's x > 0 ? x : α·x: NaN·α stays NaN, −0·α = −0.
+template <class Arch>
+NORMRT_ALWAYS_INLINE FloatV<Arch> leaky_relu(FloatV<Arch> x, float alpha) {
+  return xsimd::select(x > FloatV<Arch>(0.0f), x, x * FloatV<Arch>(alpha));
+}
+
 // |x| clamped to `limit`, NaN kept: x86 min returns its second operand when
 // either is NaN; NEON's min returns NaN.
 template <class Arch>
@@ -141,9 +147,10 @@ NORMRT_ALWAYS_INLINE FloatV<Arch> tanh(FloatV<Arch> x) {
   return t | xsimd::bitofsign(x);
 }
 
-/// f(v) for the activation kAct, lane by lane, to activation.h's accuracy.
+/// f(v) for the activation kAct, lane by lane, to activation.h's accuracy;
+/// alpha is leaky_relu's slope (ignored by the others).
 template <Activation kAct, class Arch>
-NORMRT_ALWAYS_INLINE xsimd::batch<float, Arch> activate(xsimd::batch<float, Arch> v) {
+NORMRT_ALWAYS_INLINE xsimd::batch<float, Arch> activate(xsimd::batch<float, Arch> v, float alpha) {
   if constexpr (kAct == Activation::kNone) {
     return v;
   } else if constexpr (kAct == Activation::kRelu) {
@@ -156,10 +163,19 @@ NORMRT_ALWAYS_INLINE xsimd::batch<float, Arch> activate(xsimd::batch<float, Arch
     return silu<Arch>(v);
   } else if constexpr (kAct == Activation::kTanh) {
     return tanh<Arch>(v);
+  } else if constexpr (kAct == Activation::kLeakyRelu) {
+    return leaky_relu<Arch>(v, alpha);
   } else {
     static_assert(kAct == Activation::kSigmoid, "an Activation without a SIMD form");
     return sigmoid<Arch>(v);
   }
+}
+
+/// The activations without a parameter, for callers that never pass one.
+template <Activation kAct, class Arch>
+NORMRT_ALWAYS_INLINE xsimd::batch<float, Arch> activate(xsimd::batch<float, Arch> v) {
+  static_assert(kAct != Activation::kLeakyRelu, "leaky_relu needs its slope: activate(v, alpha)");
+  return activate<kAct, Arch>(v, 0.0f);
 }
 
 /// Calls f(std::integral_constant<Activation, a>{}), so that a caller can
@@ -181,6 +197,8 @@ void with_activation(Activation a, F&& f) {
       return f(std::integral_constant<Activation, Activation::kTanh>{});
     case Activation::kSigmoid:
       return f(std::integral_constant<Activation, Activation::kSigmoid>{});
+    case Activation::kLeakyRelu:
+      return f(std::integral_constant<Activation, Activation::kLeakyRelu>{});
     case Activation::kNone:
       break;
   }
@@ -190,7 +208,7 @@ void with_activation(Activation a, F&& f) {
 /// y[i] = f(x[i]) for i < n: whole vectors, then one partial vector (masked
 /// where the ISA has masked moves). y == x allowed.
 template <Activation kAct, class Arch>
-void activation_row(const float* x, float* y, size_t n) {
+void activation_row(float alpha, const float* x, float* y, size_t n) {
   using V = xsimd::batch<float, Arch>;
   if constexpr (kAct == Activation::kNone) {
     if (x != y && n != 0) std::memmove(y, x, n * sizeof(float));
@@ -198,21 +216,22 @@ void activation_row(const float* x, float* y, size_t n) {
   }
   size_t i = 0;
   for (; i + V::size <= n; i += V::size) {
-    activate<kAct>(V::load_unaligned(x + i)).store_unaligned(y + i);
+    activate<kAct>(V::load_unaligned(x + i), alpha).store_unaligned(y + i);
   }
   if (i < n) {
     const size_t count = n - i;
-    store_partial(Arch{}, y + i, count, activate<kAct>(load_partial(Arch{}, x + i, count, 0.0f)));
+    store_partial(Arch{}, y + i, count,
+                  activate<kAct>(load_partial(Arch{}, x + i, count, 0.0f), alpha));
   }
 }
 
 /// The row kernel of activation.h for one architecture.
 template <class Arch>
-void activation_row(Activation activation, const float* x, float* y, size_t n) {
+void activation_row(Activation activation, float alpha, const float* x, float* y, size_t n) {
   assert(n == 0 || (x != nullptr && y != nullptr));
   assert(x == y || x + n <= y || y + n <= x);  // in place or disjoint
   with_activation(activation,
-                  [&](auto act) { activation_row<decltype(act)::value, Arch>(x, y, n); });
+                  [&](auto act) { activation_row<decltype(act)::value, Arch>(alpha, x, y, n); });
 }
 
 }  // namespace

@@ -77,8 +77,8 @@ struct FusedCall {
   // (row_block_order) sum in the same order whatever their row count, so the
   // result does not depend on how many threads shared the rows.
   void matmul(size_t row, size_t rows, size_t c0, size_t c1, bool row_block_order) const {
-    detail::LinearArgs args = detail::linear_args(w, x + row * x_stride, rows, x_stride,
-                                                  y_row(row), y_stride, c0, c1, e.bias);
+    detail::LinearArgs args = detail::linear_args(w, x + row * x_stride, rows, x_stride, y_row(row),
+                                                  y_stride, c0, c1, e.bias);
     args.row_block_order = row_block_order;
     w.variant().kernel(args);
   }
@@ -148,7 +148,7 @@ class RowPart {
     // Bias or residual alone: y already holds t, and the map is the identity.
     const bool identity = !e.normalize && e.activation == Activation::kNone && !e.sum_dst;
     if (c0 == c1 || identity) return;
-    call_.ops.normalize(call_.params, map, e.activation, call_.t(row_) + c0,
+    call_.ops.normalize(call_.params, map, e.activation, e.activation_alpha, call_.t(row_) + c0,
                         call_.y_row(row_) + c0, c1 - c0,
                         e.normalize && e.gain ? e.gain + c0 : nullptr,
                         e.normalize && e.norm_bias ? e.norm_bias + c0 : nullptr);
@@ -180,9 +180,9 @@ bool row_map(const FusedCall& call, const PartStats& stats, NormScale* map) {
 void fallback_row(const FusedCall& call, size_t row) {
   const LinearEpilogue& e = call.e;
   float* y = call.y_row(row);
-  detail::norm_row_reference(call.params, call.n(), call.stat_count, call.t(row), nullptr,
-                             nullptr, e.gain, e.norm_bias, y);
-  activation_kernel_for(call.w.isa())(e.activation, y, y, call.n());
+  detail::norm_row_reference(call.params, call.n(), call.stat_count, call.t(row), nullptr, nullptr,
+                             e.gain, e.norm_bias, y);
+  activation_kernel_for(call.w.isa())(e.activation, e.activation_alpha, y, y, call.n());
 }
 
 size_t block_end(const FusedCall& call, size_t c, size_t limit) {
@@ -206,7 +206,7 @@ void normalize_rows(const FusedCall& call, size_t row, size_t rows) {
   block.sum_stride = e.sum_stride;
   block.gain = e.gain;
   block.bias = e.norm_bias;
-  call.ops.rows(call.params, block, e.activation);
+  call.ops.rows(call.params, block, e.activation, e.activation_alpha);
 }
 
 // m = 1 on one thread. LayerNorm and RMSNorm: the whole row, then the norm
@@ -334,8 +334,9 @@ Status fused_linear_validate(const PackedWeights& w, const float* x, size_t m, s
                            ") is smaller than n (" + std::to_string(n) + ")");
     }
     // The matmul writes y before the residual is read: they cannot share memory.
-    NORMRT_RETURN_IF_ERROR(check_no_overlap("y", y_extent, "residual",
-                                            extent_of(e.residual, m, e.residual_stride, n)));
+    Status s =
+        check_no_overlap("y", y_extent, "residual", extent_of(e.residual, m, e.residual_stride, n));
+    if (!s) return s;
   }
   if (e.sum_dst != nullptr) {
     if (m > 1 && e.sum_stride < n) {
@@ -354,6 +355,11 @@ Status fused_linear_validate(const PackedWeights& w, const float* x, size_t m, s
     }
     if (!s) return s;
   }
+  if (activation_uses_alpha(e.activation) && !std::isfinite(e.activation_alpha)) {
+    return Status::error(std::string("fused_linear: ") + activation_name(e.activation) +
+                         "'s activation_alpha must be finite (got " +
+                         std::to_string(e.activation_alpha) + ")");
+  }
   if (e.normalize) {
     NormRows rows;  // the norm's own checks on its parameters, gain and bias
     rows.rows = m;
@@ -370,21 +376,27 @@ Status fused_linear_validate(const PackedWeights& w, const float* x, size_t m, s
 
 Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
                     const LinearEpilogue& epilogue, float* y, size_t y_stride, ThreadPool* pool) {
-  NORMRT_RETURN_IF_ERROR(fused_linear_validate(w, x, m, x_stride, epilogue, y, y_stride));
+  Status valid = fused_linear_validate(w, x, m, x_stride, epilogue, y, y_stride);
+  if (!valid) return valid;
   if (m == 0) return Status::ok();
   NormParams params = epilogue.norm;
   if (!epilogue.normalize) params = NormParams{NormKind::kRmsNorm};  // no centering, scale 1
-  const FusedCall call{w,      x,         x_stride, epilogue,
-                       y,      y_stride,  *detail::norm_row_ops_for(w.isa()),
-                       params, norm_stat_count(params, w.n())};
+  const FusedCall call{w,
+                       x,
+                       x_stride,
+                       epilogue,
+                       y,
+                       y_stride,
+                       *detail::norm_row_ops_for(w.isa()),
+                       params,
+                       norm_stat_count(params, w.n())};
   if (m > 1) {
     run_rows(call, m, pool);
     return Status::ok();
   }
-  const size_t threads =
-      pool == nullptr || w.size_bytes() < min_parallel_weight_bytes
-          ? 1
-          : std::min({pool->size(), kMaxThreads, w.panel_count()});
+  const size_t threads = pool == nullptr || w.size_bytes() < min_parallel_weight_bytes
+                             ? 1
+                             : std::min({pool->size(), kMaxThreads, w.panel_count()});
   if (threads > 1) {
     run_row_parallel(call, *pool, threads);
   } else {

@@ -58,6 +58,7 @@ struct LinearEpilogue {
   const float* norm_bias = nullptr;  ///< (n) or null
 
   Activation activation = Activation::kNone;
+  float activation_alpha = 0.0f;  ///< leaky_relu's slope (activation.h); ignored by the others
 };
 
 /// Checks shapes, pointers and the epilogue; the message names the offender.

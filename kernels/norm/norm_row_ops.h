@@ -25,12 +25,13 @@ struct NormRowOps {
   void (*add)(const float* x, const float* r, float* s, size_t n);
   /// y[i] = act((x[i] - mean) · scale · g'[i] + b[i]) with the conventions of
   /// params (centering only for LayerNorm); gain and bias (or null) indexed
-  /// from the same element as x. y may be x.
-  void (*normalize)(const NormParams& params, const NormScale& map, Activation act,
+  /// from the same element as x. y may be x. alpha: the activation's
+  /// parameter (activation.h).
+  void (*normalize)(const NormParams& params, const NormScale& map, Activation act, float alpha,
                     const float* x, float* y, size_t n, const float* gain, const float* bias);
   /// y = act(norm(x (+ r))) over whole rows: the norm kernel (norm()'s
   /// conventions for residual and sum_dst) with an activation after it.
-  void (*rows)(const NormParams& params, const NormRows& rows, Activation act);
+  void (*rows)(const NormParams& params, const NormRows& rows, Activation act, float alpha);
 };
 
 /// The building blocks compiled for `isa`, or null if this build has none.

@@ -42,8 +42,8 @@ void add(const float* x, const float* r, float* s, size_t n) {
   for (size_t i = 0; i < n; ++i) s[i] = x[i] + r[i];
 }
 
-void normalize(const NormParams& params, const NormScale& map, Activation act, const float* x,
-               float* y, size_t n, const float* gain, const float* bias) {
+void normalize(const NormParams& params, const NormScale& map, Activation act, float alpha,
+               const float* x, float* y, size_t n, const float* gain, const float* bias) {
   const bool center = params.kind == NormKind::kLayerNorm;
   const bool one_plus = params.gain_convention == GainConvention::kOnePlus;
   const double mean = center ? static_cast<double>(map.mean_hi) + map.mean_lo : 0.0;
@@ -53,14 +53,14 @@ void normalize(const NormParams& params, const NormScale& map, Activation act, c
     if (bias) v += bias[i];
     y[i] = static_cast<float>(v);
   }
-  activation_kernel_for(Isa::kScalar)(act, y, y, n);
+  activation_kernel_for(Isa::kScalar)(act, alpha, y, y, n);
 }
 
-void rows(const NormParams& params, const NormRows& rows, Activation act) {
+void rows(const NormParams& params, const NormRows& rows, Activation act, float alpha) {
   norm_rows_scalar(params, rows);
   for (size_t r = 0; r < rows.rows; ++r) {
     float* y = rows.dst + r * rows.dst_stride;
-    activation_kernel_for(Isa::kScalar)(act, y, y, rows.n);
+    activation_kernel_for(Isa::kScalar)(act, alpha, y, y, rows.n);
   }
 }
 

@@ -155,10 +155,25 @@ struct NormSimd {
     V operator()(V v) const { return v; }
   };
 
+  // Where write_output's gain and bias vectors come from: a per-element
+  // vector (the row norms), or one value for the whole row (a spatial norm's
+  // channel bias).
+  struct PerElement {
+    const float* data;
+    V at(size_t i) const { return load(data + i); }
+    V tail(size_t i, size_t count) const { return load_tail(data + i, count, 0.0f); }
+  };
+  struct Broadcast {
+    V value;
+    V at(size_t) const { return value; }
+    V tail(size_t, size_t) const { return value; }
+  };
+
   // y[i] = act((x[i] - mean) * scale * g'[i] + b[i]).
-  template <Centering kCenter, bool kGain, bool kOnePlus, bool kBias, class Act>
-  static void write_output(const float* x, float* y, size_t n, const NormScale& map,
-                           const float* gain, const float* bias, Act act) {
+  template <Centering kCenter, bool kGain, bool kOnePlus, bool kBias, class Act,
+            class Gain = PerElement, class Bias = PerElement>
+  static void write_output(const float* x, float* y, size_t n, const NormScale& map, Gain gain,
+                           Bias bias, Act act) {
     const V hi = V(map.mean_hi), lo = V(map.mean_lo), sc = V(map.scale), one = V(1.0f);
     auto normalize = [&](V v, V g, V b) {
       if constexpr (kCenter != Centering::kNone) v -= hi;
@@ -173,7 +188,7 @@ struct NormSimd {
     };
     const V unused = V(0.0f);
     auto step = [&](size_t i) {
-      normalize(load(x + i), kGain ? load(gain + i) : unused, kBias ? load(bias + i) : unused)
+      normalize(load(x + i), kGain ? gain.at(i) : unused, kBias ? bias.at(i) : unused)
           .store_unaligned(y + i);
     };
     // Four vectors a step: with one, the loop's own instructions held the
@@ -188,9 +203,8 @@ struct NormSimd {
     for (; i + kWidth <= n; i += kWidth) step(i);
     if (i < n) {
       const size_t count = n - i;
-      const V v = normalize(load_tail(x + i, count, 0.0f),
-                            kGain ? load_tail(gain + i, count, 0.0f) : unused,
-                            kBias ? load_tail(bias + i, count, 0.0f) : unused);
+      const V v = normalize(load_tail(x + i, count, 0.0f), kGain ? gain.tail(i, count) : unused,
+                            kBias ? bias.tail(i, count) : unused);
       simd::store_partial(Arch{}, y + i, count, v);
     }
   }
@@ -215,7 +229,7 @@ struct NormSimd {
         with_flag(one_plus && gain != nullptr, [&](auto o) {
           with_flag(bias != nullptr, [&](auto b) {
             write_output<decltype(c)::value, decltype(g)::value, decltype(o)::value,
-                         decltype(b)::value>(x, y, n, map, gain, bias, act);
+                         decltype(b)::value>(x, y, n, map, PerElement{gain}, PerElement{bias}, act);
           });
         });
       });
@@ -295,7 +309,7 @@ struct NormSimd {
   template <bool kResidual, class Act = Identity>
   static void row(const NormParams& params, const NormRows& rows, size_t stat_count,
                   const float* src, const float* residual, float* s, float* dst, Act act = {},
-                  Activation row_act = Activation::kNone) {
+                  Activation row_act = Activation::kNone, float alpha = 0.0f) {
     const float* x = kResidual ? s : src;  // the row to normalize once s is written
     NormScale map;
     if (row_map<kResidual>(params, rows.n, stat_count, src, residual, s, x, &map)) {
@@ -304,7 +318,7 @@ struct NormSimd {
       norm_row_reference(params, rows.n, stat_count, x, nullptr, nullptr, rows.gain, rows.bias,
                          dst);
       if (row_act != Activation::kNone) {
-        activation_kernel_for(Isa::kScalar)(row_act, dst, dst, rows.n);
+        activation_kernel_for(Isa::kScalar)(row_act, alpha, dst, dst, rows.n);
       }
     }
   }
@@ -329,15 +343,15 @@ struct NormSimd {
         [](const float* x, const float* r, float* s, size_t n) {
           read_row<true>(x, r, s, n, 0.0f, [](V, size_t) {});
         },
-        [](const NormParams& params, const NormScale& map, Activation act, const float* x, float* y,
-           size_t n, const float* gain, const float* bias) {
+        [](const NormParams& params, const NormScale& map, Activation act, float alpha,
+           const float* x, float* y, size_t n, const float* gain, const float* bias) {
           simd::with_activation(act, [&](auto a) {
             normalize(params, map, x, y, n, gain, bias,
-                      [](V v) { return simd::activate<decltype(a)::value>(v); });
+                      [alpha](V v) { return simd::activate<decltype(a)::value>(v, alpha); });
           });
         },
-        [](const NormParams& params, const NormRows& rows, Activation act) {
-          run_activated(params, rows, act);
+        [](const NormParams& params, const NormRows& rows, Activation act, float alpha) {
+          run_activated(params, rows, act, alpha);
         },
     };
     return ops;
@@ -345,26 +359,80 @@ struct NormSimd {
 
   template <class Act = Identity>
   static void run(const NormParams& params, const NormRows& rows, Act act = {},
-                  Activation row_act = Activation::kNone) {
+                  Activation row_act = Activation::kNone, float alpha = 0.0f) {
     const size_t stat_count = norm_stat_count(params, rows.n);
     for (size_t r = 0; r < rows.rows; ++r) {
       const float* src = rows.src + r * rows.src_stride;
       float* dst = rows.dst + r * rows.dst_stride;
       if (rows.residual == nullptr) {
-        row<false>(params, rows, stat_count, src, nullptr, nullptr, dst, act, row_act);
+        row<false>(params, rows, stat_count, src, nullptr, nullptr, dst, act, row_act, alpha);
       } else {
         // Without a sum_dst, dst holds s until the output sweep overwrites it.
         float* s = rows.sum_dst ? rows.sum_dst + r * rows.sum_stride : dst;
         row<true>(params, rows, stat_count, src, rows.residual + r * rows.residual_stride, s, dst,
-                  act, row_act);
+                  act, row_act, alpha);
       }
     }
   }
 
+  // The spatial norm (norm_spatial.h): each plane is a row whose statistics
+  // row_map() gathers; the channel's gain g' is folded into the scale (one
+  // float rounding more, as write_output's factor = scale·g' has) and its
+  // bias is broadcast, so the output sweep is one fma and the activation a
+  // vector.
+  template <class Act>
+  static void spatial_planes(const NormParams& params, const NormPlanes& p, Act act) {
+    const size_t stat_count = norm_stat_count(params, p.plane);
+    const bool one_plus = params.gain_convention == GainConvention::kOnePlus;
+    for (size_t i = 0; i < p.images; ++i) {
+      for (size_t c = 0; c < p.channels; ++c) {
+        const size_t offset = (i * p.channels + c) * p.plane;
+        const float* x = p.src + offset;
+        float* y = p.dst + offset;
+        NormScale map;
+        if (!row_map<false>(params, p.plane, stat_count, x, nullptr, nullptr, x, &map)) {
+          norm_plane_reference(params, p.plane, stat_count, x, p.gain ? p.gain + c : nullptr,
+                               p.bias ? p.bias + c : nullptr, y);
+          activation_kernel_for(Isa::kScalar)(p.activation, p.alpha, y, y, p.plane);
+          continue;
+        }
+        if (p.gain) map.scale *= one_plus ? p.gain[c] + 1.0f : p.gain[c];
+        const Broadcast bias{V(p.bias ? p.bias[c] : 0.0f)};
+        auto write = [&](auto center) {
+          if (p.bias) {
+            write_output<decltype(center)::value, false, false, true>(x, y, p.plane, map,
+                                                                      Broadcast{}, bias, act);
+          } else {
+            write_output<decltype(center)::value, false, false, false>(x, y, p.plane, map,
+                                                                       Broadcast{}, bias, act);
+          }
+        };
+        if (params.kind != NormKind::kLayerNorm) {
+          write(std::integral_constant<Centering, Centering::kNone>{});
+        } else if (map.mean_lo != 0.0f) {
+          write(std::integral_constant<Centering, Centering::kMeanTwoFloats>{});
+        } else {
+          write(std::integral_constant<Centering, Centering::kMean>{});
+        }
+      }
+    }
+  }
+
+  static void spatial(const NormParams& params, const NormPlanes& planes) {
+    const float alpha = planes.alpha;
+    simd::with_activation(planes.activation, [&](auto a) {
+      spatial_planes(params, planes,
+                     [alpha](V v) { return simd::activate<decltype(a)::value>(v, alpha); });
+    });
+  }
+
   // run() with an activation after the norm: y = act(norm(x (+ r))).
-  static void run_activated(const NormParams& params, const NormRows& rows, Activation act) {
+  static void run_activated(const NormParams& params, const NormRows& rows, Activation act,
+                            float alpha) {
     simd::with_activation(act, [&](auto a) {
-      run(params, rows, [](V v) { return simd::activate<decltype(a)::value>(v); }, act);
+      run(
+          params, rows, [alpha](V v) { return simd::activate<decltype(a)::value>(v, alpha); }, act,
+          alpha);
     });
   }
 };

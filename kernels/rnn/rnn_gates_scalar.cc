@@ -11,7 +11,7 @@
 namespace normrt::detail {
 namespace {
 
-double sigmoid(double x) { return activation_reference(Activation::kSigmoid, x); }
+double sigmoid(double x) { return activation_reference(Activation::kSigmoid, x, 0.0); }
 
 CellSums lstm_gates(const LstmGateArgs& a) {
   const size_t hidden = a.hidden;

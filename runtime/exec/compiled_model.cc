@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "runtime/passes/fold_norm_affine.h"
+#include "runtime/passes/fuse_conv_chains.h"
 #include "runtime/passes/fuse_linear_chains.h"
 #include "runtime/passes/prune_tensors.h"
 #include "runtime/validate/graph_validate.h"
@@ -15,7 +16,8 @@ Expected<Isa> choose_isa(const std::string& name) {
   if (name.empty()) return selected_isa();
   Expected<Isa> isa = isa_from_name(name);
   if (!isa) return isa;
-  NORMRT_RETURN_IF_ERROR(check_isa_runnable(*isa));
+  Status runnable = check_isa_runnable(*isa);
+  if (!runnable) return runnable;
   return isa;
 }
 
@@ -39,12 +41,17 @@ bool reads_position(const Node& node) {
 Status run_passes(Graph& graph, const ModelOptions& options, PassSummary& summary) {
   summary.nodes_before = graph.nodes.size();
   if (options.fuse) {
-    NORMRT_ASSIGN_OR_RETURN(FusionReport fused, fuse_linear_chains(graph));
-    summary.fused_linear_nodes = fused.fused_nodes;
+    Expected<FusionReport> fused = fuse_linear_chains(graph);
+    if (!fused) return fused.status();
+    summary.fused_linear_nodes = fused->fused_nodes;
+    Expected<ConvFusionReport> convs = fuse_conv_chains(graph);
+    if (!convs) return convs.status();
+    summary.fused_conv_nodes = convs->fused_nodes;
   }
   if (options.fold_norm_affine) {
-    NORMRT_ASSIGN_OR_RETURN(FoldReport folded, fold_norm_affine(graph));
-    summary.folded_norms = folded.folded_norms;
+    Expected<FoldReport> folded = fold_norm_affine(graph);
+    if (!folded) return folded.status();
+    summary.folded_norms = folded->folded_norms;
   }
   prune_tensors(graph);
   summary.nodes_after = graph.nodes.size();
@@ -61,11 +68,14 @@ Model::~Model() = default;
 
 Expected<std::shared_ptr<const Model>> compile_model(Graph graph, const ModelOptions& options) {
   auto impl = std::make_unique<Model::Impl>();
-  NORMRT_ASSIGN_OR_RETURN(Isa isa, choose_isa(options.isa));
-  impl->isa = isa;
+  Expected<Isa> isa = choose_isa(options.isa);
+  if (!isa) return isa.status();
+  impl->isa = *isa;
 
-  NORMRT_RETURN_IF_ERROR(graph_validate(graph));
-  NORMRT_RETURN_IF_ERROR(run_passes(graph, options, impl->passes));
+  Status valid = graph_validate(graph);
+  if (!valid) return valid;
+  Status passes = run_passes(graph, options, impl->passes);
+  if (!passes) return passes;
 
   std::vector<size_t> workspace;
   for (const Node& node : graph.nodes) {
@@ -74,15 +84,16 @@ Expected<std::shared_ptr<const Model>> compile_model(Graph graph, const ModelOpt
       return Status::error("node '" + node.name + "': op " + op_type_name(node.op) +
                            " is not supported by this build");
     }
-    NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
-                            schema->create(OpBuildContext{graph, node, isa}));
-    workspace.push_back(kernel->workspace_bytes());
-    impl->passes.weight_copy_bytes += kernel->weight_copy_bytes();
-    impl->kernels.push_back(std::move(kernel));
+    Expected<std::unique_ptr<OpKernel>> kernel = schema->create(OpBuildContext{graph, node, *isa});
+    if (!kernel) return kernel.status();
+    workspace.push_back(kernel.value()->workspace_bytes());
+    impl->passes.weight_copy_bytes += kernel.value()->weight_copy_bytes();
+    impl->kernels.push_back(std::move(kernel).value());
     impl->uses_position |= reads_position(node);
   }
-  NORMRT_ASSIGN_OR_RETURN(MemoryPlan plan, plan_memory(graph, workspace));
-  impl->plan = std::move(plan);
+  Expected<MemoryPlan> plan = plan_memory(graph, workspace);
+  if (!plan) return plan.status();
+  impl->plan = std::move(plan).value();
   impl->passes.arena_bytes = impl->plan.arena_bytes;
   impl->passes.unshared_bytes = impl->plan.unshared_bytes;
 

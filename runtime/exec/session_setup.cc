@@ -13,7 +13,7 @@ namespace {
 // The norm a node applies, for the profile ("" if none).
 std::string_view op_norm_kind(const Node& node) {
   if (const char* kind = norm_op_kind(node.op)) return kind;
-  if (node.op != OpType::kFusedLinear) return "";
+  if (node.op != OpType::kFusedLinear && node.op != OpType::kConv2d) return "";
   const AttributeValue* norm = node.find_attribute("norm");
   const auto* kind = norm ? std::get_if<std::string>(norm) : nullptr;
   return kind == nullptr || *kind == "none" ? "" : std::string_view(*kind);
@@ -105,7 +105,8 @@ Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const
     step.output_count = node.outputs.size();
     for (TensorId id : node.inputs) add_operand(id);
     for (TensorId id : node.outputs) add_operand(id);
-    impl->op_states.push_back(step.kernel->create_session_state());
+    impl->op_states.push_back(
+        step.kernel->create_session_state_with_threads(options.threads > 1 ? options.threads : 1));
     step.session_state = impl->op_states.back().get();
     impl->steps.push_back(step);
     impl->profile.push_back({node.name, op_type_name(node.op), std::string(op_norm_kind(node)), 0, 0});

@@ -109,6 +109,10 @@ enum class OpType : uint16_t {
   kL2Normalize = 18,  ///< (x) → x / max(‖x‖₂, eps) over the last axis
   kAdditiveAttention = 19,  ///< (query, keys, v, c?, values) → (context, alignment?): Bahdanau
   kGruRecurrence = 20,      ///< a GRU's recurrent half over precomputed input projections
+  kConv2d = 21,         ///< (x[N, C, H, W], W[O, C, kh, kw], bias?, gain?, norm_bias?) → [N, O, OH, OW]
+  kMaxPool2d = 22,      ///< (x[N, C, H, W]) → [N, C, OH, OW]
+  kAvgPool2d = 23,      ///< same; attribute "count_include_pad"
+  kGlobalAvgPool = 24,  ///< (x[N, C, H, W]) → [N, C], the mean over H, W
   kCount
 };
 const char* op_type_name(OpType type);  ///< "Linear", ...; "invalid" otherwise

@@ -79,6 +79,13 @@ class OpKernel {
   virtual size_t weight_copy_bytes() const { return 0; }
   /// Per-session state made once per Session (null: none).
   virtual std::unique_ptr<OpSessionState> create_session_state() const { return nullptr; }
+  /// The same for a session with `threads` intra-op threads (≥ 1), for
+  /// kernels whose preparation depends on it (oneDNN sizes its work split
+  /// when a primitive is created). By default create_session_state().
+  virtual std::unique_ptr<OpSessionState> create_session_state_with_threads(size_t threads) const {
+    (void)threads;
+    return create_session_state();
+  }
   /// Runs the node. Fails only on data the shapes cannot rule out (a token id
   /// out of range, a KV cache that would overflow), with a message naming the
   /// node, the value and where it was found.

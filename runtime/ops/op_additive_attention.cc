@@ -126,7 +126,7 @@ class AdditiveAttentionOp final : public OpKernel {
         for (size_t j = 0; j < count; ++j)
           for (size_t i = 0; i < a; ++i)
             block[j * a + i] = query_row[i] + keys[(first + j) * a + i];
-        tanh_(Activation::kTanh, block, block, count * a);
+        tanh_(Activation::kTanh, 0.0f, block, block, count * a);
         for (size_t j = 0; j < count; ++j) {
           double e = c != nullptr ? c[0] : 0.0;
           for (size_t i = 0; i < a; ++i) e += double(v[i]) * block[j * a + i];

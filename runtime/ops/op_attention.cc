@@ -11,32 +11,26 @@
 // Sk = Sq). With both caches (Sk = Sq = S) run() first writes k, v into cache
 // rows [position, position + S), then attends over rows [0, position + S);
 // causal masks by absolute position (query i sits at position + i).
-#include <algorithm>
+// The arithmetic is the attention kernel family's (kernels/attention/).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
 
-#include "runtime/ops/attention_core.h"
+#include "kernels/attention/attention.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/rnn_op_operands.h"
 
 namespace normrt {
 namespace {
 
-using seq_op::AttentionProblem;
 using seq_op::NodeChecker;
 
 enum Operand : size_t { kQ, kK, kV, kKCache, kVCache };
 
-// Below this many multiply-adds a fork/join costs more than it saves.
-constexpr size_t kMinParallelWork = size_t{1} << 16;
-
 struct AttentionConfig {
-  size_t heads = 0, kv_heads = 0, head_dim = 0;
-  float scale = 1.0f;
-  bool causal = false;
+  AttentionParams params;
   bool cached = false;
 };
 
@@ -44,123 +38,119 @@ struct AttentionConfig {
 Status check_attention(const Graph& graph, const Node& node, AttentionConfig& config,
                        Shape& out_shape) {
   const NodeChecker c(graph, node);
-  NORMRT_RETURN_IF_ERROR(c.check_attribute_names({"num_heads", "num_kv_heads", "causal", "scale"}));
-  NORMRT_ASSIGN_OR_RETURN(const Tensor* q, c.input(kQ, "q"));
-  NORMRT_ASSIGN_OR_RETURN(const Tensor* k, c.input(kK, "k"));
-  NORMRT_ASSIGN_OR_RETURN(const Tensor* v, c.input(kV, "v"));
-  NORMRT_ASSIGN_OR_RETURN(const Tensor* k_cache, c.optional_input(kKCache, "k_cache"));
-  NORMRT_ASSIGN_OR_RETURN(const Tensor* v_cache, c.optional_input(kVCache, "v_cache"));
-  for (auto [tensor, what] : {std::pair{q, "q"}, {k, "k"}, {v, "v"}}) {
-    NORMRT_RETURN_IF_ERROR(c.check_type(*tensor, what, {DataType::kF32}, 2));
+  if (Status s = c.check_attribute_names({"num_heads", "num_kv_heads", "causal", "scale"}); !s) {
+    return s;
+  }
+  Expected<const Tensor*> q = c.input(kQ, "q");
+  if (!q) return q.status();
+  Expected<const Tensor*> k = c.input(kK, "k");
+  if (!k) return k.status();
+  Expected<const Tensor*> v = c.input(kV, "v");
+  if (!v) return v.status();
+  Expected<const Tensor*> k_cache = c.optional_input(kKCache, "k_cache");
+  if (!k_cache) return k_cache.status();
+  Expected<const Tensor*> v_cache = c.optional_input(kVCache, "v_cache");
+  if (!v_cache) return v_cache.status();
+  for (auto [tensor, what] : {std::pair{*q, "q"}, {*k, "k"}, {*v, "v"}}) {
+    if (Status s = c.check_type(*tensor, what, {DataType::kF32}, 2); !s) return s;
   }
 
-  NORMRT_ASSIGN_OR_RETURN(int64_t heads, c.required_int("num_heads", 1, INT32_MAX));
-  NORMRT_ASSIGN_OR_RETURN(int64_t kv_heads, c.int_in_range("num_kv_heads", heads, 1, heads));
-  if (heads % kv_heads != 0) {
-    return c.error("num_heads (" + std::to_string(heads) +
-                   ") must be a multiple of num_kv_heads (" + std::to_string(kv_heads) + ")");
+  Expected<int64_t> heads = c.required_int("num_heads", 1, INT32_MAX);
+  if (!heads) return heads.status();
+  Expected<int64_t> kv_heads = c.int_in_range("num_kv_heads", *heads, 1, *heads);
+  if (!kv_heads) return kv_heads.status();
+  if (*heads % *kv_heads != 0) {
+    return c.error("num_heads (" + std::to_string(*heads) +
+                   ") must be a multiple of num_kv_heads (" + std::to_string(*kv_heads) + ")");
   }
-  const int64_t q_cols = q->shape[1];
-  if (q_cols <= 0 || q_cols % heads != 0) {
-    return c.error(NodeChecker::describe(*q, "q") + " has " + shape_string(q->shape) +
-                   ": its columns must be num_heads (" + std::to_string(heads) + ") · d, d ≥ 1");
+  const int64_t q_cols = (*q)->shape[1];
+  if (q_cols <= 0 || q_cols % *heads != 0) {
+    return c.error(NodeChecker::describe(**q, "q") + " has " + shape_string((*q)->shape) +
+                   ": its columns must be num_heads (" + std::to_string(*heads) + ") · d, d ≥ 1");
   }
-  const int64_t d = q_cols / heads;
-  const int64_t q_rows = q->shape[0], key_rows = k->shape[0];
-  if (q_rows == 0) return c.error(NodeChecker::describe(*q, "q") + " has no rows");
-  if (key_rows == 0) return c.error(NodeChecker::describe(*k, "k") + " has no rows");
-  const Shape kv_shape = {key_rows, kv_heads * d};
-  NORMRT_RETURN_IF_ERROR(c.check_shape(*k, "k (rows · num_kv_heads·d)", kv_shape));
-  NORMRT_RETURN_IF_ERROR(c.check_shape(*v, "v (as k)", kv_shape));
+  const int64_t d = q_cols / *heads;
+  const int64_t q_rows = (*q)->shape[0], key_rows = (*k)->shape[0];
+  if (q_rows == 0) return c.error(NodeChecker::describe(**q, "q") + " has no rows");
+  if (key_rows == 0) return c.error(NodeChecker::describe(**k, "k") + " has no rows");
+  const Shape kv_shape = {key_rows, *kv_heads * d};
+  if (Status s = c.check_shape(**k, "k (rows · num_kv_heads·d)", kv_shape); !s) return s;
+  if (Status s = c.check_shape(**v, "v (as k)", kv_shape); !s) return s;
 
-  NORMRT_ASSIGN_OR_RETURN(bool causal, c.flag("causal", false));
-  NORMRT_ASSIGN_OR_RETURN(double scale,
-                          c.finite_float("scale", 1.0 / std::sqrt(static_cast<double>(d))));
+  Expected<bool> causal = c.flag("causal", false);
+  if (!causal) return causal.status();
+  Expected<double> scale = c.finite_float("scale", 1.0 / std::sqrt(static_cast<double>(d)));
+  if (!scale) return scale.status();
 
-  if ((k_cache == nullptr) != (v_cache == nullptr)) {
+  if ((*k_cache == nullptr) != (*v_cache == nullptr)) {
     return c.error(std::string("k_cache and v_cache must be both present or both absent; ") +
-                   (k_cache ? "v_cache" : "k_cache") + " is absent");
+                   (*k_cache ? "v_cache" : "k_cache") + " is absent");
   }
-  config.cached = k_cache != nullptr;
+  config.cached = *k_cache != nullptr;
   if (config.cached) {
-    for (auto [tensor, what] : {std::pair{k_cache, "k_cache"}, {v_cache, "v_cache"}}) {
-      NORMRT_RETURN_IF_ERROR(c.check_type(*tensor, what, {DataType::kF32}, 2));
-      NORMRT_RETURN_IF_ERROR(c.check_kind(*tensor, what, TensorKind::kState));
+    for (auto [tensor, what] : {std::pair{*k_cache, "k_cache"}, {*v_cache, "v_cache"}}) {
+      if (Status s = c.check_type(*tensor, what, {DataType::kF32}, 2); !s) return s;
+      if (Status s = c.check_kind(*tensor, what, TensorKind::kState); !s) return s;
     }
-    const int64_t capacity = k_cache->shape[0];
-    if (capacity <= 0) return c.error(NodeChecker::describe(*k_cache, "k_cache") + " has no rows");
-    const Shape cache_shape = {capacity, kv_heads * d};
-    NORMRT_RETURN_IF_ERROR(c.check_shape(*k_cache, "k_cache (C · num_kv_heads·d)", cache_shape));
-    NORMRT_RETURN_IF_ERROR(c.check_shape(*v_cache, "v_cache (as k_cache)", cache_shape));
+    const int64_t capacity = (*k_cache)->shape[0];
+    if (capacity <= 0) return c.error(NodeChecker::describe(**k_cache, "k_cache") + " has no rows");
+    const Shape cache_shape = {capacity, *kv_heads * d};
+    if (Status s = c.check_shape(**k_cache, "k_cache (C · num_kv_heads·d)", cache_shape); !s) {
+      return s;
+    }
+    if (Status s = c.check_shape(**v_cache, "v_cache (as k_cache)", cache_shape); !s) return s;
   }
-  if ((config.cached || causal) && key_rows != q_rows) {
+  if ((config.cached || *causal) && key_rows != q_rows) {
     return c.error(std::string(config.cached ? "with a KV cache" : "causal") + ", " +
-                   NodeChecker::describe(*k, "k") + " must have as many rows as q (" +
+                   NodeChecker::describe(**k, "k") + " must have as many rows as q (" +
                    shape_string({q_rows}) + "), found " + shape_string({key_rows}));
   }
-  config.heads = static_cast<size_t>(heads);
-  config.kv_heads = static_cast<size_t>(kv_heads);
-  config.head_dim = static_cast<size_t>(d);
-  config.scale = static_cast<float>(scale);
-  config.causal = causal;
-  out_shape = q->shape;
+  config.params.heads = static_cast<size_t>(*heads);
+  config.params.kv_heads = static_cast<size_t>(*kv_heads);
+  config.params.head_dim = static_cast<size_t>(d);
+  config.params.scale = static_cast<float>(*scale);
+  config.params.causal = *causal;
+  out_shape = (*q)->shape;
   return Status::ok();
 }
 
 Status infer_attention(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
   AttentionConfig config;
   Shape out_shape;
-  NORMRT_RETURN_IF_ERROR(check_attention(graph, node, config, out_shape));
+  if (Status s = check_attention(graph, node, config, out_shape); !s) return s;
   outputs.assign(1, InferredTensor{DataType::kF32, out_shape});
   return Status::ok();
 }
 
-class AttentionKernel final : public OpKernel {
+class AttentionOp final : public OpKernel {
  public:
-  AttentionKernel(std::string node_name, const AttentionConfig& config)
-      : node_name_(std::move(node_name)), config_(config) {}
+  AttentionOp(std::string node_name, const AttentionConfig& config, AttentionKernel kernel)
+      : node_name_(std::move(node_name)), config_(config), kernel_(kernel) {}
 
   Status run(const OpRunContext& context) const override {
     const TensorView* in = context.inputs;
     const TensorView& q = in[kQ];
-    AttentionProblem p;
-    p.q = q.f32();
-    p.q_stride = q.cols();
-    p.kv_stride = config_.kv_heads * config_.head_dim;
-    p.out = context.outputs[0].f32();
-    p.out_stride = q.cols();
-    p.query_rows = q.rows();
-    p.heads = config_.heads;
-    p.kv_heads = config_.kv_heads;
-    p.head_dim = config_.head_dim;
-    p.scale = config_.scale;
-    p.causal = config_.causal;
+    AttentionArgs args;
+    args.query_rows = q.rows();
+    args.q = q.f32();
+    args.q_row_stride = q.cols();
+    args.out = context.outputs[0].f32();
+    args.out_row_stride = q.cols();
+    args.kv_row_stride = config_.params.kv_heads * config_.params.head_dim;
     if (config_.cached) {
       if (context.input_count <= kVCache || !in[kKCache].present() || !in[kVCache].present()) {
         return Status::error("node '" + node_name_ + "' (Attention): run without its KV cache");
       }
-      NORMRT_RETURN_IF_ERROR(append_to_cache(context));
-      p.k = in[kKCache].f32();
-      p.v = in[kVCache].f32();
-      p.key_rows = context.position + p.query_rows;
-      p.first_query_position = context.position;
+      if (Status s = append_to_cache(context); !s) return s;
+      args.k = in[kKCache].f32();
+      args.v = in[kVCache].f32();
+      args.key_rows = context.position + args.query_rows;
+      args.query_position = context.position;
     } else {
-      p.k = in[kK].f32();
-      p.v = in[kV].f32();
-      p.key_rows = in[kK].rows();
+      args.k = in[kK].f32();
+      args.v = in[kV].f32();
+      args.key_rows = in[kK].rows();
     }
-
-    ThreadPool* pool = context.pool;
-    const size_t work = p.query_rows * p.heads * p.key_rows * p.head_dim;
-    if (pool == nullptr || pool->size() < 2 || p.task_count() < 2 || work < kMinParallelWork) {
-      seq_op::attend_tasks(p, 0, 1);
-      return Status::ok();
-    }
-    // Round-robin tasks: under a causal mask later rows cost more.
-    const size_t parts = std::min(pool->size(), p.task_count());
-    pool->run([&](size_t thread, PoolBarrier&) {
-      if (thread < parts) seq_op::attend_tasks(p, thread, parts);
-    });
+    attention_run(kernel_, config_.params, args, context.pool);
     return Status::ok();
   }
 
@@ -176,7 +166,7 @@ class AttentionKernel final : public OpKernel {
           std::to_string(position) + " + S " + std::to_string(rows) + " = " +
           std::to_string(position + rows) + " rows > cache capacity C " + std::to_string(capacity));
     }
-    const size_t row_floats = config_.kv_heads * config_.head_dim;
+    const size_t row_floats = config_.params.kv_heads * config_.params.head_dim;
     const size_t bytes = rows * row_floats * sizeof(float);
     std::memcpy(in[kKCache].f32() + position * row_floats, in[kK].f32(), bytes);
     std::memcpy(in[kVCache].f32() + position * row_floats, in[kV].f32(), bytes);
@@ -185,13 +175,20 @@ class AttentionKernel final : public OpKernel {
 
   std::string node_name_;
   AttentionConfig config_;
+  AttentionKernel kernel_;
 };
 
 Expected<std::unique_ptr<OpKernel>> create_attention(const OpBuildContext& context) {
   AttentionConfig config;
   Shape out_shape;
-  NORMRT_RETURN_IF_ERROR(check_attention(context.graph, context.node, config, out_shape));
-  return std::unique_ptr<OpKernel>(new AttentionKernel(context.node.name, config));
+  if (Status s = check_attention(context.graph, context.node, config, out_shape); !s) return s;
+  const AttentionKernel kernel = attention_kernel_for(context.isa);
+  if (kernel == nullptr) {
+    return Status::error("node '" + context.node.name +
+                         "' (Attention): no attention kernel for ISA " + isa_name(context.isa) +
+                         " in this build");
+  }
+  return std::unique_ptr<OpKernel>(new AttentionOp(context.node.name, config, kernel));
 }
 
 }  // namespace

@@ -5,13 +5,14 @@
 //   y = act(norm(t; gain, norm_bias))
 // One fused_linear() call (kernels/linear/fused_linear.h) with the session's
 // thread pool. Attributes: "norm" and the norm convention (op_norm_attributes.h),
-// "activation" (activation_name(), default "none").
+// "activation" (default "none") and "negative_slope" (op_activation_attributes.h).
 // Aliasing: y must not overlap x or residual; sum may be residual, nothing else.
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "kernels/linear/fused_linear.h"
+#include "runtime/ops/op_activation_attributes.h"
 #include "runtime/ops/op_linear_weights.h"
 #include "runtime/ops/op_norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
@@ -25,37 +26,38 @@ enum Operand : size_t { kX, kW, kBias, kResidual, kGain, kNormBias };
 // What create() needs beyond the weights.
 struct FusedConfig {
   NormSelection norm;
-  Activation activation = Activation::kNone;
+  ActivationSelection activation;
 };
 
 Expected<FusedConfig> check_fused_node(const Graph& graph, const Node& node,
                                        std::vector<InferredTensor>& outputs) {
   std::vector<std::string_view> names = kNormConventionAttributeNames;
-  names.insert(names.end(), {"norm", "p", "activation"});
-  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, names));
+  names.insert(names.end(), {"norm", "p"});
+  names.insert(names.end(), kActivationAttributeNames.begin(), kActivationAttributeNames.end());
+  if (Status s = check_attribute_names(node, names); !s) return s;
   FusedConfig config;
-  NORMRT_ASSIGN_OR_RETURN(NormSelection norm, norm_selection_from_attributes(node));
-  config.norm = norm;
-  NORMRT_ASSIGN_OR_RETURN(std::string activation_name, node.string_attribute("activation", "none"));
-  Expected<Activation> activation = activation_from_name(activation_name);
-  if (!activation)
-    return node_error(node, "attribute 'activation': " + activation.status().message());
+  Expected<NormSelection> norm = norm_selection_from_attributes(node);
+  if (!norm) return norm.status();
+  config.norm = *norm;
+  Expected<ActivationSelection> activation = activation_from_attributes(node, false);
+  if (!activation) return activation.status();
   config.activation = *activation;
 
-  NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, kX, "x"));
-  Status s = check_dtype(node, kX, "x", *x, {DataType::kF32});
-  if (s) s = check_rows_operand(node, kX, "x", *x);
+  Expected<const Tensor*> x = required_input(graph, node, kX, "x");
+  if (!x) return x.status();
+  Status s = check_dtype(node, kX, "x", **x, {DataType::kF32});
+  if (s) s = check_rows_operand(node, kX, "x", **x);
   if (s) s = check_linear_weight(graph, node, kW);
   if (!s) return s;
   const Shape& w_shape = graph.tensors[node.inputs[kW]].shape;  // [N, K]
   const int64_t n = w_shape[0];
-  if (x->shape.back() != w_shape[1]) {
-    return node_error(node, "operand 0 (x) '" + x->name +
-                                "' has K = " + std::to_string(x->shape.back()) +
+  if ((*x)->shape.back() != w_shape[1]) {
+    return node_error(node, "operand 0 (x) '" + (*x)->name +
+                                "' has K = " + std::to_string((*x)->shape.back()) +
                                 " features, but W is " + shape_string(w_shape) +
                                 " ([N, K]) with K = " + std::to_string(w_shape[1]));
   }
-  Shape y = x->shape;
+  Shape y = (*x)->shape;
   y.back() = n;
   const Tensor* bias = input_tensor(graph, node, kBias);
   const Tensor* residual = input_tensor(graph, node, kResidual);
@@ -118,7 +120,8 @@ class FusedLinearOp final : public OpKernel {
     epilogue.norm = config_.norm.params;
     epilogue.gain = optional_input_f32(context, kGain);
     epilogue.norm_bias = optional_input_f32(context, kNormBias);
-    epilogue.activation = config_.activation;
+    epilogue.activation = config_.activation.kind;
+    epilogue.activation_alpha = config_.activation.alpha;
     Status s = fused_linear(w_, x.f32(), x.rows(), w_.k(), epilogue, context.outputs[0].f32(), n,
                             context.pool);
     // Only a plan that broke the aliasing contract fails here.
@@ -133,12 +136,12 @@ class FusedLinearOp final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_fused_linear(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  NORMRT_ASSIGN_OR_RETURN(FusedConfig config,
-                          check_fused_node(context.graph, context.node, outputs));
-  NORMRT_ASSIGN_OR_RETURN(PackedWeights w,
-                          pack_linear_weight(context.graph, context.node, kW, context.isa));
+  Expected<FusedConfig> config = check_fused_node(context.graph, context.node, outputs);
+  if (!config) return config.status();
+  Expected<PackedWeights> w = pack_linear_weight(context.graph, context.node, kW, context.isa);
+  if (!w) return w.status();
   return std::unique_ptr<OpKernel>(
-      new FusedLinearOp(std::move(w), config, node_label(context.node)));
+      new FusedLinearOp(std::move(w).value(), *config, node_label(context.node)));
 }
 
 }  // namespace

@@ -198,9 +198,9 @@ class GruRecurrenceOp final : public OpKernel {
       const float* xg_t = xg + t * 2 * h;
       const float* xc_t = xc + t * h;
       for (size_t j = 0; j < 2 * h; ++j) g[j] += xg_t[j];
-      activation_(Activation::kSigmoid, g, g, 2 * h);  // r = g[0, H), u = g[H, 2H)
+      activation_(Activation::kSigmoid, 0.0f, g, g, 2 * h);  // r = g[0, H), u = g[H, 2H)
       for (size_t j = 0; j < h; ++j) c[j] = g[j] * c[j] + xc_t[j];
-      activation_(Activation::kTanh, c, c, h);
+      activation_(Activation::kTanh, 0.0f, c, c, h);
       float* h_t = h_seq + t * h;
       const float* u = g + h;
       for (size_t j = 0; j < h; ++j) h_t[j] = u[j] * h_prev[j] + (1.0f - u[j]) * c[j];

@@ -4,31 +4,91 @@
 // present, written to sum (the pre-norm residual stream). The convention comes
 // from the attributes (op_norm_attributes.h).
 // Aliasing: y may be x or residual; sum may be x or residual; y and sum differ.
+//
+// With attribute axes = "spatial" (op_norm_attributes.h), per channel over
+// H×W (kernels/norm/norm_spatial.h):
+//   (x [N, C, H, W] f32, gain [C]?, bias [C]?) → y [N, C, H, W]
+// no residual, no sum; y may be x. The channels are split over the session's
+// thread pool.
 #include <memory>
 #include <string>
 
 #include "kernels/norm/norm.h"
+#include "kernels/norm/norm_spatial.h"
 #include "runtime/ops/op_norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/op_support.h"
+#include "runtime/ops/spatial_norm_run.h"
 
 namespace normrt {
 namespace {
 
+// The spatial form's operand checks; x is present and f32.
+Status check_spatial_operands(const Graph& graph, const Node& node, const NormParams& params,
+                              const Tensor& x) {
+  const Shape& shape = x.shape;
+  bool fixed = shape.size() == 4;
+  for (int64_t d : shape) fixed = fixed && d >= 1;
+  if (!fixed) {
+    return node_error(node, "operand 0 (x) '" + x.name +
+                                "' must be NCHW [N, C, H, W] with fixed sizes >= 1 for axes "
+                                "\"spatial\", found " +
+                                shape_string(shape));
+  }
+  const int64_t channels = shape[1];
+  const Tensor* gain = input_tensor(graph, node, 1);
+  const Tensor* bias = input_tensor(graph, node, 2);
+  Status s = Status::ok();
+  if (gain != nullptr && !(s = check_f32_vector(node, 1, "gain", *gain, channels))) return s;
+  if (bias != nullptr && !(s = check_f32_vector(node, 2, "bias", *bias, channels))) return s;
+  if (input_tensor(graph, node, 3) != nullptr || output_tensor(graph, node, 1) != nullptr) {
+    return node_error(node, "axes \"spatial\" takes no residual (operand 3) and no sum (output 1)");
+  }
+  // The kernel's own parameter checks (eps, p with H·W, gain convention).
+  float dummy = 0.0f;
+  NormPlanes planes;
+  planes.images = 0;
+  planes.plane = static_cast<size_t>(shape[2] * shape[3]);
+  planes.src = planes.dst = &dummy;
+  planes.gain = gain != nullptr ? &dummy : nullptr;
+  if (Status valid = norm_spatial_validate(params, planes); !valid) {
+    return node_error(node, valid.message());
+  }
+  return Status::ok();
+}
+
+struct NormConfig {
+  NormParams params;
+  NormAxes axes = NormAxes::kLast;
+};
+
 // Checks everything, and returns the parameters create() needs.
-Expected<NormParams> check_norm_node(const Graph& graph, const Node& node, NormKind kind,
+Expected<NormConfig> check_norm_node(const Graph& graph, const Node& node, NormKind kind,
                                      std::vector<InferredTensor>& outputs) {
   std::vector<std::string_view> names = kNormConventionAttributeNames;
+  names.push_back("axes");
   if (kind == NormKind::kRmsNormPartial) names.push_back("p");
-  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, names));
+  if (Status s = check_attribute_names(node, names); !s) return s;
   Expected<NormParams> params = norm_params_from_attributes(node, kind);
   if (!params) return params.status();
+  Expected<NormAxes> axes = norm_axes_from_attributes(node);
+  if (!axes) return axes.status();
+  if (*axes == NormAxes::kSpatial) {
+    Expected<const Tensor*> x = required_input(graph, node, 0, "x");
+    if (!x) return x.status();
+    Status s = check_dtype(node, 0, "x", **x, {DataType::kF32});
+    if (s) s = check_spatial_operands(graph, node, *params, **x);
+    if (!s) return s;
+    outputs.assign(node.outputs.size(), {DataType::kF32, (*x)->shape});
+    return NormConfig{*params, *axes};
+  }
 
-  NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, 0, "x"));
-  Status s = check_dtype(node, 0, "x", *x, {DataType::kF32});
-  if (s) s = check_rows_operand(node, 0, "x", *x);
+  Expected<const Tensor*> x = required_input(graph, node, 0, "x");
+  if (!x) return x.status();
+  Status s = check_dtype(node, 0, "x", **x, {DataType::kF32});
+  if (s) s = check_rows_operand(node, 0, "x", **x);
   if (!s) return s;
-  const int64_t n = x->shape.back();
+  const int64_t n = (*x)->shape.back();
   const Tensor* gain = input_tensor(graph, node, 1);
   const Tensor* bias = input_tensor(graph, node, 2);
   const Tensor* residual = input_tensor(graph, node, 3);
@@ -36,7 +96,7 @@ Expected<NormParams> check_norm_node(const Graph& graph, const Node& node, NormK
   if (bias != nullptr && !(s = check_f32_vector(node, 2, "bias", *bias, n))) return s;
   if (residual != nullptr) {
     s = check_dtype(node, 3, "residual", *residual, {DataType::kF32});
-    if (s) s = check_shape(node, 3, "residual", *residual, x->shape);
+    if (s) s = check_shape(node, 3, "residual", *residual, (*x)->shape);
     if (!s) return s;
   }
   if (output_tensor(graph, node, 1) != nullptr && residual == nullptr) {
@@ -52,14 +112,38 @@ Expected<NormParams> check_norm_node(const Graph& graph, const Node& node, NormK
   rows.gain = gain != nullptr ? &dummy : nullptr;
   if (Status valid = norm_validate(*params, rows); !valid) return node_error(node, valid.message());
 
-  outputs.assign(node.outputs.size(), {DataType::kF32, x->shape});
-  return params;
+  outputs.assign(node.outputs.size(), {DataType::kF32, (*x)->shape});
+  return NormConfig{*params, *axes};
 }
 
 template <NormKind kKind>
 Status infer_norm(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
   return check_norm_node(graph, node, kKind, outputs).status();
 }
+
+class SpatialNormOp final : public OpKernel {
+ public:
+  SpatialNormOp(NormParams params, NormSpatialKernel kernel)
+      : params_(params), kernel_(kernel) {}
+
+  Status run(const OpRunContext& context) const override {
+    const TensorView& x = context.inputs[0];
+    NormPlanes planes;
+    planes.images = x.dims[0];
+    planes.channels = x.dims[1];
+    planes.plane = x.dims[2] * x.dims[3];
+    planes.src = x.f32();
+    planes.dst = context.outputs[0].f32();
+    planes.gain = optional_input_f32(context, 1);
+    planes.bias = optional_input_f32(context, 2);
+    run_spatial_norm(kernel_, params_, planes, context.pool);
+    return Status::ok();
+  }
+
+ private:
+  NormParams params_;
+  NormSpatialKernel kernel_;
+};
 
 class NormOp final : public OpKernel {
  public:
@@ -99,15 +183,23 @@ class NormOp final : public OpKernel {
 template <NormKind kKind>
 Expected<std::unique_ptr<OpKernel>> create_norm(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  NORMRT_ASSIGN_OR_RETURN(NormParams params,
-                          check_norm_node(context.graph, context.node, kKind, outputs));
-  NORMRT_RETURN_IF_ERROR(check_build_isa(context));
+  Expected<NormConfig> config = check_norm_node(context.graph, context.node, kKind, outputs);
+  if (!config) return config.status();
+  if (Status s = check_build_isa(context); !s) return s;
+  if (config->axes == NormAxes::kSpatial) {
+    NormSpatialKernel kernel = norm_spatial_kernel_for(context.isa);
+    if (kernel == nullptr) {
+      return node_error(context.node,
+                        std::string("no spatial norm kernel compiled for ") + isa_name(context.isa));
+    }
+    return std::unique_ptr<OpKernel>(new SpatialNormOp(config->params, kernel));
+  }
   NormKernel kernel = norm_kernel_for(context.isa);
   if (kernel == nullptr) {
     return node_error(context.node,
                       std::string("no norm kernel compiled for ") + isa_name(context.isa));
   }
-  return std::unique_ptr<OpKernel>(new NormOp(params, kernel, node_label(context.node)));
+  return std::unique_ptr<OpKernel>(new NormOp(config->params, kernel, node_label(context.node)));
 }
 
 }  // namespace

@@ -79,6 +79,22 @@ Expected<NormParams> norm_params_from_attributes(const Node& node, NormKind kind
   return params;
 }
 
+Expected<NormAxes> norm_axes_from_attributes(const Node& node) {
+  Expected<std::string> name = node.string_attribute("axes", "last");
+  if (!name) return name.status();
+  if (*name == "last") return NormAxes::kLast;
+  if (*name == "spatial") return NormAxes::kSpatial;
+  return node_error(node,
+                    "attribute 'axes' must be \"last\" or \"spatial\", found \"" + *name + "\"");
+}
+
+bool is_spatial_norm(const Node& node) {
+  if (norm_op_kind(node.op) == nullptr) return false;
+  const AttributeValue* axes = node.find_attribute("axes");
+  const auto* name = axes != nullptr ? std::get_if<std::string>(axes) : nullptr;
+  return name != nullptr && *name == "spatial";
+}
+
 Expected<NormSelection> norm_selection_from_attributes(const Node& node) {
   NORMRT_ASSIGN_OR_RETURN(std::string name, node.string_attribute("norm", "none"));
   NormSelection selection;

@@ -11,6 +11,15 @@
 //
 //   norm             "none" | "layer_norm" | "rms_norm" | "prms_norm"   default "none"
 //
+// and, for the norm ops (LayerNorm, RmsNorm, PRmsNorm) only, which values form
+// one normalized group:
+//
+//   axes             "last" | "spatial"                                 default "last"
+//                    "last": each row of the last axis (gain, bias [n]);
+//                    "spatial": x is NCHW and each (image, channel) plane of
+//                    H·W values is one group, gain and bias [C] applied as
+//                    x̂·g + b (kernels/norm/norm_spatial.h)
+//
 // Errors name the node, the attribute, the expected and the found value.
 #include <string_view>
 #include <vector>
@@ -41,5 +50,14 @@ Expected<NormSelection> norm_selection_from_attributes(const Node& node);
 
 /// "layer_norm", "rms_norm" or "prms_norm".
 const char* norm_kind_attribute_name(NormKind kind);
+
+enum class NormAxes { kLast, kSpatial };
+
+/// Reads "axes" (default "last").
+Expected<NormAxes> norm_axes_from_attributes(const Node& node);
+
+/// True if the node is a norm op whose "axes" is "spatial" (false for an
+/// invalid value: validation rejects it). For passes that handle row norms only.
+bool is_spatial_norm(const Node& node);
 
 }  // namespace normrt

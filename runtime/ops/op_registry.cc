@@ -9,7 +9,8 @@ const OpSchema* find_op_schema(OpType type) {
       &kSoftmaxSchema,   &kAttentionSchema, &kConcatSchema,   &kSplitSchema,
       &kSliceSchema,     &kLstmCellSchema,  &kGruCellSchema,  &kFusedLinearSchema,
       &kRopeSchema,      &kMeanPoolSchema,  &kL2NormalizeSchema,
-      &kAdditiveAttentionSchema, &kGruRecurrenceSchema};
+      &kAdditiveAttentionSchema, &kGruRecurrenceSchema,
+      &kConv2dSchema,    &kMaxPool2dSchema, &kAvgPool2dSchema, &kGlobalAvgPoolSchema};
   static_assert(sizeof(kSchemas) / sizeof(kSchemas[0]) == static_cast<size_t>(OpType::kCount));
   auto index = static_cast<size_t>(type);
   if (index >= static_cast<size_t>(OpType::kCount)) return nullptr;

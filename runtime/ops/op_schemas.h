@@ -26,5 +26,9 @@ extern const OpSchema kMeanPoolSchema;     // op_pool.cc
 extern const OpSchema kL2NormalizeSchema;  // op_pool.cc
 extern const OpSchema kAdditiveAttentionSchema;  // op_additive_attention.cc
 extern const OpSchema kGruRecurrenceSchema;      // op_gru_recurrence.cc
+extern const OpSchema kConv2dSchema;             // op_conv.cc
+extern const OpSchema kMaxPool2dSchema;          // op_pool2d.cc
+extern const OpSchema kAvgPool2dSchema;          // op_pool2d.cc
+extern const OpSchema kGlobalAvgPoolSchema;      // op_pool2d.cc
 
 }  // namespace normrt

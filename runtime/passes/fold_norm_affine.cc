@@ -6,6 +6,7 @@
 
 #include "base/bf16.h"
 #include "kernels/linear/linear.h"
+#include "runtime/ops/op_norm_attributes.h"
 #include "runtime/passes/graph_uses.h"
 
 namespace normrt {
@@ -20,6 +21,7 @@ constexpr size_t kLinearX = 0, kLinearW = 1, kLinearBias = 2;
 // Where a normalizing node keeps its gain and bias; false if it does not
 // normalize or applies something non-linear after the norm.
 bool norm_operands(const Node& node, NormOperands* operands) {
+  if (is_spatial_norm(node)) return false;  // per-channel gain: not a Linear's input columns
   if (norm_op_kind(node.op) != nullptr) {
     *operands = {1, 2};
     return true;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "runtime/ops/op_norm_attributes.h"
 #include "runtime/passes/graph_uses.h"
 
 namespace normrt {
@@ -69,7 +70,8 @@ Chain find_chain(const Graph& graph, const GraphUses& uses, size_t linear) {
   // vanish; with one, `current` is the sum and may have other readers.
   for (const TensorUse& use : uses.readers(current)) {
     const Node& node = graph.nodes[use.node];
-    if (norm_op_kind(node.op) == nullptr || use.input != kNormX) continue;
+    // A spatial norm normalizes NCHW planes, not the matmul's rows.
+    if (norm_op_kind(node.op) == nullptr || use.input != kNormX || is_spatial_norm(node)) continue;
     bool sole_reader = uses.only_reader(current) != nullptr;
     bool has_own_residual = operand(node, kNormResidual) != kNoTensor;
     if (chain.residual == kNoTensor) {
@@ -109,8 +111,8 @@ bool sum_readers_follow(const Graph& graph, const GraphUses& uses, const Chain& 
   if (chain.sum == kNoTensor) return true;
   size_t place = chain.absorbed.back();
   for (const TensorUse& use : uses.readers(chain.sum)) {
-    bool absorbed = std::find(chain.absorbed.begin(), chain.absorbed.end(), use.node) !=
-                    chain.absorbed.end();
+    bool absorbed =
+        std::find(chain.absorbed.begin(), chain.absorbed.end(), use.node) != chain.absorbed.end();
     if (!absorbed && use.node < place) return false;
   }
   return true;
@@ -132,8 +134,10 @@ Node make_fused_node(const Graph& graph, const Chain& chain) {
     }
   }
   if (chain.activation != nullptr) {
-    if (const AttributeValue* value = chain.activation->find_attribute("activation")) {
-      fused.set_attribute("activation", *value);
+    for (const char* name : {"activation", "negative_slope"}) {
+      if (const AttributeValue* value = chain.activation->find_attribute(name)) {
+        fused.set_attribute(name, *value);
+      }
     }
   }
   return fused;

@@ -32,14 +32,16 @@ enum class NormSite { kNone, kNormOp, kFused, kCell };
 NormSite norm_site(const Node& node) {
   if (norm_op_kind(node.op) != nullptr) return NormSite::kNormOp;
   if (node.op != OpType::kFusedLinear && node.op != OpType::kLstmCell &&
-      node.op != OpType::kGruCell && node.op != OpType::kGruRecurrence) {
+      node.op != OpType::kGruCell && node.op != OpType::kGruRecurrence &&
+      node.op != OpType::kConv2d) {
     return NormSite::kNone;
   }
   const AttributeValue* norm = node.find_attribute("norm");
   const auto* name = norm != nullptr ? std::get_if<std::string>(norm) : nullptr;
   // A non-string "norm" is left for validation to reject; "none" normalizes nothing.
   if (name == nullptr || *name == "none") return NormSite::kNone;
-  return node.op == OpType::kFusedLinear ? NormSite::kFused : NormSite::kCell;
+  return node.op == OpType::kFusedLinear || node.op == OpType::kConv2d ? NormSite::kFused
+                                                                        : NormSite::kCell;
 }
 
 void remove_attribute(std::vector<Attribute>& attributes, const std::string& name) {
@@ -79,7 +81,9 @@ Status check_partial_count(const Graph& graph, const Node& node, const NormRepla
   NormParams params;
   params.kind = NormKind::kRmsNormPartial;
   params.partial_fraction = target.p;
-  const auto n = static_cast<size_t>(shape.back());
+  // A spatial norm (and Conv2d's) normalizes planes of H·W values.
+  const bool planes = (is_spatial_norm(node) || node.op == OpType::kConv2d) && shape.size() == 4;
+  const auto n = static_cast<size_t>(planes ? shape[2] * shape[3] : shape.back());
   if (norm_stat_count(params, n) == 0) {
     return node_error(node, "pRMSNorm with p = " + message_number(target.p) +
                                 " over rows of n = " + std::to_string(n) +

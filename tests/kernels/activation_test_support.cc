@@ -10,7 +10,7 @@
 
 namespace normrt::testing {
 
-double activation_oracle(Activation activation, float xf) {
+double activation_oracle(Activation activation, float xf, float alpha) {
   const double x = xf;
   switch (activation) {
     case Activation::kNone:
@@ -29,6 +29,8 @@ double activation_oracle(Activation activation, float xf) {
       return std::tanh(x);
     case Activation::kSigmoid:
       return 1.0 / (1.0 + std::exp(-x));
+    case Activation::kLeakyRelu:
+      return x > 0.0 ? x : static_cast<double>(alpha) * x;
   }
   return std::nan("");
 }
@@ -92,11 +94,11 @@ bool same_float(float a, float b) {
 }
 
 ActivationErrors compare_with_oracle(Activation activation, const std::vector<float>& x,
-                                     const std::vector<float>& y) {
+                                     const std::vector<float>& y, float alpha) {
   ActivationErrors e;
   e.count = x.size();
   for (size_t i = 0; i < x.size(); ++i) {
-    const double want = activation_oracle(activation, x[i]);
+    const double want = activation_oracle(activation, x[i], alpha);
     const double got = y[i];
     const double error = std::fabs(got - want);
     const double bound = kActivationTolerance * std::fabs(want) + kActivationFloor;

@@ -19,10 +19,15 @@ namespace normrt::testing {
 inline constexpr double kActivationTolerance = 1e-6;
 inline constexpr double kActivationFloor = 0x1p-149;
 
+/// The leaky_relu slope the tests that run every activation pass (the
+/// ConvPool-CNN-C's, as in the WeightNorm / RMSNorm authors' lrelu); the
+/// leaky_relu test sweeps others.
+inline constexpr float kTestAlpha = 0.1f;
+
 /// f(x) in double with libm, in forms that do not cancel in the tails
-/// (erfc for GELU, x/(1 + e^−2u) for tanh-GELU). NaN and infinities come out
-/// as PyTorch's: gelu(−inf) = silu(−inf) = NaN.
-double activation_oracle(Activation activation, float x);
+/// (erfc for GELU, x/(1 + e^−2u) for tanh-GELU); alpha is leaky_relu's
+/// slope. NaN and infinities come out as PyTorch's: gelu(−inf) = silu(−inf) = NaN.
+double activation_oracle(Activation activation, float x, float alpha = kTestAlpha);
 
 /// NORMRT_TEST_QUICK=1 (qemu, sanitizers) thins the all-floats sweep.
 bool activation_quick_mode();
@@ -45,7 +50,7 @@ struct ActivationErrors {
 /// Compares y[i] with f(x[i]): within tolerance for finite f(x), identical
 /// for infinite f(x), NaN exactly when f(x) is NaN.
 ActivationErrors compare_with_oracle(Activation activation, const std::vector<float>& x,
-                                     const std::vector<float>& y);
+                                     const std::vector<float>& y, float alpha = kTestAlpha);
 
 /// True if a and b are the same float, treating every NaN as equal.
 bool same_float(float a, float b);

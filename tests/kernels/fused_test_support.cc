@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <sstream>
 
@@ -155,8 +156,9 @@ std::string describe(const FusedSpec& s) {
 FusedSpec rotated_spec(size_t index, size_t n) {
   FusedSpec s;
   s.norm = kAllNormChoices[index % 4];
-  s.activation = kAllActivations[(index / 4) % 7];
-  s.layout = kAllResidualLayouts[(index / 28) % 4];
+  constexpr size_t kActivations = std::size(kAllActivations);
+  s.activation = kAllActivations[(index / 4) % kActivations];
+  s.layout = kAllResidualLayouts[(index / (4 * kActivations)) % 4];
   const uint64_t h = mix(index);
   s.eps_placement = (h & 1) ? EpsPlacement::kAddedToRms : EpsPlacement::kInsideSqrt;
   s.gain = static_cast<GainKind>((h >> 1) % 3);
@@ -306,7 +308,8 @@ FusedReference epilogue_reference(const std::vector<float>& t_in, const std::vec
   } else {
     ref.y = ref.t;
   }
-  activation_kernel_for(Isa::kScalar)(spec.activation, ref.y.data(), ref.y.data(), m * n);
+  activation_kernel_for(Isa::kScalar)(spec.activation, spec.activation_alpha, ref.y.data(),
+                                      ref.y.data(), m * n);
 
   const double slope = activation_slope(spec.activation);
   ref.t_bound.resize(m * n);
@@ -415,6 +418,7 @@ FusedRun run_fused(const PackedWeights& w, const FusedProblem& p, const FusedSpe
   e.gain = spec.gain != GainKind::kNone ? gain : nullptr;
   e.norm_bias = spec.norm_bias ? norm_bias : nullptr;
   e.activation = spec.activation;
+  e.activation_alpha = spec.activation_alpha;
 
   FusedRun run;
   run.status = fused_linear(w, x, m, x_stride, e, y.data(), y_stride, pool);

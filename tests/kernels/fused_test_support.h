@@ -96,6 +96,7 @@ struct FusedSpec {
   bool norm_bias = false;
   bool linear_bias = true;
   Activation activation = Activation::kNone;
+  float activation_alpha = 0.1f;  ///< leaky_relu's slope (the ConvPool-CNN-C's); others ignore it
   ResidualLayout layout = ResidualLayout::kNone;
 
   NormParams params() const;  ///< kind from `norm` (kLayerNorm if kNone: unused)

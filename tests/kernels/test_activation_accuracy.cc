@@ -24,7 +24,7 @@ TEST_CASE("activation kernels match double libm within 1e-6 relative for every f
     REQUIRE_MESSAGE(has_kernel, "no activation kernel for runnable ISA " << label(isa));
     for (Activation activation : kAllActivations) {
       std::vector<float> y(x.size(), -1.0f);
-      kernel(activation, x.data(), y.data(), x.size());
+      kernel(activation, kTestAlpha, x.data(), y.data(), x.size());
       const ActivationErrors e = compare_with_oracle(activation, x, y);
       MESSAGE(label(isa) << " " << label(activation) << ": max " << e.max_ulps
                          << " ulp, max relative error " << e.max_relative << " over " << e.count
@@ -48,7 +48,7 @@ TEST_CASE("activation special values follow PyTorch and saturate without NaN") {
     REQUIRE_MESSAGE(has_kernel, "no activation kernel for runnable ISA " << label(isa));
     for (Activation activation : kAllActivations) {
       std::vector<float> y(x.size());
-      kernel(activation, x.data(), y.data(), x.size());
+      kernel(activation, kTestAlpha, x.data(), y.data(), x.size());
       for (size_t i = 0; i < x.size(); ++i) {
         const double want = activation_oracle(activation, x[i]);
         INFO(label(isa) << " " << label(activation) << "(" << x[i] << ") = " << y[i] << ", want "
@@ -64,7 +64,7 @@ TEST_CASE("activation special values follow PyTorch and saturate without NaN") {
     // relu keeps the sign of −0 (PyTorch's clamp_min does).
     const float minus_zero = -0.0f;
     float y = 1.0f;
-    kernel(Activation::kRelu, &minus_zero, &y, 1);
+    kernel(Activation::kRelu, 0.0f, &minus_zero, &y, 1);
     CHECK_MESSAGE(std::signbit(y), label(isa) << ": relu(-0) = " << y);
   }
 }
@@ -86,7 +86,7 @@ TEST_CASE("activation tails are relatively accurate, not flushed to zero") {
     REQUIRE_MESSAGE(has_kernel, "no activation kernel for runnable ISA " << label(isa));
     for (const Tail& t : tails) {
       float y = 0.0f;
-      kernel(t.activation, &t.x, &y, 1);
+      kernel(t.activation, 0.0f, &t.x, &y, 1);
       const double want = activation_oracle(t.activation, t.x);
       INFO(label(isa) << " " << label(t.activation) << "(" << t.x << ") = " << y << ", want "
                       << want);
@@ -94,6 +94,41 @@ TEST_CASE("activation tails are relatively accurate, not flushed to zero") {
       CHECK(y != 0.0f);
       CHECK(std::fabs(y - want) <= kActivationTolerance * std::fabs(want) + kActivationFloor);
     }
+  }
+}
+
+// leaky_relu is one float multiply: every kernel must give exactly the
+// rounded product α·x (as PyTorch's x > 0 ? x : x * α), for any slope,
+// including the signs of zeros, infinities and NaN.
+TEST_CASE("leaky_relu is exactly x for x > 0 and the float product α·x otherwise, for any slope") {
+  const std::vector<float> x = activation_inputs();
+  for (Isa isa : runnable_isas()) {
+    const ActivationKernel kernel = activation_kernel_for(isa);
+    const bool has_kernel = kernel != nullptr;
+    REQUIRE_MESSAGE(has_kernel, "no activation kernel for runnable ISA " << label(isa));
+    for (float alpha : {0.1f, 0.01f, 0.2f, 0.0f, -0.5f, 3.0f, 1e-30f}) {
+      std::vector<float> y(x.size());
+      kernel(Activation::kLeakyRelu, alpha, x.data(), y.data(), x.size());
+      size_t failures = 0;
+      for (size_t i = 0; i < x.size(); ++i) {
+        const float want = x[i] > 0.0f ? x[i] : alpha * x[i];
+        if (!same_float(y[i], want) || std::signbit(y[i]) != std::signbit(want)) {
+          if (failures++ < 3) {
+            FAIL_CHECK(label(isa) << " alpha " << alpha << ": leaky_relu(" << x[i] << ") = " << y[i]
+                                  << ", want " << want);
+          }
+        }
+      }
+      CHECK_MESSAGE(failures == 0, label(isa) << " alpha " << alpha << ": " << failures);
+    }
+    // The contract's named cases: −0 stays −0, −inf·0 is NaN (PyTorch).
+    const float special[] = {-0.0f, -INFINITY};
+    float y[2];
+    kernel(Activation::kLeakyRelu, 0.1f, special, y, 2);
+    CHECK(std::signbit(y[0]));
+    CHECK(y[1] == -INFINITY);
+    kernel(Activation::kLeakyRelu, 0.0f, special + 1, y, 1);
+    CHECK(std::isnan(y[0]));
   }
 }
 

@@ -61,7 +61,7 @@ TEST_CASE("activation row kernels: every length 0..70, misaligned and in place, 
     REQUIRE_MESSAGE(has_kernel, "no activation kernel for runnable ISA " << label(isa));
     for (Activation activation : kAllActivations) {
       std::vector<float> expected(kMaxLength);
-      kernel(activation, x.data(), expected.data(), kMaxLength);
+      kernel(activation, kTestAlpha, x.data(), expected.data(), kMaxLength);
       size_t failures = 0;
       for (size_t n = 0; n <= kMaxLength; ++n) {
         for (size_t x_offset : kOffsets) {
@@ -74,7 +74,7 @@ TEST_CASE("activation row kernels: every length 0..70, misaligned and in place, 
               for (float& f : src_buffer.storage) f = canary();
               for (float& f : dst_buffer.storage) f = canary();
               std::memcpy(src, x.data(), n * sizeof(float));
-              kernel(activation, src, dst, n);
+              kernel(activation, kTestAlpha, src, dst, n);
               INFO(label(isa) << " " << label(activation) << " n=" << n << " x_offset=" << x_offset
                               << " y_offset=" << y_offset << (in_place ? " in place" : ""));
               for (size_t i = 0; i < n; ++i) {

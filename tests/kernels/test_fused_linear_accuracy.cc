@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <iterator>
 #include <set>
 #include <string>
 #include <tuple>
@@ -108,7 +109,7 @@ TEST_SUITE("fused_linear") {
     }
     if (!linear_quick_mode()) {
       const size_t variants = runnable_variants().size();
-      CHECK_MESSAGE(seen.size() == variants * 4 * 7 * 4,
+      CHECK_MESSAGE(seen.size() == variants * 4 * std::size(kAllActivations) * 4,
                     "every (norm × activation × layout) on every variant");
     }
     MESSAGE("shape sweep: " << shapes << " shapes per weight type; worst |error| / "

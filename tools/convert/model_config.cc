@@ -106,6 +106,8 @@ const char* model_family_name(ModelFamily family) {
       return "rnnsearch";
     case ModelFamily::kTorchTransformer:
       return "torch_transformer";
+    case ModelFamily::kConvPoolCnn:
+      return "convpool_cnn_c";
   }
   return "invalid";
 }
@@ -118,9 +120,10 @@ Expected<ModelFamily> detect_model_family(const JsonConfig& config) {
     if (a == "gru" || a == "ln_gru") return ModelFamily::kGru;
     if (a == "mlp" || a == "ln_mlp") return ModelFamily::kMlp;
     if (a == "torch_transformer") return ModelFamily::kTorchTransformer;
+    if (a == "convpool_cnn_c") return ModelFamily::kConvPoolCnn;
     return Status::error(file + ": unknown architecture '" + a +
                          "', expected one of lstm, gru, mlp (or ln_lstm, ln_gru, ln_mlp), "
-                         "torch_transformer");
+                         "torch_transformer, convpool_cnn_c");
   }
   if (config.has("model_type")) {
     NORMRT_ASSIGN_OR_RETURN(const std::string t, config.require_string("model_type"));

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "models/cnn/convpool_cnn_c.h"
 #include "models/mlp/mlp_builder.h"
 #include "models/rnn/rnn_config.h"
 #include "models/rnnsearch/rnnsearch_builder.h"
@@ -26,8 +27,9 @@
 namespace normrt {
 
 enum class ModelFamily { kBertEncoder, kLstm, kGru, kMlp, kLlamaDecoder, kRnnSearch,
-                         kTorchTransformer };
-/// "bert_encoder", "lstm", "gru", "mlp", "llama_decoder", "rnnsearch".
+                         kTorchTransformer, kConvPoolCnn };
+/// "bert_encoder", "lstm", "gru", "mlp", "llama_decoder", "rnnsearch",
+/// "torch_transformer", "convpool_cnn_c".
 const char* model_family_name(ModelFamily family);
 
 /// The family of `config`; an error for an unknown or unsupported one
@@ -66,6 +68,11 @@ struct TorchTransformerJson {
   TorchTransformerBuildOptions build;
 };
 Expected<TorchTransformerJson> read_torch_transformer_config(const JsonConfig& config);
+
+/// normrt's JSON for ConvPool-CNN-C ("architecture": "convpool_cnn_c",
+/// docs/cnn.md): its keys checked against the documented list; 'norm'
+/// required; eps 1e-6 by default (the authors' RMSNormLayer).
+Expected<ConvPoolCnnConfig> read_convpool_cnn_config(const JsonConfig& config);
 
 Expected<RnnSearchConfig> read_rnnsearch_config(const JsonConfig& config, const std::string& norm,
                                                 double p);

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "tools/serve/http_server.h"
+#include "tools/serve/model_loader.h"
 #include "tools/serve/model_service.h"
 #include "tools/serve/serve_options.h"
 
@@ -25,22 +26,56 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-int serve(ServeOptions options) {
-  // SIGINT and SIGTERM are taken by one thread with sigwait(): blocked here,
-  // before any thread starts, so every thread inherits the mask. A client
-  // closing its socket must not kill the server.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
-
+ModelOptions model_options(const ServeOptions& options) {
   ModelOptions model_options;
   model_options.isa = options.isa;
   model_options.fuse = options.fuse;
   model_options.fold_norm_affine = options.fuse;
-  Expected<std::shared_ptr<const Model>> model = Model::load(options.model, model_options);
+  return model_options;
+}
+
+// SIGHUP: load the file again into memory of its own, check it, and make it
+// the model of new requests; on any error keep serving the old one.
+void reload(const ServeOptions& options, ModelService& service) {
+  const uint64_t serving = service.current()->number();
+  auto failed = [&](const std::string& why) {
+    std::fprintf(stderr, "normrt-serve: reload failed, still serving generation %llu: %s\n",
+                 static_cast<unsigned long long>(serving), why.c_str());
+  };
+  Expected<std::shared_ptr<const Model>> model =
+      load_model_copy(options.model, model_options(options));
+  if (!model) return failed(model.status().message());
+  std::optional<text::BertTokenizer> tokenizer;
+  if (!options.vocab.empty()) {
+    Expected<text::BertTokenizer> loaded =
+        load_tokenizer(options.vocab, *model.value(), options.keep_case);
+    if (!loaded) return failed(loaded.status().message());
+    tokenizer = std::move(loaded).value();
+  }
+  if (Status s = service.replace_model(model.value(), std::move(tokenizer)); !s) {
+    return failed(s.message());
+  }
+  std::fprintf(stderr, "normrt-serve: reloaded %s: generation %llu, isa %s\n",
+               options.model.c_str(), static_cast<unsigned long long>(service.current()->number()),
+               std::string(model.value()->isa()).c_str());
+}
+
+int serve(ServeOptions options) {
+  // SIGINT, SIGTERM and SIGHUP are taken by one thread with sigwait():
+  // blocked here, before any thread starts, so every thread inherits the
+  // mask. A client closing its socket must not kill the server.
+  sigset_t handled_signals;
+  sigemptyset(&handled_signals);
+  sigaddset(&handled_signals, SIGINT);
+  sigaddset(&handled_signals, SIGTERM);
+  sigaddset(&handled_signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &handled_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  // The weights are read into private memory: overwriting the file cannot
+  // reach the served model (model_loader.h).
+  Expected<std::shared_ptr<const Model>> model =
+      load_model_copy(options.model, model_options(options));
   if (!model) return fail(model.status().message());
   std::optional<text::BertTokenizer> tokenizer;
   if (!options.vocab.empty()) {
@@ -64,22 +99,28 @@ int serve(ServeOptions options) {
                std::string(model.value()->isa()).c_str(), options.service.workers,
                service.value()->embeddings_enabled() ? ", /v1/embeddings on" : "");
   std::fflush(stdout);
+  model = Status::error("released");  // the service holds the model now; a reload may free it
 
   std::atomic<bool> served{false};
-  std::thread stopper([&] {
-    int signal_number = 0;
-    sigwait(&stop_signals, &signal_number);
-    if (served) return;  // serve() ended by itself and woke us
-    std::fprintf(stderr, "normrt-serve: %s, finishing requests in flight\n",
-                 signal_number == SIGINT ? "SIGINT" : "SIGTERM");
-    // A stop() before the server runs would be lost.
-    while (!server.running() && !served) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    server.stop();
+  std::thread signals([&] {
+    while (true) {
+      int signal_number = 0;
+      sigwait(&handled_signals, &signal_number);
+      if (served) return;  // serve() ended by itself and woke us
+      if (signal_number == SIGHUP) {
+        reload(options, *service.value());
+        continue;
+      }
+      std::fprintf(stderr, "normrt-serve: %s, finishing requests in flight\n",
+                   signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+      server.stop();
+      return;
+    }
   });
   Status status = server.serve();
   served = true;
-  pthread_kill(stopper.native_handle(), SIGTERM);  // no-op if it already returned
-  stopper.join();
+  pthread_kill(signals.native_handle(), SIGTERM);  // no-op if it already returned
+  signals.join();
   if (!status) return fail(status.message());
   std::fprintf(stderr, "normrt-serve: stopped\n");
   return 0;

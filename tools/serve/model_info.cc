@@ -3,7 +3,9 @@
 // /v1/model: {"model", "isa", "max_sequence_length", "inputs", "outputs",
 // "states" (each {"name", "dtype", "shape"}, -1 in a shape standing for the
 // sequence length S), "metadata" (the file's typed metadata: architecture,
-// norm, eps, ...), "passes", "workers", "stateless_runs", "embeddings"}.
+// norm, eps, ...), "passes", "workers", "generation" (1, +1 per reload),
+// "stateless_runs", "embeddings"}.
+// /v1/health: {"status", "workers", "busy", "waiting", "generation"}.
 #include <nlohmann/json.hpp>
 
 #include "runtime/exec/compiled_model.h"
@@ -37,34 +39,41 @@ std::string dump(const json& value) {
 }  // namespace
 
 Reply ModelService::model_info() const {
-  const PassSummary& passes = model_->passes();
+  const std::shared_ptr<const ModelGeneration> generation = current();
+  const Model& model = generation->model();
+  const PassSummary& passes = model.passes();
   json info = {
       {"model", options_.model_name},
-      {"isa", std::string(model_->isa())},
-      {"max_sequence_length", model_->max_sequence_length()},
-      {"inputs", tensor_list(model_->inputs())},
-      {"outputs", tensor_list(model_->outputs())},
-      {"states", tensor_list(model_->states())},
-      {"metadata", metadata_object(*model_)},
+      {"isa", std::string(model.isa())},
+      {"max_sequence_length", model.max_sequence_length()},
+      {"inputs", tensor_list(model.inputs())},
+      {"outputs", tensor_list(model.outputs())},
+      {"states", tensor_list(model.states())},
+      {"metadata", metadata_object(model)},
       {"passes",
        {{"nodes_before", passes.nodes_before},
         {"nodes_after", passes.nodes_after},
         {"fused_linear_nodes", passes.fused_linear_nodes},
+        {"fused_conv_nodes", passes.fused_conv_nodes},
         {"folded_norms", passes.folded_norms},
         {"arena_bytes", passes.arena_bytes}}},
-      {"workers", pool_->size()},
+      {"workers", generation->pool().size()},
+      {"generation", generation->number()},
       {"stateless_runs", true},
       {"embeddings", embeddings_enabled()},
   };
-  return Reply{200, dump(info)};
+  return ok_reply(dump(info));
 }
 
 Reply ModelService::health() const {
+  const std::shared_ptr<const ModelGeneration> generation = current();
+  const SessionPool& pool = generation->pool();
   json health = {{"status", "ok"},
-                 {"workers", pool_->size()},
-                 {"busy", pool_->busy()},
-                 {"waiting", pool_->waiting()}};
-  return Reply{200, dump(health)};
+                 {"workers", pool.size()},
+                 {"busy", pool.busy()},
+                 {"waiting", pool.waiting()},
+                 {"generation", generation->number()}};
+  return ok_reply(dump(health));
 }
 
 }  // namespace normrt::serve

@@ -12,6 +12,7 @@ std::string json_quote(const std::string& text) {
 Reply error_reply(const ApiError& error) {
   Reply reply;
   reply.status = error.status;
+  reply.code = error.code;
   if (error.status == 503) reply.retry_after_seconds = 1;  // overloaded: a short back-off
   reply.body = "{\"error\": {\"message\": " + json_quote(error.message) +
                ", \"code\": " + json_quote(error.code) + "}}";

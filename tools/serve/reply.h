@@ -17,7 +17,15 @@ struct Reply {
   std::string body;  ///< JSON text
   /// Seconds a client should wait before retrying (a 503); 0: no header.
   int retry_after_seconds = 0;
+  /// For the request log: the error code of an error reply, and how many
+  /// inputs of a multi-input request were processed (-1: not such a request).
+  std::string code;
+  long inputs_done = -1;
 };
+
+/// The status of a request whose client left before it was answered (as
+/// nginx logs it); no reply is sent.
+constexpr int kClientClosedRequest = 499;
 
 /// An API error: the HTTP status, a stable code and a message for people.
 struct ApiError {
@@ -44,6 +52,21 @@ class ApiResult {
  private:
   std::variant<T, ApiError> state_;
 };
+
+/// A 200 reply with `body`.
+inline Reply ok_reply(std::string body) {
+  Reply reply;
+  reply.body = std::move(body);
+  return reply;
+}
+
+/// The reply to a request whose client has gone (no body; none is sent).
+inline Reply client_gone_reply(long inputs_done = -1) {
+  Reply reply;
+  reply.status = kClientClosedRequest;
+  reply.inputs_done = inputs_done;
+  return reply;
+}
 
 /// The JSON error body of `error` (invalid UTF-8 in the message is replaced).
 Reply error_reply(const ApiError& error);

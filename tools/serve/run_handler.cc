@@ -51,8 +51,16 @@ ApiResult<std::vector<std::string>> selected_outputs(const json& request, const 
 
 }  // namespace
 
-Reply ModelService::run(std::string_view body) {
-  ApiResult<json> request = parse_json_object(body);
+Reply ModelService::run(std::string_view body, const RequestControl& control) {
+  const std::shared_ptr<const ModelGeneration> generation = current();
+  const Model& model = generation->model();
+  const std::string why = "this model's inputs hold at most " +
+                          std::to_string(generation->max_input_elements()) +
+                          " numbers (every input at S = max_sequence_length)";
+  JsonLimits limits;
+  limits.max_values = generation->max_run_values();
+  limits.why = why;
+  ApiResult<json> request = parse_json_object(body, limits);
   if (!request) return error_reply(request.error());
   if (auto keys = check_keys(request.value(), {"inputs", "outputs"}, "/v1/run"); !keys) {
     return error_reply(keys.error());
@@ -61,16 +69,17 @@ Reply ModelService::run(std::string_view body) {
   if (inputs_value == request->end()) {
     return error_reply({400, "invalid_request", "/v1/run: missing \"inputs\""});
   }
-  ApiResult<std::vector<InputTensor>> inputs = decode_inputs(*inputs_value, *model_);
+  ApiResult<std::vector<InputTensor>> inputs = decode_inputs(*inputs_value, model);
   if (!inputs) return error_reply(inputs.error());
-  ApiResult<std::vector<std::string>> outputs = selected_outputs(request.value(), *model_);
+  ApiResult<std::vector<std::string>> outputs = selected_outputs(request.value(), model);
   if (!outputs) return error_reply(outputs.error());
 
-  ApiResult<SessionPool::Lease> lease = this->lease();
+  ApiResult<SessionPool::Lease> lease = this->lease(*generation, control);
   if (!lease) return error_reply(lease.error());
+  if (control.abandoned()) return client_gone_reply();
   Session& session = lease->session();
   // Stateless per request: a model with state starts every request from zero.
-  if (!model_->states().empty()) session.reset();
+  if (!model.states().empty()) session.reset();
   const auto start = std::chrono::steady_clock::now();
   for (const InputTensor& input : inputs.value()) {
     if (Status s = session.set_input(input.name, input.data(), input.bytes()); !s) {

@@ -30,28 +30,37 @@ options:
   --max-body-bytes N    larger request bodies get 413 (default 8388608)
   --timeout-ms N        socket read/write timeout and longest wait for a
                         worker before 503 (default 10000)
+  --request-timeout-ms N  whole-request deadline, from its first byte to its
+                        reply: 408 while reading, 504 once running (default 30000)
   --max-queue N         requests that may wait for a worker; more get 503 (default 64)
-  --http-threads N      connections served at once (default 16)
+  --max-inflight-bytes N  memory all requests in flight may hold together;
+                        one more gets 503 (default 268435456)
+  --http-threads N      requests read and answered at once (default 16;
+                        workers + http threads <= 1024)
   --isa ISA             scalar, avx2, avx512, neon (default: the best this CPU runs)
   --no-fuse             run unfused (no fusion, no norm folding)
   --log                 one line per request on stderr
   --help                this text
 
 Prints "listening on http://HOST:PORT" once ready; stops on SIGINT/SIGTERM
-after finishing the requests in flight.
+after finishing the requests in flight. SIGHUP reloads the model file (the
+old model serves until the new one is loaded and checked, and finishes the
+requests it started; a file that fails to load changes nothing).
 
 example:
   normrt-serve minilm.nrmt --vocab all-MiniLM-L6-v2/vocab.txt --port 8080 &
   curl -s localhost:8080/v1/embeddings -d '{"input": "This is an example sentence."}'
 
 exit codes: 0 stopped by a signal, 1 the model, vocabulary or address was
-rejected, 2 bad arguments
+rejected (a port in use included), 2 bad arguments
 )";
 }
 
 Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
   ServeOptions options;
-  options.service.workers = std::max(1u, std::thread::hardware_concurrency());
+  // One session per CPU thread, within the thread bound on a very large machine.
+  options.service.workers =
+      std::clamp<size_t>(std::thread::hardware_concurrency(), 1, kMaxServeThreads / 4);
   *help = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -62,7 +71,8 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
     const bool takes_value = arg == "--host" || arg == "--port" || arg == "--workers" ||
                              arg == "--vocab" || arg == "--max-body-bytes" ||
                              arg == "--timeout-ms" || arg == "--max-queue" ||
-                             arg == "--http-threads" || arg == "--isa";
+                             arg == "--http-threads" || arg == "--isa" ||
+                             arg == "--request-timeout-ms" || arg == "--max-inflight-bytes";
     std::string value;
     if (takes_value) {
       if (i + 1 >= argc) return Status::error(std::string(arg) + " needs a value");
@@ -77,7 +87,7 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
       if (!(n = count(0, 65535))) return n.status();
       options.port = static_cast<int>(*n);
     } else if (arg == "--workers") {
-      if (!(n = count(1, 1024))) return n.status();
+      if (!(n = count(1, kMaxServeThreads))) return n.status();
       options.service.workers = *n;
     } else if (arg == "--vocab") {
       options.vocab = value;
@@ -91,8 +101,14 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
       if (!(n = count(0, 1 << 20))) return n.status();
       options.service.max_waiting = *n;
     } else if (arg == "--http-threads") {
-      if (!(n = count(1, 4096))) return n.status();
+      if (!(n = count(1, kMaxServeThreads))) return n.status();
       options.http.http_threads = *n;
+    } else if (arg == "--request-timeout-ms") {
+      if (!(n = count(1, 3600000))) return n.status();
+      options.http.request_timeout = std::chrono::milliseconds(*n);
+    } else if (arg == "--max-inflight-bytes") {
+      if (!(n = count(size_t{1} << 20, size_t{1} << 40))) return n.status();
+      options.http.max_inflight_bytes = *n;
     } else if (arg == "--isa") {
       options.isa = value;
     } else if (arg == "--cased") {
@@ -110,6 +126,13 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
     }
   }
   if (options.model.empty()) return Status::error("no model file given");
+  if (options.service.workers + options.http.http_threads > kMaxServeThreads) {
+    return Status::error("--workers " + std::to_string(options.service.workers) +
+                         " and --http-threads " + std::to_string(options.http.http_threads) +
+                         " make " +
+                         std::to_string(options.service.workers + options.http.http_threads) +
+                         " threads, more than " + std::to_string(kMaxServeThreads));
+  }
   if (options.keep_case && options.vocab.empty()) return Status::error("--cased needs --vocab");
   return options;
 }

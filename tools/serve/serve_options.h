@@ -11,6 +11,11 @@
 
 namespace normrt::serve {
 
+/// Threads normrt-serve may start in all (--workers + --http-threads; the
+/// accept/triage, fast-lane and signal threads come on top). The runtime's
+/// max_session_threads() (1024) will replace this constant when it lands.
+constexpr size_t kMaxServeThreads = 1024;
+
 struct ServeOptions {
   std::string model;  ///< the .nrmt file
   std::string host = "127.0.0.1";
@@ -20,7 +25,9 @@ struct ServeOptions {
   std::string isa;         ///< --isa
   bool fuse = true;        ///< --no-fuse
   ServiceOptions service;  ///< --workers, --max-queue, --timeout-ms
-  HttpOptions http;        ///< --max-body-bytes, --timeout-ms, --http-threads, --log
+  /// --max-body-bytes, --timeout-ms, --request-timeout-ms, --max-inflight-bytes,
+  /// --http-threads, --log
+  HttpOptions http;
 };
 
 /// Parses argv; an error names the bad argument. `help` is set for --help.

@@ -9,6 +9,11 @@
 
 #include <normrt/normrt.hpp>
 
+// The consumer's CMakeLists asks for C++11: normrt::normrt must raise it.
+#if __cplusplus < 201703L
+#error "normrt::normrt did not bring C++17 (target_compile_features INTERFACE cxx_std_17)"
+#endif
+
 static std::vector<float> read_floats(const char* path) {
   std::ifstream file(path, std::ios::binary);
   std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());

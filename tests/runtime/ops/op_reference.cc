@@ -69,8 +69,18 @@ double reference_activation(Activation activation, double x) {
       return std::tanh(x);
     case Activation::kSigmoid:
       return 1.0 / (1.0 + std::exp(-x));
+    case Activation::kLeakyRelu:
+      return x > 0 ? x : static_cast<double>(static_cast<float>(kTestNegativeSlope)) * x;
   }
   return NAN;
+}
+
+std::vector<Attribute> activation_attributes(Activation activation) {
+  std::vector<Attribute> attributes = {{"activation", std::string(activation_name(activation))}};
+  if (activation == Activation::kLeakyRelu) {
+    attributes.push_back({"negative_slope", kTestNegativeSlope});
+  }
+  return attributes;
 }
 
 std::string mismatch(size_t index, double got, double expected, double tolerance) {

@@ -8,6 +8,7 @@
 
 #include "kernels/activation/activation.h"
 #include "kernels/norm/norm.h"
+#include "runtime/graph/graph.h"
 
 namespace normrt::testing {
 
@@ -32,8 +33,15 @@ double effective_gain(const NormParams& params, const std::vector<float>& gain, 
 double norm_tolerance(const NormParams& params, const NormReference& ref,
                       const std::vector<float>& gain, const std::vector<float>& bias, size_t i);
 
-/// f(x) in double, as activation.h defines it.
+/// The leaky_relu slope the op tests use (the ConvPool-CNN-C's).
+inline constexpr double kTestNegativeSlope = 0.1;
+
+/// f(x) in double, as activation.h defines it (leaky_relu with kTestNegativeSlope).
 double reference_activation(Activation activation, double x);
+
+/// The attributes that select `activation`: "activation", and
+/// "negative_slope" = kTestNegativeSlope for leaky_relu.
+std::vector<Attribute> activation_attributes(Activation activation);
 
 /// "index 5: got 1.25, expected 1.2500001, tolerance 1e-06" for failure output.
 std::string mismatch(size_t index, double got, double expected, double tolerance);

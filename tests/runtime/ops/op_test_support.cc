@@ -167,6 +167,10 @@ Status OpHarness::run(const OpKernel& kernel, size_t sequence_length, size_t pos
   context.sequence_length = sequence_length;
   context.position = position;
   context.pool = pool;
+  // Per-session state as a Session would make it (oneDNN contexts, RNN workspaces).
+  std::unique_ptr<OpSessionState> state =
+      kernel.create_session_state_with_threads(pool != nullptr ? pool->size() : 1);
+  context.session_state = state.get();
   return kernel.run(context);
 }
 

@@ -103,7 +103,7 @@ TEST_SUITE("elementwise_ops") {
         std::vector<float> xs = random_floats(2 * n, -8, 8, 33);
         std::vector<float> ys =
             run_unary(OpType::kActivation, {kSequenceDim, int64_t(n)}, {kSequenceDim, int64_t(n)},
-                      2, xs, {{"activation", std::string(activation_name(activation))}},
+                      2, xs, activation_attributes(activation),
                       /*in_place=*/n % 2 == 1);
         size_t failures = 0;
         for (size_t i = 0; i < xs.size(); ++i) {

@@ -72,8 +72,8 @@ void check_linear_case(const LinearCase& c, Isa isa, ThreadPool* pool = nullptr)
   std::vector<Attribute> attributes;
   if (c.fused) {
     inputs.insert(inputs.end(), {rt, gt, nbt});
-    attributes = {{"norm", std::string(c.norm)},
-                  {"activation", std::string(activation_name(c.activation))}};
+    attributes = activation_attributes(c.activation);
+    attributes.push_back({"norm", std::string(c.norm)});
     if (std::string(c.norm) == "prms_norm") attributes.push_back({"p", c.p});
   }
   while (inputs.back() == kNoTensor) inputs.pop_back();
@@ -267,7 +267,7 @@ TEST_SUITE("linear_ops") {
         "needs a gain"));
     CHECK(contains(error({x, w}, {{"eps", 1e-6}, {"actvation", std::string("relu")}}, fused),
                    "unknown attribute 'actvation' (FusedLinear takes eps, eps_placement, "
-                   "gain_convention, norm, p, activation)"));
+                   "gain_convention, norm, p, activation, negative_slope)"));
   }
 }
 

@@ -195,11 +195,12 @@ TEST_SUITE("norm_ops") {
     Status s = infer_error(OpType::kLayerNorm, {{"epsilon", 1e-6}});
     CHECK(s.message() ==
           "node 'ln1' (LayerNorm): unknown attribute 'epsilon' (LayerNorm takes eps, "
-          "eps_placement, gain_convention)");
+          "eps_placement, gain_convention, axes)");
     s = infer_error(OpType::kPRmsNorm, {{"p", 0.5}, {"fraction", 0.5}});
     CHECK(contains(
         s.message(),
-        "unknown attribute 'fraction' (PRmsNorm takes eps, eps_placement, gain_convention, p)"));
+        "unknown attribute 'fraction' (PRmsNorm takes eps, eps_placement, gain_convention, axes, "
+        "p)"));
     s = infer_error(OpType::kRmsNorm, {{"p", 0.5}});
     CHECK(contains(s.message(), "unknown attribute 'p'"));
   }

@@ -43,8 +43,8 @@ std::vector<double> reference_attention(const AttentionSizes& s, const std::vect
         out[i * q_cols + h * d + e] = acc / sum;
       }
       if (tolerance != nullptr) {
-        const double score_err = (d / 16.0 + 6.0) * u * std::fabs(s.scale) * max_abs_sum;
-        const double tol = max_v * (2.0 * (visible + 4.0) * u + 4.0 * score_err + 8.0 * u) + 1e-30;
+        const double score_err = (d + 6.0) * u * std::fabs(s.scale) * max_abs_sum;
+        const double tol = max_v * (4.0 * score_err + 2.0 * (visible + 8.0) * u) + 1e-30;
         for (size_t e = 0; e < d; ++e) (*tolerance)[i * q_cols + h * d + e] = tol;
       }
     }

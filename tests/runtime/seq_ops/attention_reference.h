@@ -16,13 +16,14 @@ struct AttentionSizes {
 /// with kh = h / (heads / kv_heads) and visible(i) = causal ?
 /// min(key_rows, first_query_position + i + 1) : key_rows.
 /// q: (query_rows, heads·d); k, v: (key_rows, kv_heads·d).
-/// `tolerance` (if not null) receives, per output element, the float op's
-/// error bound (attention_core.h): with u = 2^-24, L = visible(i),
-///   score_err = (d/16 + 6)·u · scale · max_j Σ_e |q_e·k_je|   (the dot products)
-///   tol = max|v| · (2(L + 4)·u + 4·score_err + 8u) + 1e-30
-/// i.e. the float sums of p_j·v_j and of p_j (L terms each), the weights'
-/// relative error from the scores (e^δ − 1 ≈ δ for the score and the
-/// maximum), and the exponential's 2 ulp.
+/// `tolerance` (if not null) receives, per output element, the attention
+/// kernels' error bound (kernels/attention/attention.h): with u = 2^-24,
+/// L = visible(i),
+///   score_err = (d + 6)·u · scale · max_j Σ_e |q_e·k_je|   (the dot products)
+///   tol = max|v| · (4·score_err + 2(L + 8)·u) + 1e-30
+/// i.e. the weights' relative error from the scores (e^δ − 1 ≈ δ for the
+/// score and the maximum), the float sums of p_j·v_j and of p_j (L terms
+/// each), and the exponential's 2 ulp.
 std::vector<double> reference_attention(const AttentionSizes& sizes, const std::vector<float>& q,
                                         const std::vector<float>& k, const std::vector<float>& v,
                                         size_t query_rows, size_t key_rows,

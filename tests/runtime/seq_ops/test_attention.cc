@@ -26,9 +26,10 @@ struct AttentionCase {
 
 size_t resolve(int64_t dim, size_t s) { return dim == kSequenceDim ? s : static_cast<size_t>(dim); }
 
-// Builds, runs and compares one case; returns the failure or "".
-std::string run_case(const AttentionCase& c, ThreadPool* pool = nullptr,
-                     std::vector<float>* out_copy = nullptr) {
+// Builds, runs and compares one case with the kernels of `isa`; returns the
+// failure or "".
+std::string run_case_on(Isa isa, const AttentionCase& c, ThreadPool* pool = nullptr,
+                        std::vector<float>* out_copy = nullptr) {
   const AttentionSizes& z = c.sizes;
   const int64_t q_cols = static_cast<int64_t>(z.heads * z.head_dim);
   const int64_t kv_cols = static_cast<int64_t>(z.kv_heads * z.head_dim);
@@ -41,7 +42,7 @@ std::string run_case(const AttentionCase& c, ThreadPool* pool = nullptr,
   if (z.kv_heads != z.heads) h.attribute("num_kv_heads", static_cast<int64_t>(z.kv_heads));
   if (z.causal) h.attribute("causal", int64_t{1});
   if (c.explicit_scale) h.attribute("scale", z.scale);
-  if (Status s = h.create(Isa::kScalar); !s) return "create: " + s.message();
+  if (Status s = h.create(isa); !s) return "create: " + s.message();
 
   const size_t rq = resolve(c.query_rows, c.s), rk = resolve(c.key_rows, c.s);
   std::vector<float> q = uniform_floats(rq * q_cols, -c.qk_range, c.qk_range, 11);
@@ -58,6 +59,15 @@ std::string run_case(const AttentionCase& c, ThreadPool* pool = nullptr,
   const std::vector<double> ref = reference_attention(ref_sizes, q, k, v, rq, rk, 0, &tol);
   if (out_copy != nullptr) *out_copy = out;
   return compare_within("out", out, ref, q_cols, [&](size_t i) { return tol[i]; });
+}
+
+// run_case_on() for every ISA this CPU runs; the first failure, named.
+std::string run_case(const AttentionCase& c) {
+  for (Isa isa : runnable_isas()) {
+    const std::string failure = run_case_on(isa, c);
+    if (!failure.empty()) return std::string(isa_name(isa)) + ": " + failure;
+  }
+  return "";
 }
 
 TEST_SUITE("seq_ops") {
@@ -137,14 +147,18 @@ TEST_SUITE("seq_ops") {
     c.sizes = {8, 2, 64, 0.0, true};
     c.query_rows = c.key_rows = kSequenceDim;
     c.s = 64;
-    std::vector<float> alone, pooled;
-    CHECK(run_case(c, nullptr, &alone) == "");
     ThreadPool pool(2);
-    CHECK(run_case(c, &pool, &pooled) == "");
-    REQUIRE(alone.size() == pooled.size());
-    size_t differing = 0;
-    for (size_t i = 0; i < alone.size(); ++i) differing += alone[i] != pooled[i];
-    CHECK(differing == 0);
+    for (Isa isa : runnable_isas()) {
+      const std::string isa_label = isa_name(isa);
+      CAPTURE(isa_label);
+      std::vector<float> alone, pooled;
+      CHECK(run_case_on(isa, c, nullptr, &alone) == "");
+      CHECK(run_case_on(isa, c, &pool, &pooled) == "");
+      REQUIRE(alone.size() == pooled.size());
+      size_t differing = 0;
+      for (size_t i = 0; i < alone.size(); ++i) differing += alone[i] != pooled[i];
+      CHECK(differing == 0);
+    }
   }
 }
 

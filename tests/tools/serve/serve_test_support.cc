@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "runtime/exec/compiled_model.h"
+#include "runtime/format/model_file.h"
 #include "runtime/graph/graph_builder.h"
 #include "tests/models/transformer/bert_fixture.h"
 #include "tools/convert/convert.h"
@@ -80,10 +81,54 @@ std::string tiny_vocab_path(size_t extra) {
   return path;
 }
 
-LinearModel linear_model() {
+std::string slow_embedding_model_path() {
+  std::lock_guard<std::mutex> lock(g_models_mutex);
+  static std::string written;
+  if (!written.empty()) return written;
+  constexpr int64_t kVocab = 64, kHidden = 768, kLayers = 12, kMaxSequence = 64;
+  uint32_t state = 12345;  // a fixed LCG: the same weights in every run
+  auto uniform = [&state](float scale) {
+    state = state * 1664525u + 1013904223u;
+    return scale * (static_cast<float>(state >> 8) / 8388608.0f - 1.0f);
+  };
+  GraphBuilder g;
+  TensorId ids = g.input("input_ids", DataType::kI32, {kSequenceDim});
+  std::vector<float> table(kVocab * kHidden);
+  for (float& v : table) v = uniform(1.0f);
+  TensorId h =
+      g.node(OpType::kEmbedding, "embed", {ids, g.weight("embed.weight", {kVocab, kHidden}, table)},
+             {{kSequenceDim, kHidden}});
+  const float scale = 1.5f / std::sqrt(static_cast<float>(kHidden));
+  for (int64_t layer = 0; layer < kLayers; ++layer) {
+    const std::string name = "layer" + std::to_string(layer);
+    std::vector<float> w(kHidden * kHidden), b(kHidden);
+    for (float& v : w) v = uniform(scale);
+    for (float& v : b) v = uniform(0.1f);
+    TensorId fc = g.node(OpType::kLinear, name + ".fc",
+                         {h, g.weight(name + ".weight", {kHidden, kHidden}, w),
+                          g.weight(name + ".bias", {kHidden}, b)},
+                         {{kSequenceDim, kHidden}});
+    h = g.node(OpType::kActivation, name + ".tanh", {fc}, {{kSequenceDim, kHidden}},
+               {{"activation", std::string("tanh")}});
+  }
+  TensorId mean = g.node(OpType::kMeanPool, "pool.mean", {h}, {{1, kHidden}});
+  TensorId embedding = g.node(OpType::kL2Normalize, "pool.normalize", {mean}, {{1, kHidden}});
+  g.rename(embedding, "embedding");
+  g.output(embedding);
+  g.metadata("architecture", std::string("test_slow_embedding"));
+  const std::string path = scratch_path("slow_embedding.nrmt");
+  Status s = write_model_file(g.finish(kMaxSequence), path);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  written = path;
+  return written;
+}
+
+LinearModel linear_model(float weight_scale) {
   LinearModel m;
   m.w.resize(15);
-  for (size_t i = 0; i < m.w.size(); ++i) m.w[i] = 0.25f * static_cast<float>(int(i % 7) - 3);
+  for (size_t i = 0; i < m.w.size(); ++i) {
+    m.w[i] = weight_scale * 0.25f * static_cast<float>(int(i % 7) - 3);
+  }
   m.b = {0.5f, -1.0f, 0.125f};
   GraphBuilder g;
   TensorId x = g.input("x", DataType::kF32, {kSequenceDim, 5});

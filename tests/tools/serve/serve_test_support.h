@@ -37,6 +37,13 @@ TorchEmbedding tiny_bert_torch_embedding();
 /// `extra` tokens are appended (a vocabulary too large for the model).
 std::string tiny_vocab_path(size_t extra = 0);
 
+/// A deliberately slow embedding model, for deadline and cancellation tests
+/// on the real binary: ids i32 [S] (S ≤ 64, V = 64, the tiny vocabulary's
+/// ids) → Embedding [64, 768] → 12 × (Linear 768 → 768, tanh) → MeanPool →
+/// L2Normalize → "embedding" [1, 768]; about 0.9 GFLOP per text of 64 ids.
+/// Written (write_model_file) once per process; returns its path.
+std::string slow_embedding_model_path();
+
 /// A two-input, two-output graph with weights the tests know:
 ///   x f32 [S, 5], shift f32 [3]      (max S = 8)
 ///   y = x · Wᵀ + b + shift  [S, 3]   (output "y")
@@ -46,7 +53,8 @@ struct LinearModel {
   std::vector<float> w;  ///< [3, 5]
   std::vector<float> b;  ///< [3]
 };
-LinearModel linear_model();
+/// `weight_scale` multiplies W (another model of the same shapes, for reloads).
+LinearModel linear_model(float weight_scale = 1.0f);
 /// y and z in double for x [S, 5] and shift [3].
 std::vector<double> linear_reference_y(const LinearModel& m, const std::vector<float>& x,
                                        const std::vector<float>& shift);

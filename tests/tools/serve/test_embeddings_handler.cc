@@ -85,6 +85,32 @@ TEST_CASE("embeddings: a text longer than max_sequence_length (16) is truncated"
   check_item(parse_body(reply.body)["data"][0], 0, ids);
 }
 
+TEST_CASE("embeddings: each item says whether its text was truncated (an extension field)") {
+  auto service = embedding_service();
+  // 14 words fill [CLS] + 14 + [SEP] = 16 exactly: not truncated; 15 words are.
+  std::string fits, over;
+  for (int i = 0; i < 14; ++i) fits += "the ";
+  over = fits + "cat";
+  serve::Reply reply =
+      service->embeddings("{\"input\": [\"" + fits + "\", \"" + over + "\", \"alpha\", \"\"]}");
+  REQUIRE_MESSAGE(reply.status == 200, reply.body);
+  nlohmann::json body = parse_body(reply.body);
+  REQUIRE(body["data"].size() == 4);
+  for (size_t i = 0; i < 4; ++i) {
+    INFO("item " << i << ": " << body["data"][i].dump().substr(0, 200));
+    REQUIRE(body["data"][i].contains("truncated"));
+    CHECK(body["data"][i]["truncated"].is_boolean());
+  }
+  CHECK(body["data"][0]["truncated"] == false);
+  CHECK(body["data"][0]["tokens"] == 16);
+  CHECK(body["data"][1]["truncated"] == true);
+  CHECK(body["data"][1]["tokens"] == 16);
+  CHECK(body["data"][2]["truncated"] == false);
+  CHECK(body["data"][3]["truncated"] == false);
+  // The request as a whole: how many of its texts were cut.
+  CHECK(body["usage"]["truncated_inputs"] == 1);
+}
+
 TEST_CASE("embeddings errors: input shapes, keys and limits") {
   auto service = embedding_service(/*max_inputs=*/3);
   struct Case {

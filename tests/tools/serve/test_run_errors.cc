@@ -194,14 +194,32 @@ TEST_CASE("run errors: \"outputs\" must name the model's outputs") {
       });
 }
 
-TEST_CASE("run errors: deeply nested JSON is refused without exhausting the stack") {
+TEST_CASE("run errors: deeply nested JSON is refused at depth 9, before it is built") {
   auto service = service_for(linear_model().model);
   const size_t depth = 200000;
   const std::string nested = std::string(depth, '[') + std::string(depth, ']');
   check_error(service->run("{\"inputs\": {\"x\": " + nested + ", " + kShift + "}}"), 400,
-              "invalid_input", "expected S × 5 values");
+              "invalid_json", "nests arrays and objects deeper than 8 levels");
   check_error(service->run("{\"inputs\": {\"x\": [1, 2, " + nested + ", 4, 5], " + kShift + "}}"),
+              400, "invalid_json", "deeper than 8 levels");
+  // Depth 8 (the body, "inputs", "x" and 5 arrays) is still parsed, and
+  // refused by the input checks.
+  const std::string five = std::string(5, '[') + std::string(5, ']');
+  check_error(service->run("{\"inputs\": {\"x\": [1, 2, " + five + ", 4, 5], " + kShift + "}}"),
               400, "invalid_input", "data[2] is an array");
+}
+
+TEST_CASE("run errors: a body with more values than the model's inputs hold stops parsing there") {
+  auto service = service_for(linear_model().model);  // x [S ≤ 8, 5], shift [3]: 43 numbers
+  std::string many = "[0";
+  for (int i = 0; i < 100000; ++i) many += ",0";
+  check_error(service->run("{\"inputs\": {\"x\": " + many + "], " + kShift + "}}"), 400,
+              "too_many_values", "this model's inputs hold at most 43 numbers");
+  // Just over the inputs' size still reaches the shape check, which names it.
+  std::string nine_rows = "[0";
+  for (int i = 1; i < 45; ++i) nine_rows += ",0";
+  check_error(service->run("{\"inputs\": {\"x\": " + nine_rows + "], " + kShift + "}}"), 400,
+              "invalid_input", "1 ≤ S ≤ 8, got 45");
 }
 
 TEST_CASE("run errors: overload is a 503 with Retry-After (queue full, or no worker in time)") {

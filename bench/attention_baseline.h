@@ -1,4 +1,8 @@
 #pragma once
+// The runtime's attention before kernels/attention (runtime/ops/attention_core
+// at cf71f68), kept unchanged as bench_attention's competitor: one query row
+// at a time, per-key dot products, compiled like the runtime (no ISA flags).
+//
 // Scaled dot-product attention of a few query rows against a run of key and
 // value rows: the arithmetic of the Attention op, free of the graph. A task
 // is one query row and up to kMaxHeadBatch heads that share a kv head, so
@@ -24,7 +28,7 @@
 // bound the error by 1e-5·max|v| plus 4·(score error bound)·max|v|.
 #include <cstddef>
 
-namespace normrt::seq_op {
+namespace normrt::bench::baseline {
 
 /// Heads of one kv head computed together (their scores: 8 × 64 floats of stack).
 constexpr size_t kMaxHeadBatch = 8;
@@ -61,4 +65,4 @@ struct AttentionProblem {
 /// Threads that take disjoint residues write disjoint parts of out.
 void attend_tasks(const AttentionProblem& problem, size_t first, size_t stride);
 
-}  // namespace normrt::seq_op
+}  // namespace normrt::bench::baseline

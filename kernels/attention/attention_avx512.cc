@@ -1,0 +1,15 @@
+// AVX-512 (F, BW, DQ, CD, VL) instantiation of the SIMD attention kernel: 32
+// zmm registers, register tiles of 6 rows × 4 vectors (24 accumulators), dot
+// tiles of 16.
+#include "kernels/attention/attention_simd.h"
+
+namespace normrt::detail {
+namespace {
+using Kernel = AttentionSimd<xsimd::avx512bw, 6, 4, 4, 16>;
+}
+void attention_avx512(const AttentionParams& params, const AttentionArgs& args, size_t part,
+                      size_t parts) {
+  Kernel::run(params, args, part, parts);
+}
+void attention_exp_row_avx512(const float* x, float* y, size_t n) { Kernel::exp_row(x, y, n); }
+}  // namespace normrt::detail

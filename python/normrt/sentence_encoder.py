@@ -1,0 +1,185 @@
+"""SentenceEncoder: texts to sentence embeddings, as sentence-transformers'
+``SentenceTransformer.encode`` gives them for the same model.
+
+A model file converted with ``normrt-convert --pooling mean`` holds the
+pooling and the L2 normalization of a sentence-transformers model such as
+all-MiniLM-L6-v2 (output ``embedding``); a file without pooling (output
+``last_hidden_state``) is mean-pooled here, and normalized when
+``normalize_embeddings`` is set.
+
+Today a model file takes one unpadded sequence of int32 ids, so texts run one
+by one and ``batch_size`` changes nothing but is checked (batched inputs with
+masks come later). The tokenizer comes from the model's Hugging Face folder;
+once model files store their tokenizer, ``tokenizer`` may be left out.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import warnings
+from typing import Optional, Sequence, Union, overload
+
+import numpy as np
+import numpy.typing as npt
+
+from ._normrt import InvalidArgumentError, Model, Session, Tokenizer
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _tokenizer_of_model(model: Model) -> Tokenizer:
+    """The tokenizer stored in the model file.
+
+    The model format stores none yet; when it does, this reads it (through
+    Tokenizer.from_bytes) and SentenceEncoder needs no tokenizer argument.
+    """
+    raise InvalidArgumentError(
+        f"{model.path}: the model file stores no tokenizer; pass tokenizer= the model's "
+        "Hugging Face folder (with tokenizer.json or vocab.txt) or a normrt.Tokenizer"
+    )
+
+
+def _the_token_input(model: Model) -> str:
+    ids = [t.name for t in model.inputs if t.dtype == "i32"]
+    if len(model.inputs) != 1 or len(ids) != 1 or model.inputs[0].shape != (-1,):
+        described = ", ".join(f"{t.name} {t.dtype} {list(t.shape)}" for t in model.inputs)
+        raise InvalidArgumentError(
+            f"{model.path}: a sentence encoder takes one i32 input of shape [S] "
+            f"(token ids); this model's inputs: {described}"
+        )
+    return ids[0]
+
+
+class SentenceEncoder:
+    """Texts → float32 sentence embeddings of shape (n, dim).
+
+    model: a model file path or a loaded Model (a BERT-family encoder).
+    tokenizer: a Tokenizer or the model's Hugging Face folder; None: the one
+        stored in the model file (not yet supported by the format).
+    threads: intra-op threads of the encoder's Session.
+
+    The tokenizer truncates at its max_length (for sentence-transformers
+    folders, sentence_bert_config.json's max_seq_length); when that exceeds the
+    model file's maximum sequence length, texts are truncated at the model's
+    maximum instead, with a warning (convert with a larger --max-seq to match
+    sentence-transformers on long texts).
+
+    Thread safety: encode() may be called from several threads; the calls
+    share one Session and run one at a time. For parallel encoding, give each
+    thread its own SentenceEncoder over one shared Model.
+    """
+
+    def __init__(
+        self,
+        model: Union[Model, PathLike],
+        tokenizer: Union[Tokenizer, PathLike, None] = None,
+        *,
+        threads: int = 1,
+    ) -> None:
+        self.model: Model = model if isinstance(model, Model) else Model(os.fspath(model))
+        self._input = _the_token_input(self.model)
+        names = [t.name for t in self.model.outputs]
+        if "embedding" in names:
+            self._output, self._pooled = "embedding", True
+        elif "last_hidden_state" in names:
+            self._output, self._pooled = "last_hidden_state", False
+        else:
+            raise InvalidArgumentError(
+                f"{self.model.path}: no 'embedding' or 'last_hidden_state' output "
+                f"(outputs: {', '.join(names)})"
+            )
+        self.dimension: int = int(
+            next(t for t in self.model.outputs if t.name == self._output).shape[-1]
+        )
+        if tokenizer is None:
+            tokenizer = _tokenizer_of_model(self.model)
+        elif not isinstance(tokenizer, Tokenizer):
+            tokenizer = Tokenizer.from_folder(os.fspath(tokenizer))
+        self.tokenizer: Tokenizer = self._fit_to_model(tokenizer)
+        self.session: Session = Session(self.model, threads=threads)
+
+    def _fit_to_model(self, tokenizer: Tokenizer) -> Tokenizer:
+        limit = self.model.max_sequence_length
+        wanted = tokenizer.max_length
+        if wanted != 0 and wanted <= limit:
+            return tokenizer
+        fitted = copy.copy(tokenizer)  # the caller's tokenizer keeps its max_length
+        fitted.max_length = limit
+        warnings.warn(
+            f"{self.model.path} takes at most {limit} tokens; the tokenizer truncates at "
+            f"{wanted or 'no limit'}: texts longer than {limit} tokens are truncated at {limit} "
+            "(convert with --max-seq to match sentence-transformers on long texts)",
+            stacklevel=3,
+        )
+        return fitted
+
+    def encode_ids(
+        self, ids: npt.ArrayLike, *, normalize_embeddings: bool = False
+    ) -> npt.NDArray[np.float32]:
+        """One sequence of token ids (special tokens included) → (dim,) float32."""
+        out = self.session.run({self._input: ids})[self._output]
+        if self._pooled:
+            pooled: npt.NDArray[np.float32] = out[0]  # pooled and normalized in the model
+            return pooled
+        vector: npt.NDArray[np.float32] = out.mean(axis=0, dtype=np.float32)
+        if normalize_embeddings:
+            vector /= max(float(np.linalg.norm(vector)), 1e-12)
+        return vector
+
+    @overload
+    def encode(
+        self,
+        sentences: str,
+        batch_size: int = ...,
+        *,
+        normalize_embeddings: bool = ...,
+        show_progress_bar: Optional[bool] = ...,
+    ) -> npt.NDArray[np.float32]: ...
+
+    @overload
+    def encode(
+        self,
+        sentences: Sequence[str],
+        batch_size: int = ...,
+        *,
+        normalize_embeddings: bool = ...,
+        show_progress_bar: Optional[bool] = ...,
+    ) -> npt.NDArray[np.float32]: ...
+
+    def encode(
+        self,
+        sentences: Union[str, Sequence[str]],
+        batch_size: int = 32,
+        *,
+        normalize_embeddings: bool = False,
+        show_progress_bar: Optional[bool] = None,
+    ) -> npt.NDArray[np.float32]:
+        """Embeds texts: (n, dim) float32 for a list, (dim,) for one string.
+
+        As sentence-transformers' encode: batch_size must be a positive int
+        (texts run one by one today, so it changes nothing); normalize_embeddings
+        L2-normalizes each row (a model with pooling built in is normalized
+        already); show_progress_bar is accepted and ignored.
+        """
+        del show_progress_bar
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise InvalidArgumentError(f"batch_size must be a positive int, got {batch_size!r}")
+        single = isinstance(sentences, str)
+        texts: list[str] = [sentences] if isinstance(sentences, str) else list(sentences)
+        for i, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise InvalidArgumentError(
+                    f"sentences[{i}] is a {type(text).__name__}, not a str"
+                )
+        result = np.empty((len(texts), self.dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            ids = self.tokenizer.encode(text).ids
+            result[row] = self.encode_ids(ids, normalize_embeddings=normalize_embeddings)
+        return result[0] if single else result
+
+    def __repr__(self) -> str:
+        return (
+            f"SentenceEncoder({self.model.path!r}, dimension={self.dimension}, "
+            f"max_length={self.tokenizer.max_length})"
+        )

@@ -1,0 +1,81 @@
+// normrt's JSON config for ConvPool-CNN-C ("architecture": "convpool_cnn_c",
+// docs/cnn.md): the widths, the norm and its convention, the leaky ReLU slope.
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "tools/convert/model_config.h"
+
+namespace normrt {
+namespace {
+
+const std::set<std::string>& cnn_keys() {
+  static const std::set<std::string> keys = {"architecture",
+                                             "in_channels",
+                                             "image_size",
+                                             "stage1_channels",
+                                             "stage2_channels",
+                                             "num_classes",
+                                             "batch",
+                                             "norm",
+                                             "eps",
+                                             "eps_placement",
+                                             "gain_convention",
+                                             "p",
+                                             "negative_slope",
+                                             "normalize_dense",
+                                             "conv_algorithm"};
+  return keys;
+}
+
+}  // namespace
+
+Expected<ConvPoolCnnConfig> read_convpool_cnn_config(const JsonConfig& config) {
+  std::string unknown;
+  for (const auto& item : config.root().items())
+    if (!cnn_keys().count(item.key()))
+      unknown += (unknown.empty() ? "'" : ", '") + item.key() + "'";
+  if (!unknown.empty()) {
+    return Status::error(config.description() + ": unknown key(s) " + unknown +
+                         " (docs/cnn.md lists the keys of the convpool_cnn_c config)");
+  }
+  ConvPoolCnnConfig c;
+  for (auto [key, field] : {std::tuple<const char*, int64_t*>{"in_channels", &c.in_channels},
+                            {"image_size", &c.image_size},
+                            {"stage1_channels", &c.stage1_channels},
+                            {"stage2_channels", &c.stage2_channels},
+                            {"num_classes", &c.num_classes},
+                            {"batch", &c.batch}}) {
+    Expected<int64_t> value = config.optional_int(key, *field);
+    if (!value) return value.status();
+    *field = value.value();
+  }
+  Expected<double> slope = config.optional_double("negative_slope", c.negative_slope);
+  if (!slope) return slope.status();
+  c.negative_slope = slope.value();
+  Expected<std::string> algorithm = config.optional_string("conv_algorithm", c.conv_algorithm);
+  if (!algorithm) return algorithm.status();
+  c.conv_algorithm = algorithm.value();
+  Expected<bool> dense = config.optional_bool("normalize_dense", c.normalize_dense);
+  if (!dense) return dense.status();
+  c.normalize_dense = dense.value();
+  // The norm is required: a CNN config that forgot it would silently get LayerNorm.
+  if (!config.has("norm")) {
+    return Status::error(config.description() +
+                         ": key 'norm' is required (none, layer_norm, rms_norm or prms_norm)");
+  }
+  // The authors' eps (1e-6) unless the config says otherwise.
+  Expected<double> eps = config.optional_double("eps", 1e-6);
+  if (!eps) return eps.status();
+  Expected<NormConfig> norm = read_norm_config(config);
+  if (!norm) return norm.status();
+  c.norm = norm.value();
+  c.norm.eps = eps.value();
+  if (Status s = check_convpool_cnn_config(c); !s) {
+    return Status::error(config.description() + ": " + s.message());
+  }
+  return c;
+}
+
+}  // namespace normrt

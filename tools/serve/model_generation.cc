@@ -1,0 +1,102 @@
+#include "tools/serve/model_generation.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace normrt::serve {
+namespace {
+
+constexpr const char* kEmbeddingOutput = "embedding";
+// Bounds of the memory per JSON value and per f32 written as text: a DOM
+// value is 16 bytes in its parent's vector (twice that while the vector
+// grows) or ~80 in an object's map node; a float is ≤ 15 characters and a
+// comma ("-1.17549435e-38,").
+constexpr size_t kDomBytesPerValue = 96;
+constexpr size_t kTextBytesPerFloat = 16;
+
+size_t elements_at_max(const TensorInfo& info, size_t max_length) {
+  size_t count = 1;
+  for (int64_t dim : info.shape) count *= dim < 0 ? max_length : static_cast<size_t>(dim);
+  return count;
+}
+
+}  // namespace
+
+Expected<std::shared_ptr<ModelGeneration>> ModelGeneration::create(
+    std::shared_ptr<const Model> model, size_t workers, size_t max_embedding_inputs,
+    std::optional<text::BertTokenizer> tokenizer, uint64_t number) {
+  if (model == nullptr) return Status::error("serve: no model");
+  std::shared_ptr<ModelGeneration> generation(new ModelGeneration());
+  generation->model_ = model;
+  generation->number_ = number;
+  Expected<std::unique_ptr<SessionPool>> pool = SessionPool::create(model, workers);
+  if (!pool) return pool.status();
+  generation->pool_ = std::move(pool).value();
+  generation->tokenizer_ = std::move(tokenizer);
+  if (generation->tokenizer_) {
+    if (Status s = generation->check_embedding_model(); !s) return s;
+  }
+
+  const size_t max_length = model->max_sequence_length();
+  size_t input_elements = 0, output_elements = 0;
+  for (const TensorInfo& info : model->inputs())
+    input_elements += elements_at_max(info, max_length);
+  for (const TensorInfo& info : model->outputs()) {
+    output_elements += elements_at_max(info, max_length);
+  }
+  generation->max_input_elements_ = input_elements;
+  generation->max_run_values_ =
+      input_elements + 16 * model->inputs().size() + 4 * model->outputs().size() + 64;
+  const size_t run_bytes = generation->max_run_values_ * kDomBytesPerValue +
+                           input_elements * sizeof(float) + output_elements * kTextBytesPerFloat +
+                           4096;
+  size_t embedding_bytes = 0;
+  if (generation->tokenizer_) {
+    size_t width = 0;
+    for (const TensorInfo& info : model->outputs()) {
+      if (info.name == kEmbeddingOutput) width = elements_at_max(info, max_length);
+    }
+    embedding_bytes = (max_embedding_inputs + 64) * kDomBytesPerValue +
+                      max_embedding_inputs *
+                          ((max_length + 1) * sizeof(int32_t) + width * kTextBytesPerFloat + 256);
+  }
+  generation->fixed_request_bytes_ = std::max(run_bytes, embedding_bytes);
+  return generation;
+}
+
+Status ModelGeneration::check_embedding_model() {
+  const auto& inputs = model_->inputs();
+  if (inputs.size() != 1 || inputs[0].dtype != "i32" ||
+      inputs[0].shape != std::vector<int64_t>{-1}) {
+    return Status::error(
+        "--vocab: /v1/embeddings needs a model with one input, i32 token ids "
+        "of shape [S]; this model has " +
+        std::to_string(inputs.size()) + " input(s), the first " +
+        (inputs.empty() ? "absent" : inputs[0].name + " " + inputs[0].dtype));
+  }
+  id_input_ = inputs[0].name;
+  bool has_embedding = false;
+  for (const TensorInfo& output : model_->outputs()) {
+    has_embedding = has_embedding || (output.name == kEmbeddingOutput && output.dtype == "f32" &&
+                                      output.shape.size() == 2 && output.shape[0] == 1);
+  }
+  if (!has_embedding) {
+    return Status::error(
+        "--vocab: /v1/embeddings needs an f32 output 'embedding' of shape "
+        "[1, H] (convert with normrt-convert --pooling mean)");
+  }
+  // The largest id of the vocabulary must be a row of the model's table.
+  const text::WordPieceVocab& vocab = tokenizer_->vocab();
+  const std::vector<int32_t> probe = {vocab.find("[CLS]"), static_cast<int32_t>(vocab.size() - 1),
+                                      vocab.find("[SEP]")};
+  SessionPool::Lease lease = pool_->acquire(std::chrono::milliseconds(0), 0);
+  Status s = lease.session().set_input(id_input_, probe.data(), probe.size() * sizeof(int32_t));
+  if (s) s = lease.session().run();
+  if (!s) {
+    return Status::error("--vocab: the vocabulary (" + std::to_string(vocab.size()) +
+                         " tokens) does not fit the model: " + s.message());
+  }
+  return Status::ok();
+}
+
+}  // namespace normrt::serve
