@@ -142,16 +142,10 @@ Status attention_validate(const AttentionParams& p, const AttentionArgs& a) {
   const size_t q_width = p.heads * p.head_dim, kv_width = p.kv_heads * p.head_dim;
   if (a.q == nullptr) return Status::error("attention: q is null");
   if (a.out == nullptr) return Status::error("attention: out is null");
-  if (Status s = check_strides("q", a.batch, a.query_rows, q_width, a.q_row_stride,
-                               a.q_batch_stride, "q_row_stride", "q_batch_stride");
-      !s) {
-    return s;
-  }
-  if (Status s = check_strides("out", a.batch, a.query_rows, q_width, a.out_row_stride,
-                               a.out_batch_stride, "out_row_stride", "out_batch_stride");
-      !s) {
-    return s;
-  }
+  NORMRT_RETURN_IF_ERROR(check_strides("q", a.batch, a.query_rows, q_width, a.q_row_stride,
+                                       a.q_batch_stride, "q_row_stride", "q_batch_stride"));
+  NORMRT_RETURN_IF_ERROR(check_strides("out", a.batch, a.query_rows, q_width, a.out_row_stride,
+                                       a.out_batch_stride, "out_row_stride", "out_batch_stride"));
   const Extent out = operand_extent(a.out, a.batch, a.out_batch_stride, a.query_rows,
                                     a.out_row_stride, q_width, sizeof(float));
   if (overlap(out, operand_extent(a.q, a.batch, a.q_batch_stride, a.query_rows, a.q_row_stride,
@@ -173,11 +167,8 @@ Status attention_validate(const AttentionParams& p, const AttentionArgs& a) {
 
   if (a.k == nullptr) return Status::error("attention: k is null");
   if (a.v == nullptr) return Status::error("attention: v is null");
-  if (Status s = check_strides("k and v", a.batch, a.key_rows, kv_width, a.kv_row_stride,
-                               a.kv_batch_stride, "kv_row_stride", "kv_batch_stride");
-      !s) {
-    return s;
-  }
+  NORMRT_RETURN_IF_ERROR(check_strides("k and v", a.batch, a.key_rows, kv_width, a.kv_row_stride,
+                                       a.kv_batch_stride, "kv_row_stride", "kv_batch_stride"));
   for (auto [name, base] : {std::pair{"k", a.k}, std::pair{"v", a.v}}) {
     if (overlap(out, operand_extent(base, a.batch, a.kv_batch_stride, a.key_rows, a.kv_row_stride,
                                     kv_width, sizeof(float)))) {
@@ -216,9 +207,8 @@ AttentionKernel attention_kernel_for(Isa isa) {
 }
 
 Expected<AttentionKernel> selected_attention_kernel() {
-  Expected<Isa> isa = selected_isa();
-  if (!isa) return isa.status();
-  return attention_kernel_for(*isa);
+  NORMRT_ASSIGN_OR_RETURN(Isa isa, selected_isa());
+  return attention_kernel_for(isa);
 }
 
 void attention_run(AttentionKernel kernel, const AttentionParams& params, const AttentionArgs& args,
@@ -237,7 +227,7 @@ void attention_run(AttentionKernel kernel, const AttentionParams& params, const 
 }
 
 Status attention(const AttentionParams& params, const AttentionArgs& args, ThreadPool* pool) {
-  if (Status s = attention_validate(params, args); !s) return s;
+  NORMRT_RETURN_IF_ERROR(attention_validate(params, args));
   static const Expected<AttentionKernel> kernel = selected_attention_kernel();
   if (!kernel) return kernel.status();
   attention_run(*kernel, params, args, pool);

@@ -105,7 +105,7 @@ OneDnnConv2d::Context::~Context() = default;
 Expected<std::unique_ptr<OneDnnConv2d>> OneDnnConv2d::create(const Conv2dShape& shape,
                                                              const float* weights,
                                                              const Conv2dOptions& options) {
-  if (Status s = conv2d_validate_shape(shape); !s) return s;
+  NORMRT_RETURN_IF_ERROR(conv2d_validate_shape(shape));
   if (weights == nullptr) return Status::error("conv2d: weights are null");
   const Activation act = options.activation;
   if (std::string(activation_name(act)) == "invalid") {
@@ -171,9 +171,8 @@ Expected<std::unique_ptr<OneDnnConv2d>> OneDnnConv2d::create(const Conv2dShape& 
           desc_for(dnnl::algorithm::convolution_direct), attr, engine);
     }
     if (act != Activation::kNone) {
-      Expected<ActivationKernel> kernel = selected_activation_kernel();
-      if (!kernel) return kernel.status();
-      impl->activation = *kernel;
+      NORMRT_ASSIGN_OR_RETURN(ActivationKernel kernel, selected_activation_kernel());
+      impl->activation = kernel;
     }
     impl->conv = dnnl::convolution_forward(impl->pd);
     impl->impl_name = impl->pd.impl_info_str();

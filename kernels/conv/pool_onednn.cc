@@ -94,7 +94,7 @@ OneDnnPool2d::Context::~Context() = default;
 
 Expected<std::unique_ptr<OneDnnPool2d>> OneDnnPool2d::create(const Pool2dShape& shape,
                                                              PoolKind kind, size_t threads) {
-  if (Status s = pool2d_validate_shape(shape); !s) return s;
+  NORMRT_RETURN_IF_ERROR(pool2d_validate_shape(shape));
   try {
     OneDnnThreadScope scope(threads);
     const Pool2dShape& s = shape;

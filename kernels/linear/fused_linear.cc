@@ -334,9 +334,8 @@ Status fused_linear_validate(const PackedWeights& w, const float* x, size_t m, s
                            ") is smaller than n (" + std::to_string(n) + ")");
     }
     // The matmul writes y before the residual is read: they cannot share memory.
-    Status s =
-        check_no_overlap("y", y_extent, "residual", extent_of(e.residual, m, e.residual_stride, n));
-    if (!s) return s;
+    NORMRT_RETURN_IF_ERROR(check_no_overlap("y", y_extent, "residual",
+                                            extent_of(e.residual, m, e.residual_stride, n)));
   }
   if (e.sum_dst != nullptr) {
     if (m > 1 && e.sum_stride < n) {
@@ -376,8 +375,7 @@ Status fused_linear_validate(const PackedWeights& w, const float* x, size_t m, s
 
 Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
                     const LinearEpilogue& epilogue, float* y, size_t y_stride, ThreadPool* pool) {
-  Status valid = fused_linear_validate(w, x, m, x_stride, epilogue, y, y_stride);
-  if (!valid) return valid;
+  NORMRT_RETURN_IF_ERROR(fused_linear_validate(w, x, m, x_stride, epilogue, y, y_stride));
   if (m == 0) return Status::ok();
   NormParams params = epilogue.norm;
   if (!epilogue.normalize) params = NormParams{NormKind::kRmsNorm};  // no centering, scale 1

@@ -75,12 +75,10 @@ NormSpatialKernel norm_spatial_kernel_for(Isa isa) {
 }
 
 Status norm_spatial(const NormParams& params, const NormPlanes& planes) {
-  Status valid = norm_spatial_validate(params, planes);
-  if (!valid) return valid;
+  NORMRT_RETURN_IF_ERROR(norm_spatial_validate(params, planes));
   static const Expected<NormSpatialKernel> kernel = []() -> Expected<NormSpatialKernel> {
-    Expected<Isa> isa = selected_isa();
-    if (!isa) return isa.status();
-    return norm_spatial_kernel_for(*isa);
+    NORMRT_ASSIGN_OR_RETURN(Isa isa, selected_isa());
+    return norm_spatial_kernel_for(isa);
   }();
   if (!kernel) return kernel.status();
   (*kernel)(params, planes);

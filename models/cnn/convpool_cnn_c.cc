@@ -40,9 +40,9 @@ Status check_convpool_cnn_config(const ConvPoolCnnConfig& c) {
                               {"stage2_channels", c.stage2_channels},
                               {"num_classes", c.num_classes},
                               {"image_size", c.image_size}}) {
-    if (Status s = check_range(field, value, 4096); !s) return s;
+    NORMRT_RETURN_IF_ERROR(check_range(field, value, 4096));
   }
-  if (Status s = check_range("batch", c.batch, 1024); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_range("batch", c.batch, 1024));
   if (last_side(c.image_size) < 1) {
     return Status::error(
         "config: image_size = " + std::to_string(c.image_size) +
@@ -55,7 +55,7 @@ Status check_convpool_cnn_config(const ConvPoolCnnConfig& c) {
   if (!std::isfinite(c.negative_slope)) {
     return Status::error("config: negative_slope must be finite");
   }
-  if (Status s = check_norm_config(c.norm); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
   if (c.norm.kind == "prms_norm") {
     NormParams params;
     params.kind = NormKind::kRmsNormPartial;
@@ -76,7 +76,7 @@ Status check_convpool_cnn_config(const ConvPoolCnnConfig& c) {
 }
 
 Expected<Graph> build_convpool_cnn_c(const ConvPoolCnnConfig& config, const WeightSource& source) {
-  if (Status s = check_convpool_cnn_config(config); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_convpool_cnn_config(config));
   const NormConfig& norm = config.norm;
   const bool normalized = norm.kind != "none";
   GraphBuilder b;
@@ -138,7 +138,7 @@ Expected<Graph> build_convpool_cnn_c(const ConvPoolCnnConfig& config, const Weig
   b.metadata("gain_convention", norm.gain_convention);
   if (norm.kind == "prms_norm") b.metadata("p", norm.p);
   b.metadata("negative_slope", config.negative_slope);
-  if (Status s = weights.finish(); !s) return s;
+  NORMRT_RETURN_IF_ERROR(weights.finish());
   return b.finish(1);
 }
 

@@ -16,8 +16,7 @@ Expected<Isa> choose_isa(const std::string& name) {
   if (name.empty()) return selected_isa();
   Expected<Isa> isa = isa_from_name(name);
   if (!isa) return isa;
-  Status runnable = check_isa_runnable(*isa);
-  if (!runnable) return runnable;
+  NORMRT_RETURN_IF_ERROR(check_isa_runnable(*isa));
   return isa;
 }
 
@@ -41,17 +40,14 @@ bool reads_position(const Node& node) {
 Status run_passes(Graph& graph, const ModelOptions& options, PassSummary& summary) {
   summary.nodes_before = graph.nodes.size();
   if (options.fuse) {
-    Expected<FusionReport> fused = fuse_linear_chains(graph);
-    if (!fused) return fused.status();
-    summary.fused_linear_nodes = fused->fused_nodes;
-    Expected<ConvFusionReport> convs = fuse_conv_chains(graph);
-    if (!convs) return convs.status();
-    summary.fused_conv_nodes = convs->fused_nodes;
+    NORMRT_ASSIGN_OR_RETURN(FusionReport fused, fuse_linear_chains(graph));
+    summary.fused_linear_nodes = fused.fused_nodes;
+    NORMRT_ASSIGN_OR_RETURN(ConvFusionReport convs, fuse_conv_chains(graph));
+    summary.fused_conv_nodes = convs.fused_nodes;
   }
   if (options.fold_norm_affine) {
-    Expected<FoldReport> folded = fold_norm_affine(graph);
-    if (!folded) return folded.status();
-    summary.folded_norms = folded->folded_norms;
+    NORMRT_ASSIGN_OR_RETURN(FoldReport folded, fold_norm_affine(graph));
+    summary.folded_norms = folded.folded_norms;
   }
   prune_tensors(graph);
   summary.nodes_after = graph.nodes.size();
@@ -68,14 +64,11 @@ Model::~Model() = default;
 
 Expected<std::shared_ptr<const Model>> compile_model(Graph graph, const ModelOptions& options) {
   auto impl = std::make_unique<Model::Impl>();
-  Expected<Isa> isa = choose_isa(options.isa);
-  if (!isa) return isa.status();
-  impl->isa = *isa;
+  NORMRT_ASSIGN_OR_RETURN(Isa isa, choose_isa(options.isa));
+  impl->isa = isa;
 
-  Status valid = graph_validate(graph);
-  if (!valid) return valid;
-  Status passes = run_passes(graph, options, impl->passes);
-  if (!passes) return passes;
+  NORMRT_RETURN_IF_ERROR(graph_validate(graph));
+  NORMRT_RETURN_IF_ERROR(run_passes(graph, options, impl->passes));
 
   std::vector<size_t> workspace;
   for (const Node& node : graph.nodes) {
@@ -84,16 +77,15 @@ Expected<std::shared_ptr<const Model>> compile_model(Graph graph, const ModelOpt
       return Status::error("node '" + node.name + "': op " + op_type_name(node.op) +
                            " is not supported by this build");
     }
-    Expected<std::unique_ptr<OpKernel>> kernel = schema->create(OpBuildContext{graph, node, *isa});
-    if (!kernel) return kernel.status();
-    workspace.push_back(kernel.value()->workspace_bytes());
-    impl->passes.weight_copy_bytes += kernel.value()->weight_copy_bytes();
-    impl->kernels.push_back(std::move(kernel).value());
+    NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
+                            schema->create(OpBuildContext{graph, node, isa}));
+    workspace.push_back(kernel->workspace_bytes());
+    impl->passes.weight_copy_bytes += kernel->weight_copy_bytes();
+    impl->kernels.push_back(std::move(kernel));
     impl->uses_position |= reads_position(node);
   }
-  Expected<MemoryPlan> plan = plan_memory(graph, workspace);
-  if (!plan) return plan.status();
-  impl->plan = std::move(plan).value();
+  NORMRT_ASSIGN_OR_RETURN(MemoryPlan plan, plan_memory(graph, workspace));
+  impl->plan = std::move(plan);
   impl->passes.arena_bytes = impl->plan.arena_bytes;
   impl->passes.unshared_bytes = impl->plan.unshared_bytes;
 

@@ -16,14 +16,13 @@ namespace {
 
 Expected<ActivationSelection> check_activation_node(const Graph& graph, const Node& node,
                                                     std::vector<InferredTensor>& outputs) {
-  if (Status s = check_attribute_names(node, kActivationAttributeNames); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, kActivationAttributeNames));
   Expected<ActivationSelection> activation = activation_from_attributes(node, true);
   if (!activation) return activation.status();
 
-  Expected<const Tensor*> x = required_input(graph, node, 0, "x");
-  if (!x) return x.status();
-  if (Status s = check_dtype(node, 0, "x", **x, {DataType::kF32}); !s) return s;
-  outputs = {{DataType::kF32, (*x)->shape}};
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, 0, "x"));
+  NORMRT_RETURN_IF_ERROR(check_dtype(node, 0, "x", *x, {DataType::kF32}));
+  outputs = {{DataType::kF32, x->shape}};
   return activation;
 }
 
@@ -50,16 +49,15 @@ class ActivationOp final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_activation(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  Expected<ActivationSelection> activation =
-      check_activation_node(context.graph, context.node, outputs);
-  if (!activation) return activation.status();
-  if (Status s = check_build_isa(context); !s) return s;
+  NORMRT_ASSIGN_OR_RETURN(ActivationSelection activation,
+                          check_activation_node(context.graph, context.node, outputs));
+  NORMRT_RETURN_IF_ERROR(check_build_isa(context));
   ActivationKernel kernel = activation_kernel_for(context.isa);
   if (kernel == nullptr) {
     return node_error(context.node,
                       std::string("no activation kernel compiled for ") + isa_name(context.isa));
   }
-  return std::unique_ptr<OpKernel>(new ActivationOp(*activation, kernel));
+  return std::unique_ptr<OpKernel>(new ActivationOp(activation, kernel));
 }
 
 }  // namespace

@@ -13,9 +13,8 @@ Expected<ActivationSelection> activation_from_attributes(const Node& node, bool 
   if (required && node.find_attribute("activation") == nullptr) {
     return node_error(node, "attribute 'activation' is required");
   }
-  Expected<std::string> name = node.string_attribute("activation", "none");
-  if (!name) return name.status();
-  Expected<Activation> kind = activation_from_name(*name);
+  NORMRT_ASSIGN_OR_RETURN(std::string name, node.string_attribute("activation", "none"));
+  Expected<Activation> kind = activation_from_name(name);
   if (!kind) return node_error(node, "attribute 'activation': " + kind.status().message());
   ActivationSelection selection;
   selection.kind = *kind;
@@ -26,7 +25,7 @@ Expected<ActivationSelection> activation_from_attributes(const Node& node, bool 
       return node_error(node,
                         "attribute 'negative_slope' applies only to activation "
                         "\"leaky_relu\", not \"" +
-                            *name + "\"");
+                            name + "\"");
     }
     return selection;
   }
@@ -35,14 +34,13 @@ Expected<ActivationSelection> activation_from_attributes(const Node& node, bool 
                       "attribute 'negative_slope' (leaky_relu's slope) is required with "
                       "activation \"leaky_relu\"");
   }
-  Expected<double> slope = node.float_attribute("negative_slope", 0.0);
-  if (!slope) return slope.status();
+  NORMRT_ASSIGN_OR_RETURN(double slope, node.float_attribute("negative_slope", 0.0));
   // The kernels take it as a float: it must stay finite once rounded.
-  if (!(*slope >= -FLT_MAX && *slope <= FLT_MAX)) {
+  if (!(slope >= -FLT_MAX && slope <= FLT_MAX)) {
     return node_error(node,
-                      "attribute 'negative_slope' must be finite, found " + message_number(*slope));
+                      "attribute 'negative_slope' must be finite, found " + message_number(slope));
   }
-  selection.alpha = static_cast<float>(*slope);
+  selection.alpha = static_cast<float>(slope);
   return selection;
 }
 

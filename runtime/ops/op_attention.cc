@@ -38,85 +38,73 @@ struct AttentionConfig {
 Status check_attention(const Graph& graph, const Node& node, AttentionConfig& config,
                        Shape& out_shape) {
   const NodeChecker c(graph, node);
-  if (Status s = c.check_attribute_names({"num_heads", "num_kv_heads", "causal", "scale"}); !s) {
-    return s;
-  }
-  Expected<const Tensor*> q = c.input(kQ, "q");
-  if (!q) return q.status();
-  Expected<const Tensor*> k = c.input(kK, "k");
-  if (!k) return k.status();
-  Expected<const Tensor*> v = c.input(kV, "v");
-  if (!v) return v.status();
-  Expected<const Tensor*> k_cache = c.optional_input(kKCache, "k_cache");
-  if (!k_cache) return k_cache.status();
-  Expected<const Tensor*> v_cache = c.optional_input(kVCache, "v_cache");
-  if (!v_cache) return v_cache.status();
-  for (auto [tensor, what] : {std::pair{*q, "q"}, {*k, "k"}, {*v, "v"}}) {
-    if (Status s = c.check_type(*tensor, what, {DataType::kF32}, 2); !s) return s;
+  NORMRT_RETURN_IF_ERROR(c.check_attribute_names({"num_heads", "num_kv_heads", "causal", "scale"}));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* q, c.input(kQ, "q"));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* k, c.input(kK, "k"));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* v, c.input(kV, "v"));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* k_cache, c.optional_input(kKCache, "k_cache"));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* v_cache, c.optional_input(kVCache, "v_cache"));
+  for (auto [tensor, what] : {std::pair{q, "q"}, {k, "k"}, {v, "v"}}) {
+    NORMRT_RETURN_IF_ERROR(c.check_type(*tensor, what, {DataType::kF32}, 2));
   }
 
-  Expected<int64_t> heads = c.required_int("num_heads", 1, INT32_MAX);
-  if (!heads) return heads.status();
-  Expected<int64_t> kv_heads = c.int_in_range("num_kv_heads", *heads, 1, *heads);
-  if (!kv_heads) return kv_heads.status();
-  if (*heads % *kv_heads != 0) {
-    return c.error("num_heads (" + std::to_string(*heads) +
-                   ") must be a multiple of num_kv_heads (" + std::to_string(*kv_heads) + ")");
+  NORMRT_ASSIGN_OR_RETURN(int64_t heads, c.required_int("num_heads", 1, INT32_MAX));
+  NORMRT_ASSIGN_OR_RETURN(int64_t kv_heads, c.int_in_range("num_kv_heads", heads, 1, heads));
+  if (heads % kv_heads != 0) {
+    return c.error("num_heads (" + std::to_string(heads) +
+                   ") must be a multiple of num_kv_heads (" + std::to_string(kv_heads) + ")");
   }
-  const int64_t q_cols = (*q)->shape[1];
-  if (q_cols <= 0 || q_cols % *heads != 0) {
-    return c.error(NodeChecker::describe(**q, "q") + " has " + shape_string((*q)->shape) +
-                   ": its columns must be num_heads (" + std::to_string(*heads) + ") · d, d ≥ 1");
+  const int64_t q_cols = q->shape[1];
+  if (q_cols <= 0 || q_cols % heads != 0) {
+    return c.error(NodeChecker::describe(*q, "q") + " has " + shape_string(q->shape) +
+                   ": its columns must be num_heads (" + std::to_string(heads) + ") · d, d ≥ 1");
   }
-  const int64_t d = q_cols / *heads;
-  const int64_t q_rows = (*q)->shape[0], key_rows = (*k)->shape[0];
-  if (q_rows == 0) return c.error(NodeChecker::describe(**q, "q") + " has no rows");
-  if (key_rows == 0) return c.error(NodeChecker::describe(**k, "k") + " has no rows");
-  const Shape kv_shape = {key_rows, *kv_heads * d};
-  if (Status s = c.check_shape(**k, "k (rows · num_kv_heads·d)", kv_shape); !s) return s;
-  if (Status s = c.check_shape(**v, "v (as k)", kv_shape); !s) return s;
+  const int64_t d = q_cols / heads;
+  const int64_t q_rows = q->shape[0], key_rows = k->shape[0];
+  if (q_rows == 0) return c.error(NodeChecker::describe(*q, "q") + " has no rows");
+  if (key_rows == 0) return c.error(NodeChecker::describe(*k, "k") + " has no rows");
+  const Shape kv_shape = {key_rows, kv_heads * d};
+  NORMRT_RETURN_IF_ERROR(c.check_shape(*k, "k (rows · num_kv_heads·d)", kv_shape));
+  NORMRT_RETURN_IF_ERROR(c.check_shape(*v, "v (as k)", kv_shape));
 
-  Expected<bool> causal = c.flag("causal", false);
-  if (!causal) return causal.status();
-  Expected<double> scale = c.finite_float("scale", 1.0 / std::sqrt(static_cast<double>(d)));
-  if (!scale) return scale.status();
+  NORMRT_ASSIGN_OR_RETURN(bool causal, c.flag("causal", false));
+  NORMRT_ASSIGN_OR_RETURN(double scale,
+                          c.finite_float("scale", 1.0 / std::sqrt(static_cast<double>(d))));
 
-  if ((*k_cache == nullptr) != (*v_cache == nullptr)) {
+  if ((k_cache == nullptr) != (v_cache == nullptr)) {
     return c.error(std::string("k_cache and v_cache must be both present or both absent; ") +
-                   (*k_cache ? "v_cache" : "k_cache") + " is absent");
+                   (k_cache ? "v_cache" : "k_cache") + " is absent");
   }
-  config.cached = *k_cache != nullptr;
+  config.cached = k_cache != nullptr;
   if (config.cached) {
-    for (auto [tensor, what] : {std::pair{*k_cache, "k_cache"}, {*v_cache, "v_cache"}}) {
-      if (Status s = c.check_type(*tensor, what, {DataType::kF32}, 2); !s) return s;
-      if (Status s = c.check_kind(*tensor, what, TensorKind::kState); !s) return s;
+    for (auto [tensor, what] : {std::pair{k_cache, "k_cache"}, {v_cache, "v_cache"}}) {
+      NORMRT_RETURN_IF_ERROR(c.check_type(*tensor, what, {DataType::kF32}, 2));
+      NORMRT_RETURN_IF_ERROR(c.check_kind(*tensor, what, TensorKind::kState));
     }
-    const int64_t capacity = (*k_cache)->shape[0];
-    if (capacity <= 0) return c.error(NodeChecker::describe(**k_cache, "k_cache") + " has no rows");
-    const Shape cache_shape = {capacity, *kv_heads * d};
-    if (Status s = c.check_shape(**k_cache, "k_cache (C · num_kv_heads·d)", cache_shape); !s) {
-      return s;
-    }
-    if (Status s = c.check_shape(**v_cache, "v_cache (as k_cache)", cache_shape); !s) return s;
+    const int64_t capacity = k_cache->shape[0];
+    if (capacity <= 0) return c.error(NodeChecker::describe(*k_cache, "k_cache") + " has no rows");
+    const Shape cache_shape = {capacity, kv_heads * d};
+    NORMRT_RETURN_IF_ERROR(c.check_shape(*k_cache, "k_cache (C · num_kv_heads·d)", cache_shape));
+    NORMRT_RETURN_IF_ERROR(c.check_shape(*v_cache, "v_cache (as k_cache)", cache_shape));
   }
-  if ((config.cached || *causal) && key_rows != q_rows) {
+  if ((config.cached || causal) && key_rows != q_rows) {
     return c.error(std::string(config.cached ? "with a KV cache" : "causal") + ", " +
-                   NodeChecker::describe(**k, "k") + " must have as many rows as q (" +
+                   NodeChecker::describe(*k, "k") + " must have as many rows as q (" +
                    shape_string({q_rows}) + "), found " + shape_string({key_rows}));
   }
-  config.params.heads = static_cast<size_t>(*heads);
-  config.params.kv_heads = static_cast<size_t>(*kv_heads);
+  config.params.heads = static_cast<size_t>(heads);
+  config.params.kv_heads = static_cast<size_t>(kv_heads);
   config.params.head_dim = static_cast<size_t>(d);
-  config.params.scale = static_cast<float>(*scale);
-  config.params.causal = *causal;
-  out_shape = (*q)->shape;
+  config.params.scale = static_cast<float>(scale);
+  config.params.causal = causal;
+  out_shape = q->shape;
   return Status::ok();
 }
 
 Status infer_attention(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
   AttentionConfig config;
   Shape out_shape;
-  if (Status s = check_attention(graph, node, config, out_shape); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_attention(graph, node, config, out_shape));
   outputs.assign(1, InferredTensor{DataType::kF32, out_shape});
   return Status::ok();
 }
@@ -140,7 +128,7 @@ class AttentionOp final : public OpKernel {
       if (context.input_count <= kVCache || !in[kKCache].present() || !in[kVCache].present()) {
         return Status::error("node '" + node_name_ + "' (Attention): run without its KV cache");
       }
-      if (Status s = append_to_cache(context); !s) return s;
+      NORMRT_RETURN_IF_ERROR(append_to_cache(context));
       args.k = in[kKCache].f32();
       args.v = in[kVCache].f32();
       args.key_rows = context.position + args.query_rows;
@@ -181,7 +169,7 @@ class AttentionOp final : public OpKernel {
 Expected<std::unique_ptr<OpKernel>> create_attention(const OpBuildContext& context) {
   AttentionConfig config;
   Shape out_shape;
-  if (Status s = check_attention(context.graph, context.node, config, out_shape); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_attention(context.graph, context.node, config, out_shape));
   const AttentionKernel kernel = attention_kernel_for(context.isa);
   if (kernel == nullptr) {
     return Status::error("node '" + context.node.name +

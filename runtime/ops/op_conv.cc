@@ -52,22 +52,22 @@ Status check_nchw(const Node& node, size_t index, const char* role, const Tensor
 
 // "strides" and "pads" into the shape.
 Status read_geometry(const Node& node, Conv2dShape& shape) {
-  Expected<std::vector<int64_t>> strides = int_list_attribute(node, "strides", {1, 1});
-  if (!strides) return strides.status();
-  if (strides->size() != 2 || (*strides)[0] < 1 || (*strides)[1] < 1) {
+  NORMRT_ASSIGN_OR_RETURN(std::vector<int64_t> strides,
+                          int_list_attribute(node, "strides", {1, 1}));
+  if (strides.size() != 2 || strides[0] < 1 || strides[1] < 1) {
     return node_error(node, "attribute 'strides' must be [sh, sw] with both >= 1");
   }
-  Expected<std::vector<int64_t>> pads = int_list_attribute(node, "pads", {0, 0, 0, 0});
-  if (!pads) return pads.status();
-  if (pads->size() != 4 || (*pads)[0] < 0 || (*pads)[1] < 0 || (*pads)[2] < 0 || (*pads)[3] < 0) {
+  NORMRT_ASSIGN_OR_RETURN(std::vector<int64_t> pads,
+                          int_list_attribute(node, "pads", {0, 0, 0, 0}));
+  if (pads.size() != 4 || pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0) {
     return node_error(node, "attribute 'pads' must be [top, left, bottom, right] with all >= 0");
   }
-  shape.stride_h = static_cast<size_t>((*strides)[0]);
-  shape.stride_w = static_cast<size_t>((*strides)[1]);
-  shape.pad_top = static_cast<size_t>((*pads)[0]);
-  shape.pad_left = static_cast<size_t>((*pads)[1]);
-  shape.pad_bottom = static_cast<size_t>((*pads)[2]);
-  shape.pad_right = static_cast<size_t>((*pads)[3]);
+  shape.stride_h = static_cast<size_t>(strides[0]);
+  shape.stride_w = static_cast<size_t>(strides[1]);
+  shape.pad_top = static_cast<size_t>(pads[0]);
+  shape.pad_left = static_cast<size_t>(pads[1]);
+  shape.pad_bottom = static_cast<size_t>(pads[2]);
+  shape.pad_right = static_cast<size_t>(pads[3]);
   return Status::ok();
 }
 
@@ -76,42 +76,37 @@ Expected<ConvConfig> check_conv_node(const Graph& graph, const Node& node,
   std::vector<std::string_view> names = kNormConventionAttributeNames;
   names.insert(names.end(), {"norm", "p", "strides", "pads", "algorithm"});
   names.insert(names.end(), kActivationAttributeNames.begin(), kActivationAttributeNames.end());
-  if (Status s = check_attribute_names(node, names); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, names));
   ConvConfig config;
-  Expected<std::string> algorithm = node.string_attribute("algorithm", "direct");
-  if (!algorithm) return algorithm.status();
-  if (*algorithm == "winograd") {
+  NORMRT_ASSIGN_OR_RETURN(std::string algorithm, node.string_attribute("algorithm", "direct"));
+  if (algorithm == "winograd") {
     config.algorithm = ConvAlgorithm::kWinograd;
-  } else if (*algorithm != "direct") {
+  } else if (algorithm != "direct") {
     return node_error(node, "attribute 'algorithm' must be \"direct\" or \"winograd\", found \"" +
-                                *algorithm + "\"");
+                                algorithm + "\"");
   }
-  Expected<NormSelection> norm = norm_selection_from_attributes(node);
-  if (!norm) return norm.status();
-  config.norm = *norm;
-  Expected<ActivationSelection> activation = activation_from_attributes(node, false);
-  if (!activation) return activation.status();
-  config.activation = *activation;
+  NORMRT_ASSIGN_OR_RETURN(NormSelection norm, norm_selection_from_attributes(node));
+  config.norm = norm;
+  NORMRT_ASSIGN_OR_RETURN(ActivationSelection activation, activation_from_attributes(node, false));
+  config.activation = activation;
 
-  Expected<const Tensor*> x = required_input(graph, node, kX, "x");
-  if (!x) return x.status();
-  Expected<const Tensor*> w = required_input(graph, node, kW, "W");
-  if (!w) return w.status();
-  Status s = check_dtype(node, kX, "x", **x, {DataType::kF32});
-  if (s) s = check_nchw(node, kX, "x", **x);
-  if (s) s = check_dtype(node, kW, "W", **w, {DataType::kF32});
-  if (s) s = check_kind(node, kW, "W", **w, TensorKind::kWeight);
-  if (s) s = check_nchw(node, kW, "W", **w);
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, kX, "x"));
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* w, required_input(graph, node, kW, "W"));
+  Status s = check_dtype(node, kX, "x", *x, {DataType::kF32});
+  if (s) s = check_nchw(node, kX, "x", *x);
+  if (s) s = check_dtype(node, kW, "W", *w, {DataType::kF32});
+  if (s) s = check_kind(node, kW, "W", *w, TensorKind::kWeight);
+  if (s) s = check_nchw(node, kW, "W", *w);
   if (!s) return s;
-  if ((*w)->layout != TensorLayout::kRowMajor) {
-    return node_error(node, "operand 1 (W) '" + (*w)->name + "' must be row-major (OIHW)");
+  if (w->layout != TensorLayout::kRowMajor) {
+    return node_error(node, "operand 1 (W) '" + w->name + "' must be row-major (OIHW)");
   }
-  const Shape& xs = (*x)->shape;
-  const Shape& ws = (*w)->shape;
+  const Shape& xs = x->shape;
+  const Shape& ws = w->shape;
   if (ws[1] != xs[1]) {
-    return node_error(node, "operand 1 (W) '" + (*w)->name + "' " + shape_string(ws) +
+    return node_error(node, "operand 1 (W) '" + w->name + "' " + shape_string(ws) +
                                 " ([O, C, kh, kw]) has C = " + std::to_string(ws[1]) + ", but x '" +
-                                (*x)->name + "' " + shape_string(xs) +
+                                x->name + "' " + shape_string(xs) +
                                 " has C = " + std::to_string(xs[1]));
   }
   Conv2dShape& shape = config.shape;
@@ -241,9 +236,8 @@ class Conv2dOp final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_conv(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  Expected<ConvConfig> config = check_conv_node(context.graph, context.node, outputs);
-  if (!config) return config.status();
-  if (Status s = check_build_isa(context); !s) return s;
+  NORMRT_ASSIGN_OR_RETURN(ConvConfig config, check_conv_node(context.graph, context.node, outputs));
+  NORMRT_RETURN_IF_ERROR(check_build_isa(context));
   NormSpatialKernel norm_kernel = norm_spatial_kernel_for(context.isa);
   if (norm_kernel == nullptr) {
     return node_error(context.node,
@@ -252,22 +246,22 @@ Expected<std::unique_ptr<OpKernel>> create_conv(const OpBuildContext& context) {
   const Tensor& w = context.graph.tensors[context.node.inputs[kW]];
   const auto* weights = reinterpret_cast<const float*>(w.data.bytes);
   Conv2dOptions options;
-  options.algorithm = config->algorithm;
+  options.algorithm = config.algorithm;
   // oneDNN's own layout pays from 16 input channels on; below, the first
   // layer of a CNN (3 → 96 channels, 32×32) measured 1.6× faster on NCHW
   // (gemm) than blocked with its reorders (docs/cnn.md).
-  options.blocked = config->shape.in_channels >= 16;
+  options.blocked = config.shape.in_channels >= 16;
   options.with_bias = input_tensor(context.graph, context.node, kBias) != nullptr;
   // Without a norm the convolution applies the activation; with one it follows the norm.
-  if (!config->norm.enabled) {
-    options.activation = config->activation.kind;
-    options.alpha = config->activation.alpha;
+  if (!config.norm.enabled) {
+    options.activation = config.activation.kind;
+    options.alpha = config.activation.alpha;
   }
   Expected<std::unique_ptr<OneDnnConv2d>> conv =
-      OneDnnConv2d::create(config->shape, weights, options);
+      OneDnnConv2d::create(config.shape, weights, options);
   if (!conv) return node_error(context.node, conv.status().message());
-  return std::unique_ptr<OpKernel>(new Conv2dOp(std::move(config).value(), std::move(conv).value(),
-                                                weights, norm_kernel, node_label(context.node)));
+  return std::unique_ptr<OpKernel>(new Conv2dOp(std::move(config), std::move(conv).value(), weights,
+                                                norm_kernel, node_label(context.node)));
 }
 
 }  // namespace

@@ -34,30 +34,27 @@ Expected<FusedConfig> check_fused_node(const Graph& graph, const Node& node,
   std::vector<std::string_view> names = kNormConventionAttributeNames;
   names.insert(names.end(), {"norm", "p"});
   names.insert(names.end(), kActivationAttributeNames.begin(), kActivationAttributeNames.end());
-  if (Status s = check_attribute_names(node, names); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, names));
   FusedConfig config;
-  Expected<NormSelection> norm = norm_selection_from_attributes(node);
-  if (!norm) return norm.status();
-  config.norm = *norm;
-  Expected<ActivationSelection> activation = activation_from_attributes(node, false);
-  if (!activation) return activation.status();
-  config.activation = *activation;
+  NORMRT_ASSIGN_OR_RETURN(NormSelection norm, norm_selection_from_attributes(node));
+  config.norm = norm;
+  NORMRT_ASSIGN_OR_RETURN(ActivationSelection activation, activation_from_attributes(node, false));
+  config.activation = activation;
 
-  Expected<const Tensor*> x = required_input(graph, node, kX, "x");
-  if (!x) return x.status();
-  Status s = check_dtype(node, kX, "x", **x, {DataType::kF32});
-  if (s) s = check_rows_operand(node, kX, "x", **x);
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, kX, "x"));
+  Status s = check_dtype(node, kX, "x", *x, {DataType::kF32});
+  if (s) s = check_rows_operand(node, kX, "x", *x);
   if (s) s = check_linear_weight(graph, node, kW);
   if (!s) return s;
   const Shape& w_shape = graph.tensors[node.inputs[kW]].shape;  // [N, K]
   const int64_t n = w_shape[0];
-  if ((*x)->shape.back() != w_shape[1]) {
-    return node_error(node, "operand 0 (x) '" + (*x)->name +
-                                "' has K = " + std::to_string((*x)->shape.back()) +
+  if (x->shape.back() != w_shape[1]) {
+    return node_error(node, "operand 0 (x) '" + x->name +
+                                "' has K = " + std::to_string(x->shape.back()) +
                                 " features, but W is " + shape_string(w_shape) +
                                 " ([N, K]) with K = " + std::to_string(w_shape[1]));
   }
-  Shape y = (*x)->shape;
+  Shape y = x->shape;
   y.back() = n;
   const Tensor* bias = input_tensor(graph, node, kBias);
   const Tensor* residual = input_tensor(graph, node, kResidual);
@@ -136,12 +133,12 @@ class FusedLinearOp final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_fused_linear(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  Expected<FusedConfig> config = check_fused_node(context.graph, context.node, outputs);
-  if (!config) return config.status();
-  Expected<PackedWeights> w = pack_linear_weight(context.graph, context.node, kW, context.isa);
-  if (!w) return w.status();
+  NORMRT_ASSIGN_OR_RETURN(FusedConfig config,
+                          check_fused_node(context.graph, context.node, outputs));
+  NORMRT_ASSIGN_OR_RETURN(PackedWeights w,
+                          pack_linear_weight(context.graph, context.node, kW, context.isa));
   return std::unique_ptr<OpKernel>(
-      new FusedLinearOp(std::move(w).value(), *config, node_label(context.node)));
+      new FusedLinearOp(std::move(w), config, node_label(context.node)));
 }
 
 }  // namespace

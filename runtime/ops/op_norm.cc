@@ -68,27 +68,23 @@ Expected<NormConfig> check_norm_node(const Graph& graph, const Node& node, NormK
   std::vector<std::string_view> names = kNormConventionAttributeNames;
   names.push_back("axes");
   if (kind == NormKind::kRmsNormPartial) names.push_back("p");
-  if (Status s = check_attribute_names(node, names); !s) return s;
-  Expected<NormParams> params = norm_params_from_attributes(node, kind);
-  if (!params) return params.status();
-  Expected<NormAxes> axes = norm_axes_from_attributes(node);
-  if (!axes) return axes.status();
-  if (*axes == NormAxes::kSpatial) {
-    Expected<const Tensor*> x = required_input(graph, node, 0, "x");
-    if (!x) return x.status();
-    Status s = check_dtype(node, 0, "x", **x, {DataType::kF32});
-    if (s) s = check_spatial_operands(graph, node, *params, **x);
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, names));
+  NORMRT_ASSIGN_OR_RETURN(NormParams params, norm_params_from_attributes(node, kind));
+  NORMRT_ASSIGN_OR_RETURN(NormAxes axes, norm_axes_from_attributes(node));
+  if (axes == NormAxes::kSpatial) {
+    NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, 0, "x"));
+    Status s = check_dtype(node, 0, "x", *x, {DataType::kF32});
+    if (s) s = check_spatial_operands(graph, node, params, *x);
     if (!s) return s;
-    outputs.assign(node.outputs.size(), {DataType::kF32, (*x)->shape});
-    return NormConfig{*params, *axes};
+    outputs.assign(node.outputs.size(), {DataType::kF32, x->shape});
+    return NormConfig{params, axes};
   }
 
-  Expected<const Tensor*> x = required_input(graph, node, 0, "x");
-  if (!x) return x.status();
-  Status s = check_dtype(node, 0, "x", **x, {DataType::kF32});
-  if (s) s = check_rows_operand(node, 0, "x", **x);
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, 0, "x"));
+  Status s = check_dtype(node, 0, "x", *x, {DataType::kF32});
+  if (s) s = check_rows_operand(node, 0, "x", *x);
   if (!s) return s;
-  const int64_t n = (*x)->shape.back();
+  const int64_t n = x->shape.back();
   const Tensor* gain = input_tensor(graph, node, 1);
   const Tensor* bias = input_tensor(graph, node, 2);
   const Tensor* residual = input_tensor(graph, node, 3);
@@ -96,7 +92,7 @@ Expected<NormConfig> check_norm_node(const Graph& graph, const Node& node, NormK
   if (bias != nullptr && !(s = check_f32_vector(node, 2, "bias", *bias, n))) return s;
   if (residual != nullptr) {
     s = check_dtype(node, 3, "residual", *residual, {DataType::kF32});
-    if (s) s = check_shape(node, 3, "residual", *residual, (*x)->shape);
+    if (s) s = check_shape(node, 3, "residual", *residual, x->shape);
     if (!s) return s;
   }
   if (output_tensor(graph, node, 1) != nullptr && residual == nullptr) {
@@ -110,10 +106,10 @@ Expected<NormConfig> check_norm_node(const Graph& graph, const Node& node, NormK
   rows.n = static_cast<size_t>(n);
   rows.src = rows.dst = &dummy;
   rows.gain = gain != nullptr ? &dummy : nullptr;
-  if (Status valid = norm_validate(*params, rows); !valid) return node_error(node, valid.message());
+  if (Status valid = norm_validate(params, rows); !valid) return node_error(node, valid.message());
 
-  outputs.assign(node.outputs.size(), {DataType::kF32, (*x)->shape});
-  return NormConfig{*params, *axes};
+  outputs.assign(node.outputs.size(), {DataType::kF32, x->shape});
+  return NormConfig{params, axes};
 }
 
 template <NormKind kKind>
@@ -183,23 +179,23 @@ class NormOp final : public OpKernel {
 template <NormKind kKind>
 Expected<std::unique_ptr<OpKernel>> create_norm(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  Expected<NormConfig> config = check_norm_node(context.graph, context.node, kKind, outputs);
-  if (!config) return config.status();
-  if (Status s = check_build_isa(context); !s) return s;
-  if (config->axes == NormAxes::kSpatial) {
+  NORMRT_ASSIGN_OR_RETURN(NormConfig config,
+                          check_norm_node(context.graph, context.node, kKind, outputs));
+  NORMRT_RETURN_IF_ERROR(check_build_isa(context));
+  if (config.axes == NormAxes::kSpatial) {
     NormSpatialKernel kernel = norm_spatial_kernel_for(context.isa);
     if (kernel == nullptr) {
       return node_error(context.node,
                         std::string("no spatial norm kernel compiled for ") + isa_name(context.isa));
     }
-    return std::unique_ptr<OpKernel>(new SpatialNormOp(config->params, kernel));
+    return std::unique_ptr<OpKernel>(new SpatialNormOp(config.params, kernel));
   }
   NormKernel kernel = norm_kernel_for(context.isa);
   if (kernel == nullptr) {
     return node_error(context.node,
                       std::string("no norm kernel compiled for ") + isa_name(context.isa));
   }
-  return std::unique_ptr<OpKernel>(new NormOp(config->params, kernel, node_label(context.node)));
+  return std::unique_ptr<OpKernel>(new NormOp(config.params, kernel, node_label(context.node)));
 }
 
 }  // namespace

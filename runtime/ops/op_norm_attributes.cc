@@ -80,12 +80,11 @@ Expected<NormParams> norm_params_from_attributes(const Node& node, NormKind kind
 }
 
 Expected<NormAxes> norm_axes_from_attributes(const Node& node) {
-  Expected<std::string> name = node.string_attribute("axes", "last");
-  if (!name) return name.status();
-  if (*name == "last") return NormAxes::kLast;
-  if (*name == "spatial") return NormAxes::kSpatial;
+  NORMRT_ASSIGN_OR_RETURN(std::string name, node.string_attribute("axes", "last"));
+  if (name == "last") return NormAxes::kLast;
+  if (name == "spatial") return NormAxes::kSpatial;
   return node_error(node,
-                    "attribute 'axes' must be \"last\" or \"spatial\", found \"" + *name + "\"");
+                    "attribute 'axes' must be \"last\" or \"spatial\", found \"" + name + "\"");
 }
 
 bool is_spatial_norm(const Node& node) {

@@ -20,17 +20,16 @@ namespace normrt {
 namespace {
 
 Status check_nchw_input(const Graph& graph, const Node& node, const Tensor** x) {
-  Expected<const Tensor*> input = required_input(graph, node, 0, "x");
-  if (!input) return input.status();
-  if (Status s = check_dtype(node, 0, "x", **input, {DataType::kF32}); !s) return s;
-  bool fixed = (*input)->shape.size() == 4;
-  for (int64_t d : (*input)->shape) fixed = fixed && d >= 1;
+  NORMRT_ASSIGN_OR_RETURN(const Tensor* input, required_input(graph, node, 0, "x"));
+  NORMRT_RETURN_IF_ERROR(check_dtype(node, 0, "x", *input, {DataType::kF32}));
+  bool fixed = input->shape.size() == 4;
+  for (int64_t d : input->shape) fixed = fixed && d >= 1;
   if (!fixed) {
-    return node_error(node, "operand 0 (x) '" + (*input)->name +
+    return node_error(node, "operand 0 (x) '" + input->name +
                                 "' must be NCHW [N, C, H, W] with fixed sizes >= 1, found " +
-                                shape_string((*input)->shape));
+                                shape_string(input->shape));
   }
-  *x = *input;
+  *x = input;
   return Status::ok();
 }
 
@@ -64,25 +63,23 @@ Expected<PoolConfig> check_pool_node(const Graph& graph, const Node& node,
   if (!s) return s;
   PoolConfig config;
   if (average) {
-    Expected<int64_t> include = node.int_attribute("count_include_pad", 1);
-    if (!include) return include.status();
-    if (*include != 0 && *include != 1) {
+    NORMRT_ASSIGN_OR_RETURN(int64_t include, node.int_attribute("count_include_pad", 1));
+    if (include != 0 && include != 1) {
       return node_error(
-          node, "attribute 'count_include_pad' must be 0 or 1, found " + std::to_string(*include));
+          node, "attribute 'count_include_pad' must be 0 or 1, found " + std::to_string(include));
     }
-    config.kind = *include ? PoolKind::kAvgIncludePad : PoolKind::kAvgExcludePad;
+    config.kind = include ? PoolKind::kAvgIncludePad : PoolKind::kAvgExcludePad;
   }
   if (node.find_attribute("kernel") == nullptr) {
     return node_error(node, "attribute 'kernel' ([kh, kw]) is required");
   }
-  Expected<std::vector<int64_t>> kernel = sizes_attribute(node, "kernel", 2, 1, {}, "[kh, kw]");
-  if (!kernel) return kernel.status();
-  Expected<std::vector<int64_t>> strides =
-      sizes_attribute(node, "strides", 2, 1, *kernel, "[sh, sw]");
-  if (!strides) return strides.status();
-  Expected<std::vector<int64_t>> pads =
-      sizes_attribute(node, "pads", 4, 0, {0, 0, 0, 0}, "[top, left, bottom, right]");
-  if (!pads) return pads.status();
+  NORMRT_ASSIGN_OR_RETURN(std::vector<int64_t> kernel,
+                          sizes_attribute(node, "kernel", 2, 1, {}, "[kh, kw]"));
+  NORMRT_ASSIGN_OR_RETURN(std::vector<int64_t> strides,
+                          sizes_attribute(node, "strides", 2, 1, kernel, "[sh, sw]"));
+  NORMRT_ASSIGN_OR_RETURN(
+      std::vector<int64_t> pads,
+      sizes_attribute(node, "pads", 4, 0, {0, 0, 0, 0}, "[top, left, bottom, right]"));
   const Tensor* x = nullptr;
   if (s = check_nchw_input(graph, node, &x); !s) return s;
   Pool2dShape& shape = config.shape;
@@ -90,14 +87,14 @@ Expected<PoolConfig> check_pool_node(const Graph& graph, const Node& node,
   shape.channels = static_cast<size_t>(x->shape[1]);
   shape.height = static_cast<size_t>(x->shape[2]);
   shape.width = static_cast<size_t>(x->shape[3]);
-  shape.kernel_h = static_cast<size_t>((*kernel)[0]);
-  shape.kernel_w = static_cast<size_t>((*kernel)[1]);
-  shape.stride_h = static_cast<size_t>((*strides)[0]);
-  shape.stride_w = static_cast<size_t>((*strides)[1]);
-  shape.pad_top = static_cast<size_t>((*pads)[0]);
-  shape.pad_left = static_cast<size_t>((*pads)[1]);
-  shape.pad_bottom = static_cast<size_t>((*pads)[2]);
-  shape.pad_right = static_cast<size_t>((*pads)[3]);
+  shape.kernel_h = static_cast<size_t>(kernel[0]);
+  shape.kernel_w = static_cast<size_t>(kernel[1]);
+  shape.stride_h = static_cast<size_t>(strides[0]);
+  shape.stride_w = static_cast<size_t>(strides[1]);
+  shape.pad_top = static_cast<size_t>(pads[0]);
+  shape.pad_left = static_cast<size_t>(pads[1]);
+  shape.pad_bottom = static_cast<size_t>(pads[2]);
+  shape.pad_right = static_cast<size_t>(pads[3]);
   if (Status valid = pool2d_validate_shape(shape); !valid) {
     return node_error(node, valid.message());
   }
@@ -151,19 +148,18 @@ class Pool2dOp final : public OpKernel {
 template <OpType kOp>
 Expected<std::unique_ptr<OpKernel>> create_pool(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  Expected<PoolConfig> config = check_pool_node<kOp>(context.graph, context.node, outputs);
-  if (!config) return config.status();
-  Expected<std::unique_ptr<OneDnnPool2d>> pool =
-      OneDnnPool2d::create(config->shape, config->kind, 1);
+  NORMRT_ASSIGN_OR_RETURN(PoolConfig config,
+                          check_pool_node<kOp>(context.graph, context.node, outputs));
+  Expected<std::unique_ptr<OneDnnPool2d>> pool = OneDnnPool2d::create(config.shape, config.kind, 1);
   if (!pool) return node_error(context.node, pool.status().message());
   return std::unique_ptr<OpKernel>(new Pool2dOp(std::move(pool).value(), node_label(context.node)));
 }
 
 Status infer_global_avg_pool(const Graph& graph, const Node& node,
                              std::vector<InferredTensor>& outputs) {
-  if (Status s = check_attribute_names(node, {}); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {}));
   const Tensor* x = nullptr;
-  if (Status s = check_nchw_input(graph, node, &x); !s) return s;
+  NORMRT_RETURN_IF_ERROR(check_nchw_input(graph, node, &x));
   outputs = {{DataType::kF32, {x->shape[0], x->shape[1]}}};
   return Status::ok();
 }
@@ -188,7 +184,7 @@ class GlobalAvgPoolOp final : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> create_global_avg_pool(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  if (Status s = infer_global_avg_pool(context.graph, context.node, outputs); !s) return s;
+  NORMRT_RETURN_IF_ERROR(infer_global_avg_pool(context.graph, context.node, outputs));
   return std::unique_ptr<OpKernel>(new GlobalAvgPoolOp());
 }
 

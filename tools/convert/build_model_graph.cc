@@ -99,7 +99,7 @@ Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
     return build_torch_transformer(json.config, weights, options.dtype, build);
   }
   if (family == ModelFamily::kConvPoolCnn) {
-    if (Status s = refuse_bert_options(options, family); !s) return s;
+    NORMRT_RETURN_IF_ERROR(refuse_bert_options(options, family));
     if (options.max_sequence_length > 0) {
       return Status::error("--max-seq does not apply to convpool_cnn_c: its batch is the config's "
                            "key 'batch'");
@@ -107,9 +107,8 @@ Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
     if (options.dtype != DataType::kF32) {
       return Status::error("--dtype bf16: convpool_cnn_c's convolutions run in f32 only");
     }
-    Expected<ConvPoolCnnConfig> cnn = read_convpool_cnn_config(config);
-    if (!cnn) return cnn.status();
-    return build_convpool_cnn_c(cnn.value(), weights);
+    NORMRT_ASSIGN_OR_RETURN(ConvPoolCnnConfig cnn, read_convpool_cnn_config(config));
+    return build_convpool_cnn_c(cnn, weights);
   }
   if (family == ModelFamily::kRnnSearch)
     return Status::error("rnnsearch builds two graphs: build_rnnsearch_graphs() (a converter bug)");

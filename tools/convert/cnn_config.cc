@@ -47,31 +47,26 @@ Expected<ConvPoolCnnConfig> read_convpool_cnn_config(const JsonConfig& config) {
                             {"stage2_channels", &c.stage2_channels},
                             {"num_classes", &c.num_classes},
                             {"batch", &c.batch}}) {
-    Expected<int64_t> value = config.optional_int(key, *field);
-    if (!value) return value.status();
-    *field = value.value();
+    NORMRT_ASSIGN_OR_RETURN(int64_t value, config.optional_int(key, *field));
+    *field = value;
   }
-  Expected<double> slope = config.optional_double("negative_slope", c.negative_slope);
-  if (!slope) return slope.status();
-  c.negative_slope = slope.value();
-  Expected<std::string> algorithm = config.optional_string("conv_algorithm", c.conv_algorithm);
-  if (!algorithm) return algorithm.status();
-  c.conv_algorithm = algorithm.value();
-  Expected<bool> dense = config.optional_bool("normalize_dense", c.normalize_dense);
-  if (!dense) return dense.status();
-  c.normalize_dense = dense.value();
+  NORMRT_ASSIGN_OR_RETURN(double slope, config.optional_double("negative_slope", c.negative_slope));
+  c.negative_slope = slope;
+  NORMRT_ASSIGN_OR_RETURN(std::string algorithm,
+                          config.optional_string("conv_algorithm", c.conv_algorithm));
+  c.conv_algorithm = algorithm;
+  NORMRT_ASSIGN_OR_RETURN(bool dense, config.optional_bool("normalize_dense", c.normalize_dense));
+  c.normalize_dense = dense;
   // The norm is required: a CNN config that forgot it would silently get LayerNorm.
   if (!config.has("norm")) {
     return Status::error(config.description() +
                          ": key 'norm' is required (none, layer_norm, rms_norm or prms_norm)");
   }
   // The authors' eps (1e-6) unless the config says otherwise.
-  Expected<double> eps = config.optional_double("eps", 1e-6);
-  if (!eps) return eps.status();
-  Expected<NormConfig> norm = read_norm_config(config);
-  if (!norm) return norm.status();
-  c.norm = norm.value();
-  c.norm.eps = eps.value();
+  NORMRT_ASSIGN_OR_RETURN(double eps, config.optional_double("eps", 1e-6));
+  NORMRT_ASSIGN_OR_RETURN(NormConfig norm, read_norm_config(config));
+  c.norm = norm;
+  c.norm.eps = eps;
   if (Status s = check_convpool_cnn_config(c); !s) {
     return Status::error(config.description() + ": " + s.message());
   }

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <vector>
 
+#include "base/status.h"
 #include "tools/serve/model_service.h"
 #include "tools/serve/request_json.h"
 #include "tools/serve/tensor_response.h"
@@ -102,13 +103,12 @@ Expected<Encoded> encode_cut(const text::BertTokenizer& tokenizer, std::string_v
 
 Expected<text::BertTokenizer> load_tokenizer(const std::string& vocab_path, const Model& model,
                                              bool keep_case) {
-  Expected<text::WordPieceVocab> vocab = text::WordPieceVocab::load(vocab_path);
-  if (!vocab) return vocab.status();
+  NORMRT_ASSIGN_OR_RETURN(text::WordPieceVocab vocab, text::WordPieceVocab::load(vocab_path));
   text::BertTokenizerOptions options;
   options.basic.lowercase = !keep_case;
   options.basic.strip_accents = !keep_case;
   options.max_length = model.max_sequence_length() + 1;  // one more: a cut shows
-  return text::BertTokenizer::create(std::move(vocab).value(), options);
+  return text::BertTokenizer::create(std::move(vocab), options);
 }
 
 Reply ModelService::embeddings(std::string_view body, const RequestControl& control) {

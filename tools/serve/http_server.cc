@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+#include "base/status.h"
 #include "tools/serve/access_log.h"
 #include "tools/serve/connection_dispatcher.h"
 #include "tools/serve/listen_socket.h"
@@ -365,9 +366,8 @@ HttpServer::HttpServer(ModelService& service, const HttpOptions& options)
 HttpServer::~HttpServer() = default;
 
 Expected<int> HttpServer::bind(const std::string& host, int port) {
-  Expected<ListenSocket> socket = ListenSocket::open(host, port);
-  if (!socket) return socket.status();
-  impl_->listen = std::move(socket).value();
+  NORMRT_ASSIGN_OR_RETURN(ListenSocket socket, ListenSocket::open(host, port));
+  impl_->listen = std::move(socket);
   return impl_->listen.port();
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "base/status.h"
+
 namespace normrt::serve {
 namespace {
 
@@ -29,12 +31,11 @@ Expected<std::shared_ptr<ModelGeneration>> ModelGeneration::create(
   std::shared_ptr<ModelGeneration> generation(new ModelGeneration());
   generation->model_ = model;
   generation->number_ = number;
-  Expected<std::unique_ptr<SessionPool>> pool = SessionPool::create(model, workers);
-  if (!pool) return pool.status();
-  generation->pool_ = std::move(pool).value();
+  NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<SessionPool> pool, SessionPool::create(model, workers));
+  generation->pool_ = std::move(pool);
   generation->tokenizer_ = std::move(tokenizer);
   if (generation->tokenizer_) {
-    if (Status s = generation->check_embedding_model(); !s) return s;
+    NORMRT_RETURN_IF_ERROR(generation->check_embedding_model());
   }
 
   const size_t max_length = model->max_sequence_length();

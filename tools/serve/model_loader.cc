@@ -59,9 +59,8 @@ Expected<std::shared_ptr<const Model>> load_model_copy(const std::string& path,
   }
   ::close(fd);
   // The copy is checked whole (size, checksum, structure) before it is used.
-  Expected<Graph> graph = parse_model(bytes, size, owner, path);
-  if (!graph) return graph.status();
-  Expected<std::shared_ptr<const Model>> model = compile_model(std::move(graph).value(), options);
+  NORMRT_ASSIGN_OR_RETURN(Graph graph, parse_model(bytes, size, owner, path));
+  Expected<std::shared_ptr<const Model>> model = compile_model(std::move(graph), options);
   if (!model) return Status::error(path + ": " + model.status().message());
   return model;
 }

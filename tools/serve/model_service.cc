@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "base/status.h"
+
 namespace normrt::serve {
 
 // Bytes of memory a request may hold per byte of its body, at the peak of
@@ -19,10 +21,11 @@ Expected<std::unique_ptr<ModelService>> ModelService::create(
   std::unique_ptr<ModelService> service(new ModelService());
   service->options_ = options;
   service->embeddings_enabled_ = tokenizer.has_value();
-  Expected<std::shared_ptr<ModelGeneration>> generation = ModelGeneration::create(
-      std::move(model), options.workers, options.max_embedding_inputs, std::move(tokenizer), 1);
-  if (!generation) return generation.status();
-  service->current_ = std::move(generation).value();
+  NORMRT_ASSIGN_OR_RETURN(
+      std::shared_ptr<ModelGeneration> generation,
+      ModelGeneration::create(std::move(model), options.workers, options.max_embedding_inputs,
+                              std::move(tokenizer), 1));
+  service->current_ = std::move(generation);
   return service;
 }
 
@@ -33,15 +36,15 @@ Status ModelService::replace_model(std::shared_ptr<const Model> model,
                                              : "a tokenizer was given but /v1/embeddings is off");
   }
   const uint64_t number = current()->number() + 1;
-  Expected<std::shared_ptr<ModelGeneration>> generation =
+  NORMRT_ASSIGN_OR_RETURN(
+      std::shared_ptr<ModelGeneration> generation,
       ModelGeneration::create(std::move(model), options_.workers, options_.max_embedding_inputs,
-                              std::move(tokenizer), number);
-  if (!generation) return generation.status();
+                              std::move(tokenizer), number));
   std::shared_ptr<const ModelGeneration> old;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     old = std::move(current_);
-    current_ = std::move(generation).value();
+    current_ = std::move(generation);
   }
   return Status::ok();  // `old` is freed here, or by the last request still on it
 }

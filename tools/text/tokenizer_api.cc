@@ -4,6 +4,7 @@
 #include <new>
 #include <utility>
 
+#include "base/status.h"
 #include "normrt/tokenizer.hpp"
 #include "tools/text/tokenizer.h"
 #include "tools/text/tokenizer_folder.h"
@@ -41,18 +42,16 @@ std::string kind_summary(const text::Tokenizer& t) {
 
 Expected<Tokenizer> Tokenizer::from_folder(const std::string& dir, size_t max_length) {
   return no_throw([&]() -> Expected<Tokenizer> {
-    auto loaded = text::load_tokenizer_folder(dir, max_length);
-    if (!loaded) return loaded.status();
-    auto impl = std::make_shared<const text::Tokenizer>(std::move(loaded.value().tokenizer));
-    return Tokenizer(std::move(impl), std::move(loaded.value().summary));
+    NORMRT_ASSIGN_OR_RETURN(auto loaded, text::load_tokenizer_folder(dir, max_length));
+    auto impl = std::make_shared<const text::Tokenizer>(std::move(loaded.tokenizer));
+    return Tokenizer(std::move(impl), std::move(loaded.summary));
   });
 }
 
 Expected<Tokenizer> Tokenizer::from_bytes(std::string_view bytes) {
   return no_throw([&]() -> Expected<Tokenizer> {
-    auto loaded = text::deserialize(bytes);
-    if (!loaded) return loaded.status();
-    auto impl = std::make_shared<const text::Tokenizer>(std::move(loaded).value());
+    NORMRT_ASSIGN_OR_RETURN(auto loaded, text::deserialize(bytes));
+    auto impl = std::make_shared<const text::Tokenizer>(std::move(loaded));
     std::string description = "serialized tokenizer: " + kind_summary(*impl);
     return Tokenizer(std::move(impl), std::move(description));
   });
@@ -90,7 +89,7 @@ Status Tokenizer::set_max_length(size_t max_length) {
   return no_throw([&]() -> Status {
     // Copy on write: other copies of this Tokenizer keep their max_length.
     auto changed = std::make_shared<text::Tokenizer>(*impl_);
-    if (Status s = changed->set_max_length(max_length); !s) return s;
+    NORMRT_RETURN_IF_ERROR(changed->set_max_length(max_length));
     impl_ = std::move(changed);
     return Status::ok();
   });
