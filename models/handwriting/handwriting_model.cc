@@ -76,8 +76,8 @@ Expected<Graph> build_handwriting_model(const HandwritingConfig& config,
     }
     auto norm_weight = [&](const std::string& module, bool gain, int64_t n) {
       if (!normalized) return kNoTensor;
-      const std::string name = gain ? norm_gain_name(norm, p + "." + module)
-                                    : norm_bias_name(norm, p + "." + module);
+      const std::string name =
+          gain ? norm_gain_name(norm, p + "." + module) : norm_bias_name(norm, p + "." + module);
       return weight(name, {n});
     };
     const TensorId h_state = b.state(p + ".h", DataType::kF32, {1, h});
@@ -105,8 +105,7 @@ Expected<Graph> build_handwriting_model(const HandwritingConfig& config,
              {features, weight("head.weight", {out, feature_width}), weight("head.bias", {out})},
              {{rows, out}});
   const TensorId params =
-      b.node(OpType::kMixtureDensity, "mixture", {y_hat, bias}, {{rows, out}},
-             {{"components", m}});
+      b.node(OpType::kMixtureDensity, "mixture", {y_hat, bias}, {{rows, out}}, {{"components", m}});
   b.rename(params, "params");
   if (sample) {
     b.node(OpType::kMixtureSample, "sample", {params, step}, {{1, kPenFeatures}, {1}},

@@ -41,10 +41,10 @@ struct HandwritingConfig {
   int64_t num_layers = 3;     ///< L (Graves: 3)
   int64_t components = 20;    ///< M bivariate Gaussians (Graves: 20)
   bool skip_connections = true;
-  NormConfig norm;            ///< layer_norm (the LayerNorm paper), rms_norm, prms_norm, none
+  NormConfig norm;               ///< layer_norm (the LayerNorm paper), rms_norm, prms_norm, none
   std::string graph = "sample";  ///< "predict" | "sample"
   int64_t max_sequence_length = 1024;  ///< "predict": S at most
-  int64_t seed = 0;  ///< "sample": MixtureSample's seed (its 64 bits)
+  int64_t seed = 0;                    ///< "sample": MixtureSample's seed (its 64 bits)
 };
 
 /// An error naming the field: sizes outside their ranges, an unknown graph,

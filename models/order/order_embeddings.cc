@@ -20,12 +20,12 @@ Status check_range(const std::string& field, int64_t value, int64_t lo, int64_t 
 // The encoder's weights in the graph's layout ([out, in] matrices), read
 // from either naming; empty vectors where the norm has no such parameter.
 struct EncoderWeights {
-  std::vector<float> embedding;            // [V, E]
-  std::vector<float> w_gates, b_gates;     // [2D, E], [2D]
-  std::vector<float> w_cand, b_cand;       // [D, E], [D]
-  std::vector<float> u_gates, u_cand;      // [2D, D], [D, D]
-  std::vector<float> gain[4], bias[4];     // s1..s4, b1..b4: 2D, D, 2D, D
-  std::vector<float> w_image, b_image;     // [D, F], [D]
+  std::vector<float> embedding;         // [V, E]
+  std::vector<float> w_gates, b_gates;  // [2D, E], [2D]
+  std::vector<float> w_cand, b_cand;    // [D, E], [D]
+  std::vector<float> u_gates, u_cand;   // [2D, D], [D, D]
+  std::vector<float> gain[4], bias[4];  // s1..s4, b1..b4: 2D, D, 2D, D
+  std::vector<float> w_image, b_image;  // [D, F], [D]
 };
 
 EncoderWeights read_theano(WeightChecker& w, const OrderEmbeddingConfig& c) {
@@ -124,9 +124,10 @@ Expected<Graph> build_order_embeddings(const OrderEmbeddingConfig& config,
   // one FusedLinear of each pair).
   auto projection = [&](const std::string& name, const std::vector<float>& matrix,
                         const std::vector<float>& bias, int64_t n, int norm_index) {
-    TensorId y = b.node(OpType::kLinear, name,
-                        {words, add(name + ".weight", {n, e}, matrix), add(name + ".bias", {n}, bias)},
-                        {{kSequenceDim, n}});
+    TensorId y =
+        b.node(OpType::kLinear, name,
+               {words, add(name + ".weight", {n, e}, matrix), add(name + ".bias", {n}, bias)},
+               {{kSequenceDim, n}});
     if (!normalized) return y;
     const std::string nn = name + ".norm";
     const TensorId gain = add(nn + ".gain", {n}, w.gain[norm_index]);
@@ -158,10 +159,10 @@ Expected<Graph> build_order_embeddings(const OrderEmbeddingConfig& config,
   b.rename(sentence, "sentence");
   // build_image_encoder: linear, l2norm, then abs.
   const TensorId images = b.input("images", DataType::kF32, {b_images, f});
-  TensorId image = b.node(OpType::kLinear, "image",
-                          {images, add("image.weight", {d, f}, w.w_image),
-                           add("image.bias", {d}, w.b_image)},
-                          {{b_images, d}});
+  TensorId image =
+      b.node(OpType::kLinear, "image",
+             {images, add("image.weight", {d, f}, w.w_image), add("image.bias", {d}, w.b_image)},
+             {{b_images, d}});
   image = b.node(OpType::kL2Normalize, "image.l2norm", {image}, {{b_images, d}});
   if (config.abs) image = b.node(OpType::kAbs, "image.abs", {image}, {{b_images, d}});
   b.rename(image, "image_embeddings");

@@ -33,14 +33,14 @@
 namespace normrt {
 
 struct OrderEmbeddingConfig {
-  int64_t vocab_size = 0;    ///< n_words: rows of Wemb
-  int64_t word_size = 0;     ///< dim_word
-  int64_t dim = 0;           ///< D: the GRU state and the joint embedding space
-  int64_t image_size = 0;    ///< dim_image: F, the CNN features
-  int64_t num_images = 1;    ///< B images scored against each caption, fixed in the graph
-  bool abs = true;           ///< options['abs']: map into the positive orthant
+  int64_t vocab_size = 0;            ///< n_words: rows of Wemb
+  int64_t word_size = 0;             ///< dim_word
+  int64_t dim = 0;                   ///< D: the GRU state and the joint embedding space
+  int64_t image_size = 0;            ///< dim_image: F, the CNN features
+  int64_t num_images = 1;            ///< B images scored against each caption, fixed in the graph
+  bool abs = true;                   ///< options['abs']: map into the positive orthant
   int64_t max_sentence_length = 64;  ///< S at most
-  NormConfig norm;           ///< rms_norm (rlngru), layer_norm (lngru), prms_norm, none (gru)
+  NormConfig norm;  ///< rms_norm (rlngru), layer_norm (lngru), prms_norm, none (gru)
   /// "theano": the authors' .npz names (Wemb, encoder_W, ..., ff_image_W);
   /// "torch": the PyTorch port's state_dict (docs/order_embeddings.md).
   std::string weight_format = "theano";

@@ -26,16 +26,16 @@ struct UnitWeights {
 
 // The rest, as Linear weights [out, in].
 struct HeadWeights {
-  std::vector<float> embedding;                 // [V, E]
-  std::vector<float> bilinear;                  // [2H, 2H]
+  std::vector<float> embedding;  // [V, E]
+  std::vector<float> bilinear;   // [2H, 2H]
   std::vector<float> att_doc, att_doc_b, att_query, att_v;
   std::vector<float> out_mean, out_query, out_query_b, out_ctx, logit, logit_b;
 };
 
 // [W_code | b] in the op's gate order: W_code [4H, E] (rows = gates, code
 // order), b [4H] → [4H, E + 1].
-std::vector<float> input_matrix(const std::vector<float>& w, const std::vector<float>& b,
-                                size_t h, size_t e) {
+std::vector<float> input_matrix(const std::vector<float>& w, const std::vector<float>& b, size_t h,
+                                size_t e) {
   if (w.empty() || b.empty()) return {};
   std::vector<float> joined(4 * h * (e + 1));
   for (size_t r = 0; r < 4 * h; ++r) {
@@ -56,8 +56,8 @@ UnitWeights read_unit_theano(WeightChecker& w, const AttentiveReaderConfig& c,
   UnitWeights u;
   const std::vector<float> b = w.read(p + "_b", {g});
   u.w_x = input_matrix(transposed(w.read(p + "_W", {e, g}), ue, 4 * uh), b, uh, ue);
-  u.w_h = permute_row_blocks(transposed(w.read(p + "_U", {h, g}), uh, 4 * uh), uh, uh,
-                             kCodeToOpGates);
+  u.w_h =
+      permute_row_blocks(transposed(w.read(p + "_U", {h, g}), uh, 4 * uh), uh, uh, kCodeToOpGates);
   u.b = gates(b, uh);
   if (c.norm.kind != "none") {
     u.gain_x = gates(w.read(p + "_s1", {g}), uh);
@@ -189,7 +189,8 @@ Expected<Graph> build_attentive_reader(const AttentiveReaderConfig& config,
   for (int i = 0; i < 4; ++i)
     units[i] = theano ? read_unit_theano(weights, config, theano_units[i])
                       : read_unit_torch(weights, config, torch_units[i]);
-  const HeadWeights w = theano ? read_head_theano(weights, config) : read_head_torch(weights, config);
+  const HeadWeights w =
+      theano ? read_head_theano(weights, config) : read_head_torch(weights, config);
 
   const NormConfig& norm = config.norm;
   const bool normalized = norm.kind != "none";
@@ -202,14 +203,13 @@ Expected<Graph> build_attentive_reader(const AttentiveReaderConfig& config,
   auto maybe = [&](const std::string& name, const Shape& shape, const std::vector<float>& values,
                    bool present) { return present ? add(name, shape, values) : kNoTensor; };
 
-  const TensorId table =
-      add("embedding.ones", {config.vocab_size, e1},
-          with_ones_column(w.embedding, static_cast<size_t>(config.vocab_size),
-                           static_cast<size_t>(config.word_size)));
+  const TensorId table = add("embedding.ones", {config.vocab_size, e1},
+                             with_ones_column(w.embedding, static_cast<size_t>(config.vocab_size),
+                                              static_cast<size_t>(config.word_size)));
   const TensorId doc_ids = b.input("document", DataType::kI32, {kSequenceDim});
   const TensorId q_ids = b.input("question", DataType::kI32, {q_len});
-  const TensorId doc = b.node(OpType::kEmbedding, "document.embedding", {doc_ids, table},
-                              {{kSequenceDim, e1}});
+  const TensorId doc =
+      b.node(OpType::kEmbedding, "document.embedding", {doc_ids, table}, {{kSequenceDim, e1}});
   const TensorId question =
       b.node(OpType::kEmbedding, "question.embedding", {q_ids, table}, {{q_len, e1}});
 
@@ -221,19 +221,18 @@ Expected<Graph> build_attentive_reader(const AttentiveReaderConfig& config,
   auto unit = [&](int i, TensorId x, int64_t rows, bool reverse) {
     const UnitWeights& u = units[i];
     const std::string p = torch_units[i];
-    std::vector<TensorId> inputs = {
-        x,
-        maybe(p + ".h0", {1, h}, u.h0, config.learn_h0),
-        kNoTensor,
-        add(p + ".w_x", {g, e1}, u.w_x),
-        add(p + ".w_h", {g, h}, u.w_h),
-        add(p + ".b", {g}, u.b),
-        maybe(p + ".gain_h", {g}, u.gain_h, normalized),
-        maybe(p + ".bias_h", {g}, u.bias_h, ln),
-        maybe(p + ".gain_x", {g}, u.gain_x, normalized),
-        maybe(p + ".bias_x", {g}, u.bias_x, ln),
-        maybe(p + ".gain_c", {h}, u.gain_c, normalized),
-        maybe(p + ".bias_c", {h}, u.bias_c, ln)};
+    std::vector<TensorId> inputs = {x,
+                                    maybe(p + ".h0", {1, h}, u.h0, config.learn_h0),
+                                    kNoTensor,
+                                    add(p + ".w_x", {g, e1}, u.w_x),
+                                    add(p + ".w_h", {g, h}, u.w_h),
+                                    add(p + ".b", {g}, u.b),
+                                    maybe(p + ".gain_h", {g}, u.gain_h, normalized),
+                                    maybe(p + ".bias_h", {g}, u.bias_h, ln),
+                                    maybe(p + ".gain_x", {g}, u.gain_x, normalized),
+                                    maybe(p + ".bias_x", {g}, u.bias_x, ln),
+                                    maybe(p + ".gain_c", {h}, u.gain_c, normalized),
+                                    maybe(p + ".bias_c", {h}, u.bias_c, ln)};
     std::vector<Attribute> attributes = cell;
     attributes.push_back({"reverse", int64_t(reverse ? 1 : 0)});
     b.node(OpType::kLstmCell, p, inputs, {{rows, h}, {1, h}}, attributes);
@@ -245,8 +244,8 @@ Expected<Graph> build_attentive_reader(const AttentiveReaderConfig& config,
                                {{kSequenceDim, h2}}, {{"axis", int64_t(1)}});
   const TensorId q_fwd = unit(2, question, q_len, false).second;
   const TensorId q_bwd = unit(3, question, q_len, true).second;
-  const TensorId q = b.node(OpType::kConcat, "question.concat", {q_fwd, q_bwd}, {{1, h2}},
-                            {{"axis", int64_t(1)}});
+  const TensorId q =
+      b.node(OpType::kConcat, "question.concat", {q_fwd, q_bwd}, {{1, h2}}, {{"axis", int64_t(1)}});
 
   // Attention over the document positions (build_attention).
   const TensorId keys = b.node(OpType::kLinear, "attention.document",
@@ -254,16 +253,16 @@ Expected<Graph> build_attentive_reader(const AttentiveReaderConfig& config,
                                 add("attention.document.bias", {h}, w.att_doc_b)},
                                {{kSequenceDim, h}});
   const TensorId query = b.node(OpType::kLinear, "attention.query",
-                                {q, add("attention.query.weight", {h, h2}, w.att_query)},
-                                {{1, h}});
+                                {q, add("attention.query.weight", {h, h2}, w.att_query)}, {{1, h}});
   TensorId similarity = kNoTensor;
   if (config.use_dq_sims) {
     const TensorId bilinear = add("attention.bilinear.weight", {h2, h2}, w.bilinear);
-    const TensorId doc_proj =
-        b.node(OpType::kLinear, "attention.bilinear.document", {desc, bilinear}, {{kSequenceDim, h2}});
-    const TensorId q_proj = b.node(OpType::kLinear, "attention.bilinear.query", {q, bilinear}, {{1, h2}});
-    similarity = b.node(OpType::kMatMul, "attention.similarity", {doc_proj, q_proj},
-                        {{kSequenceDim, 1}});
+    const TensorId doc_proj = b.node(OpType::kLinear, "attention.bilinear.document",
+                                     {desc, bilinear}, {{kSequenceDim, h2}});
+    const TensorId q_proj =
+        b.node(OpType::kLinear, "attention.bilinear.query", {q, bilinear}, {{1, h2}});
+    similarity =
+        b.node(OpType::kMatMul, "attention.similarity", {doc_proj, q_proj}, {{kSequenceDim, 1}});
   }
   b.node(OpType::kAdditiveAttention, "attention",
          {query, keys, add("attention.v", {h}, w.att_v), kNoTensor, desc, similarity},
@@ -273,7 +272,7 @@ Expected<Graph> build_attentive_reader(const AttentiveReaderConfig& config,
 
   // The answer: g = tanh(ctx·W_c + q·W_o + b_o [+ mean(desc)·W_m]).
   TensorId answer = b.node(OpType::kLinear, "output.context",
-                      {context, add("output.context.weight", {a, h2}, w.out_ctx)}, {{1, a}});
+                           {context, add("output.context.weight", {a, h2}, w.out_ctx)}, {{1, a}});
   const TensorId from_q = b.node(OpType::kLinear, "output.query",
                                  {q, add("output.query.weight", {a, h2}, w.out_query),
                                   add("output.query.bias", {a}, w.out_query_b)},
@@ -287,11 +286,10 @@ Expected<Graph> build_attentive_reader(const AttentiveReaderConfig& config,
     answer = b.node(OpType::kAdd, "output.add_mean", {answer, from_mean}, {{1, a}});
   }
   answer = b.node(OpType::kActivation, "output.tanh", {answer}, {{1, a}},
-             {{"activation", std::string("tanh")}});
-  const TensorId logits = b.node(OpType::kLinear, "logit",
-                                 {answer, add("logit.weight", {n, a}, w.logit),
-                                  add("logit.bias", {n}, w.logit_b)},
-                                 {{1, n}});
+                  {{"activation", std::string("tanh")}});
+  const TensorId logits = b.node(
+      OpType::kLinear, "logit",
+      {answer, add("logit.weight", {n, a}, w.logit), add("logit.bias", {n}, w.logit_b)}, {{1, n}});
   const TensorId probs = b.node(OpType::kSoftmax, "probs", {logits}, {{1, n}});
   b.rename(probs, "probs");
   b.rename(alignment, "alignment");

@@ -33,11 +33,11 @@
 namespace normrt {
 
 struct AttentiveReaderConfig {
-  int64_t vocab_size = 0;   ///< n_words_q: rows of Wemb_word
-  int64_t word_size = 0;    ///< dim_word_desc: E
-  int64_t hidden_size = 0;  ///< dim: H per direction
-  int64_t answer_size = 0;  ///< dim_word_ans: A
-  int64_t num_answers = 0;  ///< n_words_ans: N
+  int64_t vocab_size = 0;             ///< n_words_q: rows of Wemb_word
+  int64_t word_size = 0;              ///< dim_word_desc: E
+  int64_t hidden_size = 0;            ///< dim: H per direction
+  int64_t answer_size = 0;            ///< dim_word_ans: A
+  int64_t num_answers = 0;            ///< n_words_ans: N
   int64_t question_length = 0;        ///< Q, fixed in the graph
   int64_t max_document_length = 256;  ///< S at most
   bool use_dq_sims = true;            ///< the bilinear document–question term

@@ -24,7 +24,8 @@ Status infer_matmul(const Graph& graph, const Node& node, std::vector<InferredTe
     if (t->shape.size() != 2 || t->shape[1] < 1 || t->shape[0] == 0) {
       return node_error(node, operand_name(index, index == 0 ? "a" : "b") + " '" + t->name +
                                   "' must be a matrix [rows, K] with K >= 1 and rows >= 1 "
-                                  "(rows may be S), found " + shape_string(t->shape));
+                                  "(rows may be S), found " +
+                                  shape_string(t->shape));
     }
   }
   if (a->shape[1] != b->shape[1]) {
@@ -64,7 +65,6 @@ Expected<std::unique_ptr<OpKernel>> create_matmul(const OpBuildContext& context)
 
 }  // namespace
 
-const OpSchema kMatMulSchema = {OpType::kMatMul, "MatMul", 2, 2, 1, 1, infer_matmul,
-                                create_matmul};
+const OpSchema kMatMulSchema = {OpType::kMatMul, "MatMul", 2, 2, 1, 1, infer_matmul, create_matmul};
 
 }  // namespace normrt

@@ -41,8 +41,8 @@ Expected<size_t> check_mixture_density(const Graph& graph, const Node& node,
   NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {"components"}));
   NORMRT_ASSIGN_OR_RETURN(int64_t m, node.int_attribute("components", 0));
   if (m < 1 || m > (int64_t{1} << 20))
-    return node_error(node, "attribute 'components' (M) must be in [1, 2^20], found " +
-                                std::to_string(m));
+    return node_error(
+        node, "attribute 'components' (M) must be in [1, 2^20], found " + std::to_string(m));
   NORMRT_ASSIGN_OR_RETURN(const Tensor* y_hat, required_input(graph, node, 0, "y_hat"));
   NORMRT_RETURN_IF_ERROR(check_dtype(node, 0, "y_hat", *y_hat, {DataType::kF32}));
   if (y_hat->shape.size() != 2 || y_hat->shape[1] != 1 + 6 * m || y_hat->shape[0] == 0) {
@@ -89,7 +89,7 @@ class MixtureDensityOp final : public OpKernel {
       for (size_t j = 0; j < m_; ++j)
         out[1 + j] = static_cast<float>(std::exp(double(pi_hat[j]) * (1.0 + b) - top) / total);
       for (size_t j = 0; j < 2 * m_; ++j) out[1 + m_ + j] = in[1 + m_ + j];  // μ1, μ2
-      for (size_t j = 0; j < 2 * m_; ++j)  // σ1, σ2
+      for (size_t j = 0; j < 2 * m_; ++j)                                    // σ1, σ2
         out[1 + 3 * m_ + j] = static_cast<float>(std::exp(double(in[1 + 3 * m_ + j]) - b));
       for (size_t j = 0; j < m_; ++j)
         out[1 + 5 * m_ + j] = static_cast<float>(std::tanh(double(in[1 + 5 * m_ + j])));
@@ -109,7 +109,7 @@ Expected<std::unique_ptr<OpKernel>> create_mixture_density(const OpBuildContext&
 
 }  // namespace
 
-const OpSchema kMixtureDensitySchema = {OpType::kMixtureDensity, "MixtureDensity", 1, 2, 1, 1,
-                                        infer_mixture_density, create_mixture_density};
+const OpSchema kMixtureDensitySchema = {OpType::kMixtureDensity, "MixtureDensity",      1, 2, 1, 1,
+                                        infer_mixture_density,   create_mixture_density};
 
 }  // namespace normrt

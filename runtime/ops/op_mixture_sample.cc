@@ -35,8 +35,8 @@ Expected<SampleConfig> check_mixture_sample(const Graph& graph, const Node& node
   NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {"components", "seed"}));
   NORMRT_ASSIGN_OR_RETURN(int64_t m, node.int_attribute("components", 0));
   if (m < 1 || m > (int64_t{1} << 20))
-    return node_error(node, "attribute 'components' (M) must be in [1, 2^20], found " +
-                                std::to_string(m));
+    return node_error(
+        node, "attribute 'components' (M) must be in [1, 2^20], found " + std::to_string(m));
   NORMRT_ASSIGN_OR_RETURN(int64_t seed, node.int_attribute("seed", 0));
   NORMRT_ASSIGN_OR_RETURN(const Tensor* params, required_input(graph, node, 0, "params"));
   NORMRT_RETURN_IF_ERROR(check_dtype(node, 0, "params", *params, {DataType::kF32}));
@@ -90,7 +90,7 @@ Expected<std::unique_ptr<OpKernel>> create_mixture_sample(const OpBuildContext& 
 
 }  // namespace
 
-const OpSchema kMixtureSampleSchema = {OpType::kMixtureSample, "MixtureSample", 2, 2, 1, 2,
-                                       infer_mixture_sample, create_mixture_sample};
+const OpSchema kMixtureSampleSchema = {OpType::kMixtureSample, "MixtureSample",      2, 2, 1, 2,
+                                       infer_mixture_sample,   create_mixture_sample};
 
 }  // namespace normrt

@@ -28,7 +28,8 @@ Status infer_order_violation(const Graph& graph, const Node& node,
     if (t->shape.size() != 2 || t->shape[1] < 1 || t->shape[0] == 0) {
       return node_error(node, operand_name(index, index == 0 ? "x" : "y") + " '" + t->name +
                                   "' must be embeddings [rows, D] with D >= 1 and rows >= 1 "
-                                  "(rows may be S), found " + shape_string(t->shape));
+                                  "(rows may be S), found " +
+                                  shape_string(t->shape));
     }
   }
   if (x->shape[1] != y->shape[1]) {
@@ -72,7 +73,7 @@ Expected<std::unique_ptr<OpKernel>> create_order_violation(const OpBuildContext&
 
 }  // namespace
 
-const OpSchema kOrderViolationSchema = {OpType::kOrderViolation, "OrderViolation", 2, 2, 1, 1,
-                                        infer_order_violation, create_order_violation};
+const OpSchema kOrderViolationSchema = {OpType::kOrderViolation, "OrderViolation",      2, 2, 1, 1,
+                                        infer_order_violation,   create_order_violation};
 
 }  // namespace normrt

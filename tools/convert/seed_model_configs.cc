@@ -11,8 +11,7 @@
 namespace normrt {
 namespace {
 
-const std::vector<std::string> kNormKeys = {"norm", "eps", "eps_placement", "gain_convention",
-                                            "p"};
+const std::vector<std::string> kNormKeys = {"norm", "eps", "eps_placement", "gain_convention", "p"};
 
 Status check_keys(const JsonConfig& config, std::vector<std::string> keys, const char* doc) {
   keys.insert(keys.end(), kNormKeys.begin(), kNormKeys.end());
@@ -30,8 +29,8 @@ Status check_keys(const JsonConfig& config, std::vector<std::string> keys, const
   return Status::ok();
 }
 
-Status read_ints(const JsonConfig& config, std::initializer_list<std::pair<const char*, int64_t*>> fields,
-                 bool required) {
+Status read_ints(const JsonConfig& config,
+                 std::initializer_list<std::pair<const char*, int64_t*>> fields, bool required) {
   for (auto [key, field] : fields) {
     if (required) {
       NORMRT_ASSIGN_OR_RETURN(int64_t value, config.require_int(key));
@@ -44,7 +43,8 @@ Status read_ints(const JsonConfig& config, std::initializer_list<std::pair<const
   return Status::ok();
 }
 
-Status read_bools(const JsonConfig& config, std::initializer_list<std::pair<const char*, bool*>> fields) {
+Status read_bools(const JsonConfig& config,
+                  std::initializer_list<std::pair<const char*, bool*>> fields) {
   for (auto [key, field] : fields) {
     NORMRT_ASSIGN_OR_RETURN(bool value, config.optional_bool(key, *field));
     *field = value;
@@ -53,7 +53,8 @@ Status read_bools(const JsonConfig& config, std::initializer_list<std::pair<cons
 }
 
 Expected<std::string> weight_format(const JsonConfig& config, const std::string& weights_path) {
-  const bool npz = weights_path.size() >= 4 && weights_path.substr(weights_path.size() - 4) == ".npz";
+  const bool npz =
+      weights_path.size() >= 4 && weights_path.substr(weights_path.size() - 4) == ".npz";
   return config.optional_string("weight_format", npz ? "theano" : "torch");
 }
 
@@ -116,8 +117,8 @@ Expected<OrderEmbeddingConfig> read_order_embedding_config(const JsonConfig& con
 
 Expected<HandwritingConfig> read_handwriting_config(const JsonConfig& config) {
   NORMRT_RETURN_IF_ERROR(check_keys(config,
-                                    {"hidden_size", "num_layers", "components",
-                                     "skip_connections", "graph", "max_sequence_length", "seed"},
+                                    {"hidden_size", "num_layers", "components", "skip_connections",
+                                     "graph", "max_sequence_length", "seed"},
                                     "docs/handwriting.md"));
   HandwritingConfig c;
   NORMRT_RETURN_IF_ERROR(read_ints(config,

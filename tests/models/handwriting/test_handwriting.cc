@@ -62,8 +62,8 @@ TEST_CASE("MixtureSample matches the Python reference sampler bit for bit for 10
   const IoTensor& params = io.at("params");
   const IoTensor& points = io.at("points");
   const int64_t m = io.at("components").i32[0];
-  const uint64_t seed = uint64_t(uint32_t(io.at("seed").i32[0])) |
-                        uint64_t(uint32_t(io.at("seed").i32[1])) << 32;
+  const uint64_t seed =
+      uint64_t(uint32_t(io.at("seed").i32[0])) | uint64_t(uint32_t(io.at("seed").i32[1])) << 32;
   const int64_t width = 1 + 6 * m;
   GraphBuilder b;
   const TensorId in = b.input("params", DataType::kF32, {1, width});
@@ -113,7 +113,8 @@ TEST_CASE("handwriting predict graph: Graves' mixture parameters within 1e-4 of 
       REQUIRE((*session)->run().is_ok());
       const std::vector<float> whole = output_values(**session, "params");
       const double err = relative_error(whole, ref.values);
-      MESSAGE(name << std::string(fuse ? " fused" : " unfused") << ": params " << err << " of max|ref|");
+      MESSAGE(name << std::string(fuse ? " fused" : " unfused") << ": params " << err
+                   << " of max|ref|");
       CHECK(err <= 1e-4);
       // The same sequence in two runs (3 + rest): the LSTM state carries over.
       (*session)->reset();
@@ -132,7 +133,8 @@ TEST_CASE("handwriting predict graph: Graves' mixture parameters within 1e-4 of 
   }
 }
 
-TEST_CASE("handwriting sample graph: 100 points fed back agree with float64 + the reference sampler") {
+TEST_CASE(
+    "handwriting sample graph: 100 points fed back agree with float64 + the reference sampler") {
   for (const char* norm : kNorms) {
     const std::string name = std::string("handwriting_") + norm;
     INFO(name);
@@ -210,15 +212,15 @@ TEST_CASE("handwriting configs and weights: errors name the key or the tensors")
                  "tensor 'head.weight' has shape [25, 24], expected [31, 24]"));
   CHECK(contains(convert_error(with("\"num_layers\": 3", "\"num_layers\": 2"), weights, dir),
                  "unknown tensor 'layers.2.bias'"));
-  CHECK(contains(
-      convert_error(with("\"num_layers\"", "\"skip_connections\": false, \"num_layers\""), weights,
-                    dir),
-      "tensor 'layers.1.w_x.weight' has shape [32, 11], expected [32, 8]"));
+  CHECK(
+      contains(convert_error(with("\"num_layers\"", "\"skip_connections\": false, \"num_layers\""),
+                             weights, dir),
+               "tensor 'layers.1.w_x.weight' has shape [32, 11], expected [32, 8]"));
   CHECK(contains(convert_error(with("\"layer_norm\"", "\"rms_norm\""), weights, dir),
                  "missing tensor 'layers.0.norm_x.scale'"));
-  CHECK(contains(convert_error(with("\"hidden_size\"", "\"window\": 10, \"hidden_size\""), weights,
-                               dir),
-                 "unknown key(s) 'window'"));
+  CHECK(contains(
+      convert_error(with("\"hidden_size\"", "\"window\": 10, \"hidden_size\""), weights, dir),
+      "unknown key(s) 'window'"));
 }
 
 }  // namespace normrt::testing

@@ -76,7 +76,8 @@ TEST_CASE("order embedding fixtures: Theano .npz and PyTorch port, within 1e-4 o
   }
 }
 
-TEST_CASE("order embeddings: each score is Σ max(0, sentence − image)² of the graph's own outputs") {
+TEST_CASE(
+    "order embeddings: each score is Σ max(0, sentence − image)² of the graph's own outputs") {
   const std::string model = scratch("order_prms_norm.npz.nrmt");
   convert_fixture(fixture("order_prms_norm.json"), fixture("order_prms_norm.npz"), model);
   const auto io = read_io(fixture("order_prms_norm.io.safetensors"));

@@ -42,8 +42,10 @@ Outputs run(const std::string& path, bool fuse, const std::map<std::string, IoTe
     Status ran = (*session)->run();
     REQUIRE_MESSAGE(ran.is_ok(), ran.message());
     Outputs out{output_values(**session, "probs"), output_values(**session, "alignment")};
-    if (i == 0) first = out;
-    else CHECK((out.probs == first.probs && out.alignment == first.alignment));
+    if (i == 0)
+      first = out;
+    else
+      CHECK((out.probs == first.probs && out.alignment == first.alignment));
   }
   return first;
 }
@@ -104,8 +106,9 @@ TEST_CASE("attentive_reader configs and weights: errors name the key or the tens
   };
   CHECK(contains(convert_error(with("\"norm\": \"rms_norm\",", ""), npz, dir),
                  "key 'norm' is required"));
-  CHECK(contains(convert_error(with("\"hidden_size\"", "\"dropout\": 1, \"hidden_size\""), npz, dir),
-                 "unknown key(s) 'dropout'"));
+  CHECK(
+      contains(convert_error(with("\"hidden_size\"", "\"dropout\": 1, \"hidden_size\""), npz, dir),
+               "unknown key(s) 'dropout'"));
   CHECK(contains(convert_error(with("\"hidden_size\": 5", "\"hidden_size\": 6"), npz, dir),
                  "tensor 'encoder_desc_word_U' has shape [5, 20], expected [6, 24]"));
   // rlnlstm weights read as lnlstm: the LayerNorm biases are missing.

@@ -187,9 +187,12 @@ TEST_SUITE("seed_ops") {
             CHECK(within_float_rounding(p[1 + j], double(pi), 4));
             CHECK(p[1 + m + j] == x[1 + m + j]);
             CHECK(p[1 + 2 * m + j] == x[1 + 2 * m + j]);
-            CHECK(within_float_rounding(p[1 + 3 * m + j], std::exp((long double)x[1 + 3 * m + j] - b), 2));
-            CHECK(within_float_rounding(p[1 + 4 * m + j], std::exp((long double)x[1 + 4 * m + j] - b), 2));
-            CHECK(within_float_rounding(p[1 + 5 * m + j], std::tanh((long double)x[1 + 5 * m + j]), 2));
+            CHECK(within_float_rounding(p[1 + 3 * m + j],
+                                        std::exp((long double)x[1 + 3 * m + j] - b), 2));
+            CHECK(within_float_rounding(p[1 + 4 * m + j],
+                                        std::exp((long double)x[1 + 4 * m + j] - b), 2));
+            CHECK(within_float_rounding(p[1 + 5 * m + j], std::tanh((long double)x[1 + 5 * m + j]),
+                                        2));
           }
         }
       }
@@ -237,8 +240,8 @@ TEST_SUITE("seed_ops") {
     auto kernel = h.create();
     REQUIRE(kernel.is_ok());
     // A valid mixture: weights summing to 1, positive σ, |ρ| < 1.
-    std::vector<float> p = {0.5f, 0.2f, 0.3f, 0.5f, 1, 2, 3, -1, -2, -3, 0.1f, 0.2f, 0.3f,
-                            0.4f, 0.5f, 0.6f, 0.0f, 0.5f, -0.9f};
+    std::vector<float> p = {0.5f, 0.2f, 0.3f, 0.5f, 1,    2,    3,    -1,   -2,   -3,
+                            0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.0f, 0.5f, -0.9f};
     REQUIRE(p.size() == width);
     h.set(params, p);
     std::vector<std::vector<float>> draws;
@@ -284,7 +287,8 @@ TEST_SUITE("seed_ops") {
     auto kernel = h.create();
     REQUIRE(kernel.is_ok());
     const std::vector<float> qs = random_floats(a, -1, 1, 42), ks = random_floats(l * a, -1, 1, 43);
-    const std::vector<float> vs = random_floats(l * c, -1, 1, 44), kbs = random_floats(l, -2, 2, 45);
+    const std::vector<float> vs = random_floats(l * c, -1, 1, 44),
+                             kbs = random_floats(l, -2, 2, 45);
     const std::vector<float> v_values = random_floats(a, -1, 1, 41);
     h.set(q, qs);
     h.set(keys, ks);
