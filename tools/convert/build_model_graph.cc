@@ -102,9 +102,8 @@ Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
   if (family == ModelFamily::kConvPoolCnn) {
     NORMRT_RETURN_IF_ERROR(refuse_bert_options(options, family));
     if (options.max_sequence_length > 0) {
-      return Status::error(
-          "--max-seq does not apply to convpool_cnn_c: its batch is the config's "
-          "key 'batch'");
+      return Status::error("--max-seq does not apply to convpool_cnn_c: its batch is the config's "
+                           "key 'batch'");
     }
     if (options.dtype != DataType::kF32) {
       return Status::error("--dtype bf16: convpool_cnn_c's convolutions run in f32 only");

@@ -198,17 +198,17 @@ Expected<LlamaConfig> read_llama_config(const JsonConfig& config) {
       {"num_attention_heads", &c.num_attention_heads}};
   for (auto [key, field] : required) NORMRT_RETURN_IF_ERROR(read_int(config, key, field, true));
   c.num_key_value_heads = c.num_attention_heads;  // HF's default: plain multi-head
-  for (auto [key, field] :
-       {std::pair<const char*, int64_t*>{"num_key_value_heads", &c.num_key_value_heads},
-        {"max_position_embeddings", &c.max_position_embeddings}})
+  for (auto [key, field] : {std::pair<const char*, int64_t*>{"num_key_value_heads",
+                                                             &c.num_key_value_heads},
+                            {"max_position_embeddings", &c.max_position_embeddings}})
     NORMRT_RETURN_IF_ERROR(read_int(config, key, field, false));
   Expected<double> eps = config.optional_double("rms_norm_eps", c.rms_norm_eps);
   Expected<bool> tie = config.optional_bool("tie_word_embeddings", c.tie_word_embeddings);
   Expected<std::string> act = config.optional_string("hidden_act", "silu");
   Expected<bool> attention_bias = config.optional_bool("attention_bias", false);
   Expected<bool> mlp_bias = config.optional_bool("mlp_bias", false);
-  for (const Status& s :
-       {eps.status(), tie.status(), act.status(), attention_bias.status(), mlp_bias.status()})
+  for (const Status& s : {eps.status(), tie.status(), act.status(), attention_bias.status(),
+                          mlp_bias.status()})
     if (!s) return s;
   c.rms_norm_eps = eps.value();
   c.tie_word_embeddings = tie.value();
@@ -230,16 +230,14 @@ Expected<LlamaConfig> read_llama_config(const JsonConfig& config) {
   c.rope_theta = theta;
   if (root.contains("rope_parameters") && !root["rope_parameters"].is_null()) {
     const nlohmann::json& rope = root["rope_parameters"];
-    const nlohmann::json type =
-        rope.is_object() ? rope.value("rope_type", nlohmann::json("default")) : nlohmann::json();
+    const nlohmann::json type = rope.is_object() ? rope.value("rope_type", nlohmann::json("default"))
+                                                 : nlohmann::json();
     if (!rope.is_object() || type != "default")
-      return Status::error(file +
-                           ": key 'rope_parameters', expected rope_type \"default\", found " +
+      return Status::error(file + ": key 'rope_parameters', expected rope_type \"default\", found " +
                            rope.dump() + " (scaled rotary positions are not supported)");
     if (rope.contains("rope_theta")) {
       if (!rope["rope_theta"].is_number())
-        return Status::error(file +
-                             ": key 'rope_parameters.rope_theta', expected a number, found " +
+        return Status::error(file + ": key 'rope_parameters.rope_theta', expected a number, found " +
                              rope["rope_theta"].dump());
       c.rope_theta = rope["rope_theta"].get<double>();
     }

@@ -26,19 +26,9 @@
 
 namespace normrt {
 
-enum class ModelFamily {
-  kBertEncoder,
-  kLstm,
-  kGru,
-  kMlp,
-  kLlamaDecoder,
-  kRnnSearch,
-  kTorchTransformer,
-  kConvPoolCnn,
-  kAttentiveReader,
-  kOrderEmbeddings,
-  kHandwriting
-};
+enum class ModelFamily { kBertEncoder, kLstm, kGru, kMlp, kLlamaDecoder, kRnnSearch,
+                         kTorchTransformer, kConvPoolCnn, kAttentiveReader, kOrderEmbeddings,
+                         kHandwriting };
 /// "bert_encoder", "lstm", "gru", "mlp", "llama_decoder", "rnnsearch",
 /// "torch_transformer", "convpool_cnn_c", "attentive_reader", "order_embeddings",
 /// "handwriting".
