@@ -104,6 +104,9 @@ class Model {
   /// The state a Session carries between runs (RNN states, KV caches).
   const std::vector<TensorInfo>& states() const;
   size_t max_sequence_length() const;
+  /// "" if the model runs batches of sequences (SessionOptions::max_batch,
+  /// docs/runtime.md); else why not, naming the node or tensor.
+  std::string_view batch_refusal() const;
   /// The kernel ISA chosen at load ("avx512", ...).
   std::string_view isa() const;
   const PassSummary& passes() const;
@@ -123,6 +126,10 @@ struct SessionOptions {
   size_t threads = 1;
   /// Time every node (steady clock; adds ~50 ns a node).
   bool profile = false;
+  /// The most sequences one run may take (≥ 1), if the model runs batches
+  /// (Model::batch_refusal() is empty). The session's activation memory
+  /// grows with it: max_batch × PassSummary::arena_bytes.
+  size_t max_batch = 1;
 };
 
 /// The most intra-op threads a Session accepts (1024, on any machine: a
@@ -159,6 +166,11 @@ class Session {
   ///    caller's buffer may change or go away at once.
   ///  - Anything else is an error naming both types: data are never
   ///    reinterpreted.
+  /// A batch: an input declared [S, ...] also takes [B, S, ...], B sequences
+  /// of S tokens (padded to one S; 1 ≤ B ≤ SessionOptions::max_batch), if
+  /// the model runs batches. Every input of a run has the same B and S; the
+  /// outputs then have B·S rows (sequence b at rows [b·S, b·S + S)) or, for
+  /// one row per sequence (a pooled embedding), B rows.
   Status set_input(std::string_view name, ElementType type, const void* data,
                    const TensorShape& shape);
   /// Untyped: binds `bytes` of caller memory (borrowed until run() returns)
@@ -166,6 +178,15 @@ class Session {
   /// int64 array passed here would be read as two int32 per value: give
   /// int64 ids to the typed overload. Kept for compatibility.
   Status set_input(std::string_view name, const void* data, size_t bytes);
+  /// Which tokens of a batch are real: `mask` [B, S] of 0/1 (i32 or i64, as
+  /// Hugging Face tokenizers give attention_mask), each row ones then zeros
+  /// (right padding; a 1 after a 0 is an error naming the row and column).
+  /// Attention skips the padded keys and pooling the padded rows; padded
+  /// rows of a token output hold unspecified finite values. Copied now;
+  /// applies to the runs whose inputs have the same [B, S] until set again
+  /// (a run with another [B, S] is an error); null `mask` clears it (every
+  /// token real).
+  Status set_attention_mask(ElementType type, const void* mask, const TensorShape& shape);
   /// Runs the graph on the bound inputs; then, if the model keeps state (RNN
   /// state, a KV cache), advances position() by S. A stateless model (an
   /// encoder) runs every input from position 0.

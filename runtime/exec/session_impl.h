@@ -9,6 +9,7 @@
 // only walks the steps.
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -44,12 +45,19 @@ struct Session::Impl {
   std::unique_ptr<ThreadPool> pool;
 
   /// Per graph input: the S of the data set_input() bound (0 if the input's
-  /// shape has no S).
-  std::vector<size_t> bound_length;
+  /// shape has no S), and its sequences B (1 unless bound as a batch).
+  std::vector<size_t> bound_length, bound_batch;
+  /// Memory is planned for this many sequences (SessionOptions::max_batch).
+  size_t max_batch = 1;
+  /// set_attention_mask(): real tokens per sequence (max_batch entries), for
+  /// runs of mask_batch sequences of mask_length tokens (0: no mask).
+  std::vector<uint32_t> sequence_lengths;
+  size_t mask_batch = 0, mask_length = 0;
   /// Per graph input: for an i32 input, room for its elements at the largest
   /// S, where set_input() converts i64 data (empty for other inputs).
   std::vector<AlignedBytes> converted_inputs;
   size_t sequence_length = 1;  ///< S the views currently carry
+  size_t batch = 1;            ///< B the views currently carry
   size_t position = 0;
 
   bool profiling = false;
@@ -57,8 +65,9 @@ struct Session::Impl {
 
   /// Writes `view` into the tensor's view and all its step copies.
   void publish(TensorId tensor, const TensorView& view);
-  /// Gives every S-dependent view the dimension `sequence_length`.
-  void set_sequence_length(size_t sequence_length);
+  /// Gives every S-dependent view `sequence_length` (times `batch` for the
+  /// first dimension) and every per-sequence view `batch` rows.
+  void set_sequence_length(size_t sequence_length, size_t batch);
 };
 
 /// A read-only reference to what `view` holds (an output, a state).

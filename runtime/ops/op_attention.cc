@@ -8,7 +8,9 @@
 //            scale (1/√d)
 //
 // Without cache the queries attend over the Sk rows of k and v (causal needs
-// Sk = Sq). With both caches (Sk = Sq = S) run() first writes k, v into cache
+// Sk = Sq). In a batch (OpRunContext::batch > 1, runtime/exec/batch_support.h)
+// q, k and v hold `batch` sequences of S rows each, and each sequence attends
+// over its own first sequence_lengths[b] keys (the rest are padding). With both caches (Sk = Sq = S) run() first writes k, v into cache
 // rows [position, position + S), then attends over rows [0, position + S);
 // causal masks by absolute position (query i sits at position + i).
 // The arithmetic is the attention kernel family's (kernels/attention/).
@@ -137,6 +139,13 @@ class AttentionOp final : public OpKernel {
       args.k = in[kK].f32();
       args.v = in[kV].f32();
       args.key_rows = in[kK].rows();
+      if (context.batch > 1 || context.sequence_lengths != nullptr) {
+        args.batch = context.batch;
+        args.query_rows = context.sequence_length;
+        args.key_rows = context.sequence_length;
+        args.key_lengths = context.sequence_lengths;
+        args = attention_dense(config_.params, args);
+      }
     }
     attention_run(kernel_, config_.params, args, context.pool);
     return Status::ok();

@@ -2,7 +2,8 @@
 //   (ids i32 [..], table)  → [.., D]   row ids[i] + row_offset
 //   (table), positions = 1 → [S, D]    rows position + row_offset + [0, S), where
 //                                      position is the session's token count
-//                                      (learned position embeddings)
+//                                      (learned position embeddings); in a
+//                                      batch, [0, S) for each sequence
 // Attributes: "positions" (int 0 | 1, default 0), "row_offset" (int, default 0;
 // some checkpoints shift their rows, e.g. RoBERTa's positions by 2).
 // A row outside [0, V) is a run() error naming the node, the index, the value and V.
@@ -97,7 +98,8 @@ class EmbeddingOp final : public OpKernel {
     const TensorView& table = context.inputs[context.input_count - 1];
     float* y = context.outputs[0].f32();
     if (config_.positions) {
-      const size_t count = context.outputs[0].rows();
+      // A batch holds `batch` sequences of S rows, each from position 0.
+      const size_t count = context.outputs[0].rows() / context.batch;
       for (size_t i = 0; i < count; ++i) {
         const int64_t row = static_cast<int64_t>(context.position + i) + config_.row_offset;
         if (row < 0 || row >= static_cast<int64_t>(rows_)) {
@@ -108,6 +110,8 @@ class EmbeddingOp final : public OpKernel {
         }
         copy_row(table, static_cast<size_t>(row), y + i * width_);
       }
+      for (size_t b = 1; b < context.batch; ++b)
+        std::memcpy(y + b * count * width_, y, count * width_ * sizeof(float));
       return Status::ok();
     }
     const TensorView& ids = context.inputs[0];
