@@ -2,7 +2,9 @@
 
     lib = NormrtLibrary("build/release/runtime/libnormrt.so")
     model = lib.load("model.nrmt")                  # options: defaults (fuse, fold)
+    model.input_names()                             # ["input_ids"]
     session = model.session()                       # threads 0: the calling thread only
+    session2 = model.session(threads=2)             # intra-op pool of 2 threads
     session.set_input("x", array)                   # borrowed until run() returns
     session.run()
     y = session.output("h_seq")                     # a numpy copy
@@ -50,7 +52,18 @@ class NormrtLibrary:
         lib.normrt_session_reset.argtypes = [vp]
         lib.normrt_session_position.argtypes = [vp]
         lib.normrt_session_position.restype = sz
+        lib.normrt_session_copy_state.argtypes = [vp, vp]
+        lib.normrt_model_input_count.argtypes = [vp]
+        lib.normrt_model_input_count.restype = sz
+        lib.normrt_model_input_name.argtypes = [vp, sz]
+        lib.normrt_model_input_name.restype = cp
         self.lib, self.path = lib, path
+        # Shaped inputs ([B, S] ids with an attention mask) are expected from the
+        # batching work of issue 19 under this name and signature (the shape of
+        # normrt_session_output): (session, name, data, const size_t* shape, rank).
+        self.set_input_shaped = getattr(lib, "normrt_session_set_input_shaped", None)
+        if self.set_input_shaped is not None:
+            self.set_input_shaped.argtypes = [vp, cp, vp, ctypes.POINTER(sz), sz]
 
     def check(self, status, what):
         if status != _OK:
@@ -68,8 +81,14 @@ class NormrtModel:
     def __init__(self, library, handle):
         self.library, self.handle = library, handle
 
-    def session(self):
-        options = _SessionOptions(0, 0)
+    def input_names(self):
+        lib = self.library.lib
+        return [lib.normrt_model_input_name(self.handle, i).decode()
+                for i in range(lib.normrt_model_input_count(self.handle))]
+
+    def session(self, threads=0):
+        """threads: intra-op threads (0 or 1: the calling thread only)."""
+        options = _SessionOptions(threads, 0)
         handle = ctypes.c_void_p()
         lib = self.library
         lib.check(lib.lib.normrt_session_create(self.handle, ctypes.byref(options),
@@ -105,6 +124,19 @@ class NormrtSession:
                                               array.ctypes.data, array.nbytes),
             f"set_input {name}")
 
+    def set_input_shaped(self, name, array):
+        """A [B, S] (any rank) input with its shape, for models with batch inputs;
+        NormrtError if this libnormrt has no shaped setter."""
+        setter = self.library.set_input_shaped
+        if setter is None:
+            raise NormrtError("this libnormrt has no normrt_session_set_input_shaped")
+        if not array.flags["C_CONTIGUOUS"]:
+            raise ValueError(f"input '{name}' must be C-contiguous")
+        self._borrowed[name] = array
+        shape = (ctypes.c_size_t * array.ndim)(*array.shape)
+        self.library.check(setter(self.handle, self._name(name), array.ctypes.data, shape,
+                                  array.ndim), f"set_input_shaped {name}")
+
     def run(self):
         self.library.check(self.lib.normrt_session_run(self.handle), "run")
 
@@ -126,6 +158,12 @@ class NormrtSession:
 
     def position(self):
         return self.lib.normrt_session_position(self.handle)
+
+    def copy_state_from(self, source):
+        """This session's state and position become a copy of `source`'s (a
+        session of the same model): a filled KV cache without a new prefill."""
+        self.library.check(self.lib.normrt_session_copy_state(self.handle, source.handle),
+                           "copy_state")
 
     def __del__(self):
         if self.handle:
