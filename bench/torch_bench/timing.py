@@ -17,9 +17,22 @@ Clocks: "wall" (perf_counter_ns, the latency a caller sees) or "cpu"
 the calling thread only (PyTorch with one intra-op thread, normrt sessions
 with threads = 0), so on a quiet machine the two agree; on a shared machine
 the CPU clock leaves out the time the thread was preempted by other
-processes (cache pollution by them still counts)."""
+processes (cache pollution by them still counts).
+
+A contender whose call is a SelfTimed measures itself: each call returns a
+list of durations in ns (e.g. the gaps between the tokens a generator
+yields, when one call cannot isolate one step). It gets no warm-up calls
+(its own samples come after the work that warms it, such as a prefill);
+calls repeat until the round's share of samples is collected."""
 import time
 from dataclasses import dataclass
+
+
+class SelfTimed:
+    """Wraps sampler() -> [duration_ns, ...] (wall clock, measured inside)."""
+
+    def __init__(self, sampler):
+        self.sampler = sampler
 
 
 @dataclass
@@ -49,6 +62,9 @@ def measure_rounds(contenders, warmup, reps, rounds, clock="wall"):
     for r in range(rounds):
         block = reps // rounds + (1 if r < reps % rounds else 0)
         for name, (call, prepare) in contenders.items():
+            if isinstance(call, SelfTimed):
+                samples[name] += _self_timed_block(call, prepare, block)
+                continue
             for n in range(warmup + block):
                 if prepare is not None:
                     prepare()
@@ -56,6 +72,20 @@ def measure_rounds(contenders, warmup, reps, rounds, clock="wall"):
                 call()
                 if n >= warmup:
                     samples[name].append(clock() - start)
+    return summarize(samples)
+
+
+def _self_timed_block(call, prepare, block):
+    taken = []
+    while len(taken) < block:
+        if prepare is not None:
+            prepare()
+        taken += call.sampler()
+    return taken[:block]
+
+
+def summarize(samples):
+    """{name: [duration_ns, ...]} -> {name: Timing}."""
     result = {}
     for name, values in samples.items():
         values.sort()
