@@ -22,7 +22,11 @@ def _cpuinfo_field(name):
 
 
 def cpu_name():
-    return _cpuinfo_field("model name") or platform.processor() or "unknown CPU"
+    """The model name with the family/model numbers (a VM may show only
+    "AMD EPYC"; the family tells the generation: 25 is Zen 3/4, 26 Zen 5)."""
+    name = _cpuinfo_field("model name") or platform.processor() or "unknown CPU"
+    family, model = _cpuinfo_field("cpu family"), _cpuinfo_field("model")
+    return name if family is None else f"{name} (family {family}, model {model})"
 
 
 def cpu_flags():
