@@ -117,8 +117,67 @@ def _markdown(columns, lines):
     return "\n".join([line(columns), "|" + "---|" * len(columns)] + [line(v) for v in lines])
 
 
+def pivots(report):
+    """Per (case, threads): one line per shape, normrt f32's p50 in ms, then
+    every other side's p50 ÷ normrt f32's p50 (throughput cases: items/s
+    of every side). [(title, columns, lines)]."""
+    out = []
+    groups = []
+    for r in report.rows:
+        if (r.case, r.threads) not in groups:
+            groups.append((r.case, r.threads))
+    for case, threads in groups:
+        rows = [r for r in report.rows if r.case == case and r.threads == threads]
+        shapes = list(dict.fromkeys(r.shape for r in rows))
+        sides = list(dict.fromkeys(r.side for r in rows))
+        throughput = any(r.items > 1 for r in rows)
+        if throughput:
+            columns = ["shape"] + [f"{s} items/s" for s in sides]
+        else:
+            columns = ["shape", "normrt f32 ms"] + [s for s in sides if s != "normrt f32"]
+        lines = []
+        for shape in shapes:
+            by_side = {r.side: r for r in rows if r.shape == shape}
+            line = [shape]
+            if throughput:
+                line += [_num(by_side[s].items / (by_side[s].timing.p50_ms / 1e3), ".1f")
+                         if s in by_side else "—" for s in sides]
+            else:
+                base = by_side.get("normrt f32")
+                line.append(_num(base.timing.p50_ms if base else None, ".2f"))
+                line += [_num(report.ratio(by_side[s]), ".2f") if s in by_side else "—"
+                         for s in sides if s != "normrt f32"]
+            lines.append(line)
+        what = "sentences/s" if throughput else "peer p50 ÷ normrt f32 p50 (> 1: normrt faster)"
+        out.append((f"{case}, {threads} thread(s): {what}", columns, lines))
+    return out
+
+
+def scaling(report):
+    """Per case and thread count t > 1: every side's p50 at 1 thread ÷ its
+    p50 at t threads (the speed-up t threads bring). [(title, columns, lines)]."""
+    out = []
+    cases = list(dict.fromkeys(r.case for r in report.rows))
+    for case in cases:
+        rows = [r for r in report.rows if r.case == case]
+        one = {(r.shape, r.side): r for r in rows if r.threads == 1}
+        for threads in sorted({r.threads for r in rows} - {1}):
+            many = {(r.shape, r.side): r for r in rows if r.threads == threads}
+            sides = list(dict.fromkeys(side for _, side in many))
+            shapes = list(dict.fromkeys(shape for shape, _ in many))
+            lines = [[shape] + [_num(one[(shape, side)].timing.p50_ms /
+                                     many[(shape, side)].timing.p50_ms, ".2f")
+                                if (shape, side) in one and (shape, side) in many else "—"
+                                for side in sides] for shape in shapes]
+            out.append((f"{case}: p50 at 1 thread ÷ p50 at {threads} threads", ["shape"] + sides,
+                        lines))
+    return out
+
+
 def text_tables(report):
     parts = [_text(COLUMNS, [cells(report, r) for r in report.rows])]
+    parts += [title + "\n" + _text(columns, lines)
+              for title, columns, lines in pivots(report) + scaling(report)]
     if report.accuracy:
         parts.append(_text(ACCURACY_COLUMNS, [accuracy_cells(a) for a in report.accuracy]))
     if report.notes:
@@ -128,6 +187,8 @@ def text_tables(report):
 
 def markdown_tables(report):
     parts = [_markdown(COLUMNS, [cells(report, r) for r in report.rows])]
+    parts += [f"{title}\n\n" + _markdown(columns, lines)
+              for title, columns, lines in pivots(report) + scaling(report)]
     if report.accuracy:
         parts.append(_markdown(ACCURACY_COLUMNS, [accuracy_cells(a) for a in report.accuracy]))
     if report.notes:
