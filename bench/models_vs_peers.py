@@ -187,6 +187,9 @@ def main(argv):
             if pinning.pin(threads) is None:
                 continue
             torch.set_num_threads(threads)
+            load = machine.load_average()
+            print(f"  {threads} thread(s), load average {load}", flush=True)
+            env.report.notes.append(f"{name}, {threads} thread(s): load average {load} at start")
             case.measure(threads)
     load_end = machine.load_average()
     elapsed = time.time() - start
