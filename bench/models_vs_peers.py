@@ -187,10 +187,15 @@ def main(argv):
             if pinning.pin(threads) is None:
                 continue
             torch.set_num_threads(threads)
-            load = machine.load_average()
+            load, foreign = machine.load_average(), machine.ForeignCpu()
             print(f"  {threads} thread(s), load average {load}", flush=True)
-            env.report.notes.append(f"{name}, {threads} thread(s): load average {load} at start")
             case.measure(threads)
+            busy = foreign.busy_cpus()
+            note = (f"{name}, {threads} thread(s): load average {load} at start; other "
+                    "processes kept " + ("?" if busy is None else f"{busy:.2f}") +
+                    f" of {os.cpu_count()} CPUs busy meanwhile")
+            print("  " + note, flush=True)
+            env.report.notes.append(note)
     load_end = machine.load_average()
     elapsed = time.time() - start
     print()

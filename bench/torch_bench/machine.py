@@ -3,6 +3,7 @@ themselves: the CPU model and the flags that decide normrt's and the peers'
 kernels, the load average, and the CPUs each thread count runs on."""
 import os
 import platform
+import time
 
 # The /proc/cpuinfo flags the runtimes choose kernels by (AVX-512 with BF16 and
 # VNNI for bf16 / int8 dot products, AMX tiles where present).
@@ -91,3 +92,32 @@ class Pinning:
                              f"{self.start}: those runs are skipped (run under "
                              f"`taskset -c 0-{t - 1}`)")
         return notes
+
+
+class ForeignCpu:
+    """How many CPUs other processes kept busy while a measurement ran:
+    (all CPUs' busy time from /proc/stat − this process's CPU time) ÷ wall
+    time. The load average cannot tell this process's own threads from the
+    others'; this can. None where /proc/stat is unreadable."""
+
+    def __init__(self):
+        self.start = self._snapshot()
+
+    @staticmethod
+    def _snapshot():
+        try:
+            with open("/proc/stat") as f:
+                fields = [int(v) for v in f.readline().split()[1:]]
+        except (OSError, ValueError):
+            return None
+        # user nice system idle iowait irq softirq steal ...: busy leaves out idle and iowait
+        busy = sum(fields[:3]) + sum(fields[5:8])
+        own = os.times()
+        return time.monotonic(), busy / os.sysconf("SC_CLK_TCK"), own.user + own.system
+
+    def busy_cpus(self):
+        end = self._snapshot()
+        if self.start is None or end is None or end[0] <= self.start[0]:
+            return None
+        foreign = (end[1] - self.start[1]) - (end[2] - self.start[2])
+        return max(0.0, foreign / (end[0] - self.start[0]))

@@ -1,5 +1,5 @@
 """Batch throughput (sentences/s) on MiniLM: the first 64 sentences of
-bench/peer_sentences.txt (3 to 256 tokens), sorted by length as
+bench/peer_sentences.txt (3 to 147 tokens), sorted by length as
 sentence-transformers' encode() sorts them, in batches of B; one timed call
 encodes all 64.
 
