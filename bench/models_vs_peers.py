@@ -35,6 +35,7 @@ from torch_bench import machine, peer_report  # noqa: E402
 from torch_bench.context import Context  # noqa: E402
 
 CASES = ["minilm", "bert-base", "llama", "batch"]
+SETTLE_S = 0.3  # idle pause before each side's block at t > 1 threads
 
 
 def parse_args(argv):
@@ -187,6 +188,9 @@ def main(argv):
             if pinning.pin(threads) is None:
                 continue
             torch.set_num_threads(threads)
+            # Pools spin after their last task (ORT's for ~ms, CTranslate2's OpenMP team
+            # longer): at t > 1 a spinning pool would take a CPU from the next side's block.
+            env.ctx.settle_s = SETTLE_S if threads > 1 else 0.0
             load, foreign = machine.load_average(), machine.ForeignCpu()
             print(f"  {threads} thread(s), load average {load}", flush=True)
             case.measure(threads)

@@ -53,15 +53,20 @@ def percentile(sorted_values, q):
 CLOCKS = {"wall": time.perf_counter_ns, "cpu": time.thread_time_ns}
 
 
-def measure_rounds(contenders, warmup, reps, rounds, clock="wall"):
+def measure_rounds(contenders, warmup, reps, rounds, clock="wall", settle_s=0.0):
     """contenders: {name: (call, prepare or None)} → {name: Timing}, `reps`
     samples each (split over `rounds` interleaved blocks, each block after
-    its own `warmup` calls), read from CLOCKS[clock]."""
+    its own `warmup` calls), read from CLOCKS[clock]. settle_s: an idle
+    pause before each block, so that the previous contender's pool threads,
+    which spin for a while after their last task (ONNX Runtime's pool,
+    CTranslate2's OpenMP team), are asleep when the next block starts."""
     samples = {name: [] for name in contenders}
     clock = CLOCKS[clock]
     for r in range(rounds):
         block = reps // rounds + (1 if r < reps % rounds else 0)
         for name, (call, prepare) in contenders.items():
+            if settle_s > 0:
+                time.sleep(settle_s)
             if isinstance(call, SelfTimed):
                 samples[name] += _self_timed_block(call, prepare, block)
                 continue
