@@ -3,16 +3,19 @@
     lib = NormrtLibrary("build/release/runtime/libnormrt.so")
     model = lib.load("model.nrmt")                  # options: defaults (fuse, fold)
     model.input_names()                             # ["input_ids"]
+    model.input_info(0)                             # name, dtype, declared shape (-1: S)
     session = model.session()                       # threads 0: the calling thread only
     session2 = model.session(threads=2)             # intra-op pool of 2 threads
     session.set_input("x", array)                   # borrowed until run() returns
+    session.set_input_shaped("input_ids", ids_2d)   # with its shape (normrt_session_set_input_typed)
     session.run()
     y = session.output("h_seq")                     # a numpy copy
 
 Errors raise NormrtError with normrt_last_error()'s message. Inputs are
-numpy arrays (C-contiguous, float32 or int32); the session keeps a
-reference to each until the next set_input of that name, so the borrowed
-memory outlives run().
+numpy arrays (C-contiguous, float32 or int32; int64 ids through
+set_input_shaped); the session keeps a reference to each until the next
+set_input of that name, so the borrowed memory outlives run(). Option and
+info structs carry `struct_size` first (the header's ABI rule).
 """
 import ctypes
 
@@ -27,12 +30,24 @@ class NormrtError(RuntimeError):
 
 
 class _ModelOptions(ctypes.Structure):
-    _fields_ = [("isa", ctypes.c_char_p), ("fuse", ctypes.c_int),
-                ("fold_norm_affine", ctypes.c_int)]
+    _fields_ = [("struct_size", ctypes.c_size_t), ("isa", ctypes.c_char_p),
+                ("fuse", ctypes.c_int), ("fold_norm_affine", ctypes.c_int)]
 
 
 class _SessionOptions(ctypes.Structure):
-    _fields_ = [("threads", ctypes.c_size_t), ("profile", ctypes.c_int)]
+    _fields_ = [("struct_size", ctypes.c_size_t), ("threads", ctypes.c_size_t),
+                ("profile", ctypes.c_int)]
+
+
+class _TensorInfo(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_size_t), ("name", ctypes.c_char_p),
+                ("dtype", ctypes.c_int), ("rank", ctypes.c_size_t),
+                ("shape", ctypes.c_int64 * MAX_RANK), ("max_sequence_length", ctypes.c_size_t)]
+
+
+# normrt_dtype: the element types set_input_shaped passes.
+_DTYPES = {np.dtype(np.float32): 1, np.dtype(np.int32): 2, np.dtype(np.int64): 3}
+_DTYPE_NAMES = {1: "f32", 2: "i32", 3: "i64"}
 
 
 class NormrtLibrary:
@@ -57,20 +72,18 @@ class NormrtLibrary:
         lib.normrt_model_input_count.restype = sz
         lib.normrt_model_input_name.argtypes = [vp, sz]
         lib.normrt_model_input_name.restype = cp
+        lib.normrt_model_input_info.argtypes = [vp, sz, ctypes.POINTER(_TensorInfo)]
+        lib.normrt_session_set_input_typed.argtypes = [vp, cp, ctypes.c_int, vp,
+                                                       ctypes.POINTER(sz), sz]
         self.lib, self.path = lib, path
-        # Shaped inputs ([B, S] ids with an attention mask) are expected from the
-        # batching work of issue 19 under this name and signature (the shape of
-        # normrt_session_output): (session, name, data, const size_t* shape, rank).
-        self.set_input_shaped = getattr(lib, "normrt_session_set_input_shaped", None)
-        if self.set_input_shaped is not None:
-            self.set_input_shaped.argtypes = [vp, cp, vp, ctypes.POINTER(sz), sz]
 
     def check(self, status, what):
         if status != _OK:
             raise NormrtError(f"{what}: {self.lib.normrt_last_error().decode()}")
 
     def load(self, path, fuse=True, fold_norm_affine=True):
-        options = _ModelOptions(None, int(fuse), int(fold_norm_affine))
+        options = _ModelOptions(ctypes.sizeof(_ModelOptions), None, int(fuse),
+                                int(fold_norm_affine))
         handle = ctypes.c_void_p()
         self.check(self.lib.normrt_model_load(str(path).encode(), ctypes.byref(options),
                                               ctypes.byref(handle)), f"load {path}")
@@ -86,9 +99,18 @@ class NormrtModel:
         return [lib.normrt_model_input_name(self.handle, i).decode()
                 for i in range(lib.normrt_model_input_count(self.handle))]
 
+    def input_info(self, index):
+        """{"name", "dtype" ("f32" | "i32"), "shape" (-1 where the dimension is S)}."""
+        info = _TensorInfo(ctypes.sizeof(_TensorInfo))
+        lib = self.library
+        lib.check(lib.lib.normrt_model_input_info(self.handle, index, ctypes.byref(info)),
+                  f"input_info {index}")
+        return {"name": info.name.decode(), "dtype": _DTYPE_NAMES.get(info.dtype, "?"),
+                "shape": [info.shape[i] for i in range(info.rank)]}
+
     def session(self, threads=0):
         """threads: intra-op threads (0 or 1: the calling thread only)."""
-        options = _SessionOptions(threads, 0)
+        options = _SessionOptions(ctypes.sizeof(_SessionOptions), threads, 0)
         handle = ctypes.c_void_p()
         lib = self.library
         lib.check(lib.lib.normrt_session_create(self.handle, ctypes.byref(options),
@@ -125,17 +147,19 @@ class NormrtSession:
             f"set_input {name}")
 
     def set_input_shaped(self, name, array):
-        """A [B, S] (any rank) input with its shape, for models with batch inputs;
-        NormrtError if this libnormrt has no shaped setter."""
-        setter = self.library.set_input_shaped
-        if setter is None:
-            raise NormrtError("this libnormrt has no normrt_session_set_input_shaped")
+        """An input with its shape and element type (normrt_session_set_input_typed):
+        e.g. [B, S] ids for a model that declares batch inputs."""
         if not array.flags["C_CONTIGUOUS"]:
             raise ValueError(f"input '{name}' must be C-contiguous")
+        dtype = _DTYPES.get(array.dtype)
+        if dtype is None:
+            raise ValueError(f"input '{name}': dtype {array.dtype} is not float32/int32/int64")
         self._borrowed[name] = array
         shape = (ctypes.c_size_t * array.ndim)(*array.shape)
-        self.library.check(setter(self.handle, self._name(name), array.ctypes.data, shape,
-                                  array.ndim), f"set_input_shaped {name}")
+        self.library.check(
+            self.lib.normrt_session_set_input_typed(self.handle, self._name(name), dtype,
+                                                    array.ctypes.data, shape, array.ndim),
+            f"set_input_typed {name}")
 
     def run(self):
         self.library.check(self.lib.normrt_session_run(self.handle), "run")

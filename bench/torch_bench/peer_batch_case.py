@@ -6,10 +6,11 @@ encodes all 64.
 - ONNX Runtime f32: B sentences per run, padded with [PAD] (id 0) to the
   longest of the batch, attention_mask 0 on the padding: what a user of the
   exported model does.
-- normrt f32: the model file's inputs decide. A model that declares an
-  `attention_mask` input (the [B, S] batch inputs planned in issue 19) gets
-  the same padded batches through normrt_session_set_input_shaped; today's
-  models take one unpadded sequence, so normrt runs the 64 sentences as a
+- normrt f32: the model file's inputs decide (normrt_model_input_info). A
+  model whose `input_ids` is declared [B, S] (rank 2) or that has an
+  `attention_mask` input (the batch inputs planned in issue 19) gets the
+  same padded batches through normrt_session_set_input_typed; today's
+  models declare one sequence [S], so normrt runs the 64 sentences as a
   loop of single runs (reset, set_input, run), the same for every B,
   labelled "loop of single runs"."""
 import numpy as np
@@ -34,6 +35,12 @@ def pad(batch):
     return ids, mask
 
 
+def takes_batches(model):
+    inputs = [model.input_info(i) for i in range(len(model.input_names()))]
+    names = {info["name"]: info for info in inputs}
+    return "attention_mask" in names or len(names.get("input_ids", {}).get("shape", [])) == 2
+
+
 def batches_of(sequences, size):
     return [pad(sequences[i:i + size]) for i in range(0, len(sequences), size)]
 
@@ -48,7 +55,7 @@ class BatchCase:
             self.sequences = embedding_accuracy.random_sequences(
                 len(sentences), max_len, np.random.default_rng(4002))
         self.sequences.sort(key=len, reverse=True)  # less padding per batch
-        self.batched_normrt = "attention_mask" in peers.normrt["f32"].input_names()
+        self.batched_normrt = takes_batches(peers.normrt["f32"])
         lengths = [len(s) for s in self.sequences]
         env.log(f"  {len(self.sequences)} sentences, {min(lengths)}–{max(lengths)} tokens "
                 f"(mean {np.mean(lengths):.0f}); normrt "
