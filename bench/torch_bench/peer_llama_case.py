@@ -18,8 +18,8 @@ What each timed call is:
   step with its own cache at context, context + 1, ... (the prompt's
   prefill before the first token is not timed). Its Python API has no call
   for one step on a kept cache; a static prompt (cached state restored per
-  call) measured 25–100 ms more than a step at these contexts, so the
-  token gaps are the fair figure. Its logits are checked once through
+  call) costs far more than a step (docs/bench_models.md), so the token
+  gaps are the fair figure. Its logits are checked once through
   generate_batch with the prompt as static_prompt."""
 import time
 
