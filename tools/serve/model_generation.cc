@@ -59,15 +59,17 @@ Expected<std::shared_ptr<ModelGeneration>> ModelGeneration::create(
 
 size_t ModelGeneration::request_bytes_beyond_body(size_t body_bytes) const {
   // Every JSON value but the last takes at least two bytes ("1," or "[]"),
-  // so a body holds at most body_bytes / 2 + 2 of them, and as many inputs.
+  // so a body holds at most body_bytes / 2 + 2 of them; an input (a text
+  // "", or ids [1], and a separator) at least three.
   const size_t body_values = body_bytes / 2 + 2;
+  const size_t body_inputs = body_bytes / 3 + 1;
   const size_t max_length = model_->max_sequence_length();
   const size_t run_bytes = std::min(max_run_values_, body_values) * kDomBytesPerValue +
                            std::min(max_input_elements_, body_values) * sizeof(float) +
                            max_output_elements_ * kTextBytesPerFloat + 4096;
   size_t embedding_bytes = 0;
   if (tokenizer_) {
-    const size_t inputs = std::min(max_embedding_inputs_, body_values);
+    const size_t inputs = std::min(max_embedding_inputs_, body_inputs);
     embedding_bytes = std::min(max_embedding_values_, body_values) * kDomBytesPerValue +
                       inputs * ((max_length + 1) * sizeof(int32_t) +
                                 embedding_width_ * kTextBytesPerFloat + 256) +
