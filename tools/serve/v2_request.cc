@@ -75,9 +75,10 @@ ApiResult<V2Input> parse_input(json& spec, size_t index, std::string_view binary
       return bad(where + ": \"shape\" has " + shown(dim) + ", expected integers in [0, 2^31]");
     }
     input.shape.push_back(dim.get<int64_t>());
-    // Saturated: no overflow for any shape; 2^40 elements cannot fit a body.
-    input.elements =
-        std::min<size_t>(input.elements * static_cast<size_t>(dim.get<int64_t>()), size_t{1} << 40);
+    // Saturated at 2^40 (more than any body holds) before it could overflow.
+    constexpr size_t kCap = size_t{1} << 40;
+    const auto factor = static_cast<size_t>(dim.get<int64_t>());
+    input.elements = factor != 0 && input.elements > kCap / factor ? kCap : input.elements * factor;
   }
   ApiResult<const json*> parameters = parameters_of(spec, where);
   if (!parameters) return parameters.error();

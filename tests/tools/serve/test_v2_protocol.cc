@@ -345,6 +345,12 @@ TEST_CASE("v2 infer errors: the binary section's framing") {
       R"({"inputs": [{"name": "input_ids", "shape": [3], "datatype": "INT32", "parameters": {"binary_data_size": 8}}]})";
   check_v2_error(bert->v2_infer("tiny", "", wrong_size + le_bytes({2, 3}, 4), wrong_size.size()),
                  400, "8 bytes of binary data for shape [3] of INT32, expected 12");
+  // A shape whose product overflows 64 bits saturates at 2^40 elements instead of wrapping to 0.
+  const std::string huge =
+      R"({"inputs": [{"name": "input_ids", "shape": [2147483648, 2147483648, 2147483648], "datatype": "INT32", "parameters": {"binary_data_size": 0}}]})";
+  check_v2_error(bert->v2_infer("tiny", "", huge, huge.size()), 400,
+                 "0 bytes of binary data for shape [2147483648,2147483648,2147483648] of INT32, "
+                 "expected 4398046511104");
   const std::string text =
       R"({"inputs": [{"name": "text", "shape": [1], "datatype": "BYTES", "parameters": {"binary_data_size": 6}}]})";
   check_v2_error(bert->v2_infer("tiny", "", text + le_bytes({9}, 4) + "ab", text.size()), 400,
