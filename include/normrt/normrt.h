@@ -82,9 +82,12 @@ typedef struct normrt_session_options {
   size_t threads;     /* intra-op threads, 0 or 1: the calling thread only; at most
                          normrt_max_threads() */
   int profile;        /* nonzero: time every node */
+  size_t max_batch;   /* the most sequences one run takes (0 or 1: one), for a model
+                         that runs batches (normrt_model_batch_refusal() is "");
+                         added in 0.x: an older caller's smaller struct gets 1 */
 } normrt_session_options;
 #define NORMRT_SESSION_OPTIONS_INIT \
-  { sizeof(normrt_session_options), 1, 0 }
+  { sizeof(normrt_session_options), 1, 0, 1 }
 
 /* A graph input or output as the model declares it. */
 typedef struct normrt_tensor_info {
@@ -129,6 +132,10 @@ normrt_status normrt_model_output_info(const normrt_model* model, size_t index,
                                        normrt_tensor_info* info);
 /* The largest S a run accepts. */
 size_t normrt_model_max_sequence_length(const normrt_model* model);
+/* "" if the model runs batches of sequences (an input [S, ...] then takes
+ * [B, S, ...], see normrt_session_options.max_batch); else why not. Valid
+ * while the model lives; NULL for a null model. */
+const char* normrt_model_batch_refusal(const normrt_model* model);
 
 normrt_status normrt_session_create(const normrt_model* model,
                                     const normrt_session_options* options,
@@ -152,6 +159,13 @@ normrt_status normrt_session_set_input_typed(normrt_session* session, const char
  * would be read as two int32 per value: use normrt_session_set_input_typed. */
 normrt_status normrt_session_set_input(normrt_session* session, const char* name,
                                        const void* data, size_t bytes);
+/* Which tokens of a batch are real: mask [B, S] (shape {B, S}, rank 2) of
+ * 0/1, i32 or i64, each row ones then zeros (right padding). Copied now;
+ * applies to the runs of inputs [B, S] until set again; NULL mask clears
+ * it. See Session::set_attention_mask in normrt.hpp. */
+normrt_status normrt_session_set_attention_mask(normrt_session* session, normrt_dtype dtype,
+                                                const void* mask, const size_t* shape,
+                                                size_t rank);
 normrt_status normrt_session_run(normrt_session* session);
 /* *data stays valid until the next run or reset; shape has room for
  * NORMRT_MAX_RANK entries. */

@@ -40,12 +40,12 @@ Status Session::set_attention_mask(ElementType type, const void* mask, const Ten
     bool padding = false;
     for (size_t j = 0; j < length; ++j) {
       const int64_t value = mask_value(type, mask, b * length + j);
-      const std::string at = "[" + std::to_string(b) + ", " + std::to_string(j) + "]";
+      auto at = [&] { return "[" + std::to_string(b) + ", " + std::to_string(j) + "]"; };
       if (value != 0 && value != 1)
-        return Status::error("set_attention_mask: mask" + at + " = " + std::to_string(value) +
+        return Status::error("set_attention_mask: mask" + at() + " = " + std::to_string(value) +
                              " is not 0 or 1");
       if (value == 1 && padding)
-        return Status::error("set_attention_mask: mask" + at +
+        return Status::error("set_attention_mask: mask" + at() +
                              " is 1 after a 0 in its row: only right padding is supported");
       padding = value == 0;
     }

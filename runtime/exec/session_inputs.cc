@@ -73,23 +73,24 @@ Expected<BoundShape> bound_shape_of(const Session::Impl& session, const Tensor& 
     fits = given >= 1 && given <= max_length && (bound.length == 0 || given == bound.length);
     bound.length = given;
   }
-  if (!fits) {
+  // Built only on failure: binding allocates nothing.
+  auto refuse = [&](const std::string& as_batch) {
     const std::string range =
         has_sequence_dim(tensor.shape) ? " (1 ≤ S ≤ " + std::to_string(max_length) + ")" : "";
     return Status::error("set_input: shape " + shape_text(shape) + " does not fit input " +
-                         describe(tensor) + range);
-  }
+                         describe(tensor) + range +
+                         (as_batch.empty() ? "" : "; as a batch [B, ...]: " + as_batch));
+  };
+  if (!fits) return refuse("");
   if (!batched) return bound;
   bound.batch = shape[0];
-  const std::string what = "set_input: '" + tensor.name + "' shape " + shape_text(shape) + ": ";
-  if (bound.batch == 0) return Status::error(what + "a batch of 0 sequences");
+  if (bound.batch == 0) return refuse("a batch of 0 sequences");
   if (bound.batch > session.max_batch)
-    return Status::error(what + "a batch of " + std::to_string(bound.batch) +
-                         " sequences > the session's max_batch " +
-                         std::to_string(session.max_batch) + " (SessionOptions::max_batch)");
+    return refuse("a batch of " + std::to_string(bound.batch) +
+                  " sequences > the session's max_batch " + std::to_string(session.max_batch) +
+                  " (SessionOptions::max_batch)");
   if (bound.batch > 1 && !session.compiled->batch.refusal.empty())
-    return Status::error(what + "the model runs one sequence at a time: " +
-                         session.compiled->batch.refusal);
+    return refuse("the model runs one sequence at a time: " + session.compiled->batch.refusal);
   return bound;
 }
 
