@@ -86,12 +86,14 @@ std::string node_refusal(const Graph& graph, const Node& node) {
 
 BatchLayout batch_layout(const Graph& graph) {
   BatchLayout layout;
-  for (TensorId id = 0; id < graph.tensors.size(); ++id) {
-    const Tensor& tensor = graph.tensors[id];
+  for (const Tensor& tensor : graph.tensors) {  // the most telling reason first
     if (tensor.kind == TensorKind::kState) {
       layout.refusal = "the model keeps state ('" + tensor.name + "')";
       return layout;
     }
+  }
+  for (TensorId id = 0; id < graph.tensors.size(); ++id) {
+    const Tensor& tensor = graph.tensors[id];
     const RowKind kind = row_kind(tensor);
     if (kind == RowKind::kNeither ||
         (tensor.kind == TensorKind::kInput && kind != RowKind::kTokens)) {
