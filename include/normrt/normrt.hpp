@@ -168,9 +168,12 @@ class Session {
   ///    reinterpreted.
   /// A batch: an input declared [S, ...] also takes [B, S, ...], B sequences
   /// of S tokens (padded to one S; 1 ≤ B ≤ SessionOptions::max_batch), if
-  /// the model runs batches. Every input of a run has the same B and S; the
-  /// outputs then have B·S rows (sequence b at rows [b·S, b·S + S)) or, for
-  /// one row per sequence (a pooled embedding), B rows.
+  /// the model runs batches. Every input of a run has the same B and S; an
+  /// output with S then has the batch's tokens as rows, packed: B·S rows
+  /// (sequence b at [b·S, b·S + S)), or with a mask only the real tokens,
+  /// sequence after sequence (sequence b at rows [Σ_{c<b} L_c, Σ_{c≤b} L_c),
+  /// L_c its mask's ones); an output of one row per sequence (a pooled
+  /// embedding) has B rows.
   Status set_input(std::string_view name, ElementType type, const void* data,
                    const TensorShape& shape);
   /// Untyped: binds `bytes` of caller memory (borrowed until run() returns)
@@ -181,8 +184,9 @@ class Session {
   /// Which tokens of a batch are real: `mask` [B, S] of 0/1 (i32 or i64, as
   /// Hugging Face tokenizers give attention_mask), each row ones then zeros
   /// (right padding; a 1 after a 0 is an error naming the row and column).
-  /// Attention skips the padded keys and pooling the padded rows; padded
-  /// rows of a token output hold unspecified finite values. Copied now;
+  /// The padded tokens are removed before the first op (no work is spent on
+  /// them): attention and pooling see each sequence's real tokens only, and
+  /// token outputs hold the real rows packed (see set_input). Copied now;
   /// applies to the runs whose inputs have the same [B, S] until set again
   /// (a run with another [B, S] is an error); null `mask` clears it (every
   /// token real).

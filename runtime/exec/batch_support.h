@@ -3,12 +3,16 @@
 // the session's memory.
 //
 // A graph describes one sequence of S tokens; a batch runs it over B
-// sequences padded to one S (right padding: sequence b has
-// OpRunContext::sequence_lengths[b] real tokens, the rest are padding).
+// sequences given padded to one S (right padding, Session::set_attention_mask
+// says how many tokens of each are real). Before the first op the executor
+// packs the inputs' real rows one sequence after the other (pack_batch in
+// session_batch.cc), so padding costs no work:
 //   - A tensor whose shape has S (as its first dimension, nowhere else)
-//     holds B·S rows, sequence b at rows [b·S, b·S + S). The row-wise ops
-//     (linear layers, norms, activations, adds of a weight) thus run over all
-//     B·S rows at once: one GEMM per linear layer.
+//     holds the T real tokens of the batch, sequence b at rows
+//     [OpRunContext::sequence_offsets[b], sequence_offsets[b + 1]) (T = B·S
+//     without a mask). The row-wise ops (linear layers, norms, activations,
+//     adds of a weight) thus run over all T rows at once: one GEMM per
+//     linear layer.
 //   - A tensor without S whose first dimension is 1 (a pooled embedding
 //     [1, D]) holds one row per sequence: B rows.
 //   - The ops that mix the rows of a sequence read the batch from the

@@ -58,12 +58,15 @@ Status Session::run() {
   Impl& session = *impl_;
   NORMRT_ASSIGN_OR_RETURN(RunShape shape, run_shape(session));
   const size_t length = shape.length;
-  session.set_sequence_length(length, shape.batch);
+  NORMRT_ASSIGN_OR_RETURN(size_t rows, pack_batch(session, shape.batch, length));
+  session.set_sequence_length(length, shape.batch, rows);
 
   OpRunContext context;
   context.sequence_length = length;
   context.batch = shape.batch;
-  context.sequence_lengths = session.mask_length != 0 ? session.sequence_lengths.data() : nullptr;
+  // Only the ops of a model that runs batches read the offsets.
+  if (session.compiled->batch.refusal.empty())
+    context.sequence_offsets = session.sequence_offsets.data();
   context.position = session.position;
   context.pool = session.pool.get();
   context.workspace = session.workspace.get();

@@ -1,7 +1,10 @@
 // Session::set_attention_mask: which tokens of a batch are real. The mask is
-// read once into per-sequence lengths (right padding only), which the
-// batch-aware ops take from OpRunContext::sequence_lengths.
+// read once into per-sequence lengths (right padding only); each run packs
+// the real rows of its inputs one sequence after the other (pack_batch), so
+// that no op computes a padded row, and the batch-aware ops take the
+// sequences' rows from OpRunContext::sequence_offsets.
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "runtime/exec/session_impl.h"
@@ -15,6 +18,41 @@ int64_t mask_value(ElementType type, const void* mask, size_t index) {
 }
 
 }  // namespace
+
+Expected<size_t> pack_batch(Session::Impl& session, size_t batch, size_t length) {
+  const Graph& graph = session.compiled->graph;
+  const bool masked = session.mask_length != 0;
+  uint32_t* offsets = session.sequence_offsets.data();
+  offsets[0] = 0;
+  for (size_t b = 0; b < batch; ++b)
+    offsets[b + 1] = offsets[b] + (masked ? session.sequence_lengths[b] : uint32_t(length));
+  const size_t rows = offsets[batch];
+  if (rows == 0) return Status::error("run: the attention mask leaves no token to run");
+  const bool padded = rows < batch * length;
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    if (session.bound_length[i] == 0) continue;  // no S in its shape
+    const TensorId id = graph.inputs[i];
+    const std::byte* data = session.bound_data[i];
+    if (padded) {
+      std::byte* packed = session.packed_inputs[i].get();
+      if (packed == nullptr)  // set_attention_mask() refuses padding for such models
+        return Status::error("run: padding in a model that runs one sequence at a time");
+      const Tensor& tensor = graph.tensors[id];
+      const size_t row_bytes = shape_elements(tensor.shape, 1) * data_type_size(tensor.dtype);
+      for (size_t b = 0; b < batch; ++b) {
+        std::memcpy(packed + offsets[b] * row_bytes, data + b * length * row_bytes,
+                    (offsets[b + 1] - offsets[b]) * row_bytes);
+      }
+      data = packed;
+    }
+    if (session.views[id].data != data) {
+      TensorView view = session.views[id];
+      view.data = const_cast<std::byte*>(data);  // kernels never write inputs
+      session.publish(id, view);
+    }
+  }
+  return rows;
+}
 
 Status Session::set_attention_mask(ElementType type, const void* mask, const TensorShape& shape) {
   Impl& session = *impl_;

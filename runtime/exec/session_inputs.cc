@@ -44,6 +44,7 @@ void bind(Session::Impl& session, const InputSlot& slot, const void* data, Bound
   TensorView view = session.views[slot.id];
   view.data = static_cast<std::byte*>(const_cast<void*>(data));  // kernels never write inputs
   session.publish(slot.id, view);
+  session.bound_data[slot.index] = view.data;
   session.bound_length[slot.index] = bound.length;
   session.bound_batch[slot.index] = bound.batch;
 }

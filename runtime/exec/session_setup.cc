@@ -83,15 +83,16 @@ void Session::Impl::publish(TensorId tensor, const TensorView& view) {
   for (size_t index : copies[tensor]) step_views[index] = view;
 }
 
-void Session::Impl::set_sequence_length(size_t length, size_t sequences) {
-  if (length == sequence_length && sequences == batch) return;
+void Session::Impl::set_sequence_length(size_t length, size_t sequences, size_t rows) {
+  if (length == sequence_length && sequences == batch && rows == token_rows) return;
   sequence_length = length;
   batch = sequences;
+  token_rows = rows;
   for (TensorId id : compiled->sequence_tensors) {
     const Shape& shape = compiled->graph.tensors[id].shape;
     TensorView view = views[id];
     for (size_t i = 0; i < shape.size(); ++i) {
-      if (shape[i] == kSequenceDim) view.dims[i] = i == 0 ? sequences * length : length;
+      if (shape[i] == kSequenceDim) view.dims[i] = i == 0 ? rows : length;
     }
     publish(id, view);
   }
@@ -147,12 +148,17 @@ Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const
   }
   impl->bound_length.assign(graph.inputs.size(), 0);
   impl->bound_batch.assign(graph.inputs.size(), 1);
+  impl->bound_data.assign(graph.inputs.size(), nullptr);
+  impl->sequence_offsets.assign(max_batch + 1, 0);
+  const bool batches = compiled.batch.refusal.empty();
   for (TensorId id : graph.inputs) {
     const Tensor& input = graph.tensors[id];
     const size_t elements = shape_elements(input.shape, graph.max_sequence_length) * max_batch;
     impl->converted_inputs.push_back(input.dtype == DataType::kI32
                                          ? allocate_aligned(elements * sizeof(int32_t))
                                          : AlignedBytes());
+    impl->packed_inputs.push_back(batches ? allocate_aligned(elements * data_type_size(input.dtype))
+                                          : AlignedBytes());
   }
   impl->profiling = options.profile;
   if (options.threads > 1) impl->pool = std::make_unique<ThreadPool>(options.threads);

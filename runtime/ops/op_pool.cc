@@ -1,9 +1,9 @@
 // Sentence-embedding heads.
 //   MeanPool    (x [R, D] f32) → [1, D]: the mean over the R rows (R may be S),
 //               summed in double. In a batch (runtime/exec/batch_support.h)
-//               one row per sequence: the mean over its first
-//               sequence_lengths[b] rows (zeros for a sequence of none, as
-//               sentence-transformers' clamped division gives).
+//               one row per sequence: the mean over its rows (zeros for a
+//               sequence of none, as sentence-transformers' clamped
+//               division gives).
 //   L2Normalize (x [.., D] f32) → same shape: each row x / max(‖x‖₂, eps),
 //               PyTorch's F.normalize; attribute "eps" (float ≥ 0, default
 //               1e-12); ‖x‖₂ and the division in double.
@@ -40,10 +40,15 @@ class MeanPoolOp final : public OpKernel {
  public:
   Status run(const OpRunContext& context) const override {
     const TensorView& x = context.inputs[0];
-    const size_t rows = x.dims[0] / context.batch, cols = x.dims[1];
+    const size_t cols = x.dims[1];
+    const uint32_t* offsets = context.sequence_offsets;
+    if (offsets == nullptr) {
+      mean(x.f32(), x.dims[0], cols, context.outputs[0].f32());
+      return Status::ok();
+    }
     for (size_t b = 0; b < context.batch; ++b) {
-      const size_t real = context.sequence_lengths ? context.sequence_lengths[b] : rows;
-      mean(x.f32() + b * rows * cols, real, cols, context.outputs[0].f32() + b * cols);
+      mean(x.f32() + size_t{offsets[b]} * cols, offsets[b + 1] - offsets[b], cols,
+           context.outputs[0].f32() + b * cols);
     }
     return Status::ok();
   }
