@@ -189,6 +189,26 @@ TEST_SUITE("bert_batch") {
     }
   }
 
+  TEST_CASE("a batch on 2 intra-op threads gives the 1-thread batch's rows") {
+    Tiny tiny = load_tiny();
+    auto model = compile(tiny, {}, true);
+    SessionOptions two;
+    two.max_batch = 8;
+    two.threads = 2;
+    auto threaded = Session::create(model, two);
+    REQUIRE(threaded.is_ok());
+    auto one = make_session(model, 8);
+    const std::vector<size_t> lengths = {13, 1, 40, 2, 9, 33, 1, 17};
+    const auto sequences = random_sequences(lengths, tiny.fixture.config.vocab_size, false, 77);
+    run_batch(*threaded.value(), sequences, 40, false);
+    run_batch(*one, sequences, 40, false);
+    const std::vector<float> a = output_values(*threaded.value(), "last_hidden_state");
+    const std::vector<float> b = output_values(*one, "last_hidden_state");
+    const size_t h = static_cast<size_t>(tiny.fixture.config.hidden_size);
+    REQUIRE(a.size() == b.size());
+    compare_rows(a.data(), b.data(), a.size() / h, h, kBatchRtol, "2 threads");
+  }
+
   TEST_CASE("mean pooling respects the mask: one embedding per sequence, as separate runs") {
     Tiny tiny = load_tiny();
     BertBuildOptions options;
