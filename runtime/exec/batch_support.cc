@@ -1,5 +1,8 @@
 #include "runtime/exec/batch_support.h"
 
+#include <string>
+#include <variant>
+
 namespace normrt {
 namespace {
 
@@ -73,10 +76,16 @@ std::string node_refusal(const Graph& graph, const Node& node) {
           return describe(node) + ": q, k and v must all have S rows";
       return "";
     }
-    case OpType::kMeanPool:
+    case OpType::kMeanPool: {
+      // The mean only: another mode would pool across the batch's sequences.
+      const AttributeValue* mode = node.find_attribute("mode");
+      const auto* name = mode ? std::get_if<std::string>(mode) : nullptr;
+      if (mode != nullptr && (name == nullptr || *name != "mean"))
+        return describe(node) + " pools other than by the mean";
       return kind_of(node.inputs[0]) == RowKind::kTokens
                  ? ""
                  : describe(node) + " pools rows that are not the sequence's";
+    }
     default:
       return describe(node) + " does not run batched";
   }
