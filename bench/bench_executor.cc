@@ -27,6 +27,7 @@
 #include "models/samples/mixed_blocks.h"
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
+#include "runtime/graph/graph_builder.h"
 
 namespace normrt::bench {
 namespace {
