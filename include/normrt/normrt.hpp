@@ -87,8 +87,8 @@ struct PassSummary {
   size_t fused_conv_nodes = 0;  ///< Conv2d nodes that absorbed a spatial norm and/or activation
   size_t folded_norms = 0;
   size_t weight_copy_bytes = 0;  ///< weights repacked into own memory (0: all used from the file)
-  size_t arena_bytes = 0;      ///< activation memory of one session
-  size_t unshared_bytes = 0;   ///< what it would be without buffer reuse
+  size_t arena_bytes = 0;        ///< activation memory of one session
+  size_t unshared_bytes = 0;     ///< what it would be without buffer reuse
 };
 
 class NORMRT_API Model {
@@ -142,8 +142,9 @@ NORMRT_API size_t max_session_threads();
 /// profile_reset() was called.
 struct NodeProfile {
   std::string name;
-  std::string op;    ///< "Linear", "FusedLinear", "LayerNorm", ...
-  std::string norm;  ///< "layer_norm", "rms_norm", "prms_norm", or "" if the node does not normalize
+  std::string op;  ///< "Linear", "FusedLinear", "LayerNorm", ...
+  std::string
+      norm;  ///< "layer_norm", "rms_norm", "prms_norm", or "" if the node does not normalize
   uint64_t nanoseconds = 0;
   uint64_t runs = 0;
 };

@@ -242,8 +242,8 @@ normrt_status normrt_session_create(const normrt_model* model,
 
 void normrt_session_destroy(normrt_session* session) { delete session; }
 
-normrt_status normrt_session_set_input(normrt_session* session, const char* name,
-                                       const void* data, size_t bytes) {
+normrt_status normrt_session_set_input(normrt_session* session, const char* name, const void* data,
+                                       size_t bytes) {
   return guarded([&] {
     if (session == nullptr) return null_argument("normrt_session_set_input", "session");
     if (name == nullptr) return null_argument("normrt_session_set_input", "name");

@@ -37,8 +37,8 @@ struct NORMRT_LOCAL Session::Impl {
   std::shared_ptr<const Model> model;
   const Model::Impl* compiled = nullptr;
   AlignedBytes arena, state, workspace;
-  std::vector<TensorView> views;       ///< per tensor
-  std::vector<TensorView> step_views;  ///< per step: inputs then outputs
+  std::vector<TensorView> views;            ///< per tensor
+  std::vector<TensorView> step_views;       ///< per step: inputs then outputs
   std::vector<std::vector<size_t>> copies;  ///< per tensor: its indices in step_views
   std::vector<Step> steps;
   std::vector<std::unique_ptr<OpSessionState>> op_states;

@@ -144,7 +144,8 @@ Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const
         step.kernel->create_session_state_with_threads(options.threads > 1 ? options.threads : 1));
     step.session_state = impl->op_states.back().get();
     impl->steps.push_back(step);
-    impl->profile.push_back({node.name, op_type_name(node.op), std::string(op_norm_kind(node)), 0, 0});
+    impl->profile.push_back(
+        {node.name, op_type_name(node.op), std::string(op_norm_kind(node)), 0, 0});
   }
   impl->bound_length.assign(graph.inputs.size(), 0);
   impl->bound_batch.assign(graph.inputs.size(), 1);

@@ -64,7 +64,7 @@ struct OpRunContext {
   /// (batch + 1) row offsets, from 0 to the rows of the S views; null: one
   /// sequence of all rows.
   const uint32_t* sequence_offsets = nullptr;
-  size_t position = 0;  ///< tokens processed by earlier runs of this session (KV cache fill)
+  size_t position = 0;         ///< tokens processed by earlier runs of this session (KV cache fill)
   ThreadPool* pool = nullptr;  ///< intra-op threads, or null
   OpSessionState* session_state = nullptr;  ///< create_session_state()'s object, or null
 };
@@ -114,7 +114,8 @@ struct OpSchema {
   size_t min_outputs, max_outputs;  ///< node.outputs.size() range
   /// Checks operand dtypes/shapes/attributes and derives the outputs. Errors
   /// name the node, the operand, the expected and the found value.
-  Status (*infer_shapes)(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs);
+  Status (*infer_shapes)(const Graph& graph, const Node& node,
+                         std::vector<InferredTensor>& outputs);
   Expected<std::unique_ptr<OpKernel>> (*create)(const OpBuildContext& context);
 };
 

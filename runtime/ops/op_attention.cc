@@ -10,10 +10,10 @@
 // Without cache the queries attend over the Sk rows of k and v (causal needs
 // Sk = Sq). In a batch (OpRunContext::sequence_offsets, runtime/exec/
 // batch_support.h) q, k and v hold several sequences packed one after the
-// other, and each attends over its own rows only. With both caches (Sk = Sq = S) run() first writes k, v into cache
-// rows [position, position + S), then attends over rows [0, position + S);
-// causal masks by absolute position (query i sits at position + i).
-// The arithmetic is the attention kernel family's (kernels/attention/).
+// other, and each attends over its own rows only. With both caches (Sk = Sq = S) run() first writes
+// k, v into cache rows [position, position + S), then attends over rows [0, position + S); causal
+// masks by absolute position (query i sits at position + i). The arithmetic is the attention kernel
+// family's (kernels/attention/).
 #include <cmath>
 #include <cstdint>
 #include <cstring>

@@ -141,10 +141,10 @@ class ModelService {
                                   bool v2_errors) const;
   /// embed_each's batched path (--run-batch > 1): batches sorted by length,
   /// the embeddings emitted in the request's order at the end.
-  std::optional<Reply> embed_batches(const ModelGeneration& generation, Session& session,
-                                     const std::vector<EncodedInput>& encoded,
-                                     const RequestControl& control, const EmitEmbedding& emit,
-                                     const std::function<Reply(const ApiError&, size_t)>& fail) const;
+  std::optional<Reply> embed_batches(
+      const ModelGeneration& generation, Session& session, const std::vector<EncodedInput>& encoded,
+      const RequestControl& control, const EmitEmbedding& emit,
+      const std::function<Reply(const ApiError&, size_t)>& fail) const;
   /// The 404 of a request naming a model this server does not serve.
   ApiError unknown_model(std::string_view name) const;
   /// The 404 of a v2 path naming another model, or a version other than "1".

@@ -88,12 +88,12 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
       *help = options.show_version = true;
       return options;
     }
-    const bool takes_value =
-        arg == "--host" || arg == "--port" || arg == "--workers" || arg == "--vocab" ||
-        arg == "--max-body-bytes" || arg == "--timeout-ms" || arg == "--max-queue" ||
-        arg == "--http-threads" || arg == "--isa" || arg == "--request-timeout-ms" ||
-        arg == "--max-inflight-bytes" || arg == "--served-name" || arg == "--max-batch" ||
-        arg == "--run-batch";
+    const bool takes_value = arg == "--host" || arg == "--port" || arg == "--workers" ||
+                             arg == "--vocab" || arg == "--max-body-bytes" ||
+                             arg == "--timeout-ms" || arg == "--max-queue" ||
+                             arg == "--http-threads" || arg == "--isa" ||
+                             arg == "--request-timeout-ms" || arg == "--max-inflight-bytes" ||
+                             arg == "--served-name" || arg == "--max-batch" || arg == "--run-batch";
     std::string value;
     if (takes_value) {
       if (i + 1 >= argc) return Status::error(std::string(arg) + " needs a value");

@@ -12,14 +12,14 @@
 
 static int checks = 0, failures = 0;
 
-#define CHECK(condition)                                                   \
-  do {                                                                     \
-    ++checks;                                                              \
-    if (!(condition)) {                                                    \
-      ++failures;                                                          \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n", __FILE__, \
-              __LINE__, #condition, normrt_last_error());                  \
-    }                                                                      \
+#define CHECK(condition)                                                                           \
+  do {                                                                                             \
+    ++checks;                                                                                      \
+    if (!(condition)) {                                                                            \
+      ++failures;                                                                                  \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n", __FILE__, __LINE__, #condition, \
+              normrt_last_error());                                                                \
+    }                                                                                              \
   } while (0)
 
 static float* read_floats(const char* directory, const char* name, size_t* count) {
@@ -367,7 +367,8 @@ int main(int argc, char** argv) {
         worst = fmax(worst, fabs(out[i] - expected[i]));
         scale = fmax(scale, fabs(expected[i]));
       }
-      if (worst > 2e-5 * scale) fprintf(stderr, "fuse=%d: worst error %g, scale %g\n", fuse, worst, scale);
+      if (worst > 2e-5 * scale)
+        fprintf(stderr, "fuse=%d: worst error %g, scale %g\n", fuse, worst, scale);
       CHECK(worst <= 2e-5 * scale);
     }
     CHECK(normrt_session_position(session) == 0); /* stateless model: no position kept */
