@@ -8,6 +8,8 @@
 set(NORMRT_LAYERS
   # normrt_base: Status/Expected, bf16, the mapped file, Isa names.
   "base=base/,include/normrt/status.h"
+  # normrt_json: file formats the layers above read (JSON configs); base only.
+  "formats=formats/"
   # normrt_kernels (+ normrt_kernels_onednn): xsimd kernels, ISA dispatch.
   "kernels=kernels/"
   # normrt_runtime (and libnormrt.so), its folders in the order they build on

@@ -15,7 +15,7 @@
 
 #include "fuzz/fuzz_check.h"
 #include "tools/convert/model_config.h"
-#include "tools/convert/readers/json_config.h"
+#include "formats/json/json_config.h"
 
 namespace {
 

@@ -4,12 +4,12 @@
 #include <memory>
 
 #include "base/status.h"
+#include "formats/json/json_config.h"
 #include "models/rnnsearch/rnnsearch_builder.h"
 #include "models/weight_source.h"
 #include "runtime/graph/graph.h"
 #include "tools/convert/convert.h"
 #include "tools/convert/model_config.h"
-#include "tools/convert/readers/json_config.h"
 
 namespace normrt {
 

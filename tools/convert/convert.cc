@@ -1,5 +1,6 @@
 #include "tools/convert/convert.h"
 
+#include "formats/json/json_config.h"
 #include "kernels/common/isa.h"
 #include "runtime/passes/prepack_linear_weights.h"
 #include "tools/convert/build_model_graph.h"
@@ -8,7 +9,6 @@
 #include "tools/convert/model_config.h"
 #include "tools/convert/output_file.h"
 #include "tools/convert/progress.h"
-#include "tools/convert/readers/json_config.h"
 #include "tools/convert/write_outputs.h"
 
 namespace normrt {
@@ -82,7 +82,8 @@ std::string summary_line(const ConvertSummary& s) {
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.2f s", s.seconds);
   std::string norm = "norm " + s.norm;
-  if (s.norm != s.checkpoint_norm) norm += " (changed from the checkpoint's " + s.checkpoint_norm + ")";
+  if (s.norm != s.checkpoint_norm)
+    norm += " (changed from the checkpoint's " + s.checkpoint_norm + ")";
   std::string files;  // named when there is more than one (RNNSearch's pair)
   for (size_t i = 0; s.files.size() > 1 && i < s.files.size(); ++i)
     files += (i == 0 ? ": " : ", ") + s.files[i];

@@ -1,10 +1,10 @@
 #pragma once
 // convert() for a Nematus RNNSearch: two graphs, two files, both or neither.
 #include "base/status.h"
+#include "formats/json/json_config.h"
 #include "models/weight_source.h"
 #include "tools/convert/convert.h"
 #include "tools/convert/progress.h"
-#include "tools/convert/readers/json_config.h"
 
 namespace normrt {
 

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "formats/json/json_config.h"
 #include "models/cnn/convpool_cnn_c.h"
 #include "models/mlp/mlp_builder.h"
 #include "models/rnn/rnn_config.h"
@@ -22,12 +23,19 @@
 #include "models/transformer/bert_encoder.h"
 #include "models/transformer/llama_decoder.h"
 #include "models/transformer/torch_transformer.h"
-#include "tools/convert/readers/json_config.h"
 
 namespace normrt {
 
-enum class ModelFamily { kBertEncoder, kLstm, kGru, kMlp, kLlamaDecoder, kRnnSearch,
-                         kTorchTransformer, kConvPoolCnn };
+enum class ModelFamily {
+  kBertEncoder,
+  kLstm,
+  kGru,
+  kMlp,
+  kLlamaDecoder,
+  kRnnSearch,
+  kTorchTransformer,
+  kConvPoolCnn
+};
 /// "bert_encoder", "lstm", "gru", "mlp", "llama_decoder", "rnnsearch",
 /// "torch_transformer", "convpool_cnn_c".
 const char* model_family_name(ModelFamily family);

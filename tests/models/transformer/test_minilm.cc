@@ -13,7 +13,7 @@
 #include "models/transformer/bert_encoder.h"
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
-#include "tools/convert/readers/json_config.h"
+#include "formats/json/json_config.h"
 #include "tools/convert/readers/safetensors_file.h"
 #include "tools/text/wordpiece_tokenizer.h"
 
