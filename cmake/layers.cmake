@@ -25,7 +25,7 @@ set(NORMRT_LAYERS
   "runtime/exec=runtime/exec/,include/normrt/normrt.hpp"
   "runtime/decode=runtime/decode/,include/normrt/decode.hpp"
   "runtime/api=runtime/api/,include/normrt/normrt.h"
-  # normrt_models (+ _transformer, _rnnsearch): config + weights -> graphs.
+  # normrt_models: config + weights -> graphs, the architecture registry.
   "models=models/"
   # the tools' libraries and executables: readers, convert, text (and its
   # public API, libnormrt_tokenizer), run, serve, bench.

@@ -181,9 +181,9 @@ Expected<int64_t> planned_sequence_length(const std::string& model, int64_t requ
                                           int64_t max_positions) {
   const int64_t length = requested == 0 ? max_positions : requested;
   if (length < 1 || length > max_positions) {
-    return Status::error(model + " options: max_sequence_length = " + std::to_string(length) +
-                         " is outside [1, max_position_embeddings = " +
-                         std::to_string(max_positions) + "]");
+    return Status::error(
+        model + " options: max_sequence_length = " + std::to_string(length) +
+        " is outside [1, max_position_embeddings = " + std::to_string(max_positions) + "]");
   }
   return length;
 }

@@ -183,6 +183,7 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
                                    DataType matrix_dtype, const BertBuildOptions& options) {
   NORMRT_RETURN_IF_ERROR(check_bert_config(config));
   NORMRT_RETURN_IF_ERROR(check_matrix_dtype(matrix_dtype));
+  NORMRT_RETURN_IF_ERROR(check_pooling(options.pooling));
   NORMRT_ASSIGN_OR_RETURN(const NormConfig norm,
                           override_norm("BERT", options.norm, config.layer_norm_eps, options.p));
   NORMRT_ASSIGN_OR_RETURN(
@@ -205,10 +206,8 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
   emit.accept_pooler(source);
   NORMRT_RETURN_IF_ERROR(emit.checker().finish());
 
-  if (options.pooling == BertPooling::kMeanNormalized) {
-    TensorId mean = b.node(OpType::kMeanPool, "pooling.mean", {h}, {{1, config.hidden_size}});
-    h = b.node(OpType::kL2Normalize, "pooling.normalize", {mean}, {{1, config.hidden_size}});
-    b.rename(h, "embedding");
+  if (options.pooling.mode != "none") {
+    h = add_pooling_head(b, h, config.hidden_size, options.pooling);
   } else {
     b.rename(h, "last_hidden_state");
   }
@@ -218,7 +217,7 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
   b.metadata("eps", norm.eps);
   if (norm.kind == "prms_norm") b.metadata("p", norm.p);
   b.metadata("hidden_act", config.hidden_act);
-  b.metadata("pooling", std::string(options.pooling == BertPooling::kNone ? "none" : "mean_l2"));
+  b.metadata("pooling", pooling_metadata(options.pooling));
   return b.finish(max_s);
 }
 

@@ -2,16 +2,82 @@
 
 #include "formats/json/json_config.h"
 #include "kernels/common/isa.h"
+#include "models/registry.h"
 #include "runtime/passes/prepack_linear_weights.h"
-#include "tools/convert/build_model_graph.h"
-#include "tools/convert/convert_rnnsearch.h"
 #include "tools/convert/convert_steps.h"
-#include "tools/convert/model_config.h"
 #include "tools/convert/output_file.h"
 #include "tools/convert/progress.h"
+#include "tools/convert/weights_file.h"
 #include "tools/convert/write_outputs.h"
 
 namespace normrt {
+namespace {
+
+std::string without_nrmt_suffix(const std::string& path) {
+  const std::string suffix = ".nrmt";
+  const bool has_suffix = path.size() > suffix.size() &&
+                          path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return has_suffix ? path.substr(0, path.size() - suffix.size()) : path;
+}
+
+// One file per graph: --output for a model of one graph, else
+// "<base>.<role>.nrmt" for each role.
+std::vector<std::string> output_paths(const std::string& output,
+                                      const std::vector<std::string>& roles) {
+  if (roles.size() == 1 && roles[0].empty()) return {output};
+  std::vector<std::string> paths;
+  for (const std::string& role : roles)
+    paths.push_back(without_nrmt_suffix(output) + "." + role + ".nrmt");
+  return paths;
+}
+
+// Before the work: every output may be replaced, none is an input or another output.
+Expected<std::vector<OutputTarget>> check_targets(const ConvertOptions& options,
+                                                  const std::vector<std::string>& roles,
+                                                  const std::vector<std::string>& paths) {
+  std::vector<NamedInput> inputs = converter_inputs(options);
+  std::vector<OutputTarget> targets;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    NORMRT_ASSIGN_OR_RETURN(OutputTarget target, check_output_target(paths[i], inputs));
+    for (size_t j = 0; j < targets.size(); ++j)
+      if (targets[j].path == target.path)
+        return Status::error("'" + paths[i] + "' and '" + paths[j] + "' lead to the same file '" +
+                             target.path + "'");
+    inputs.push_back({roles[i] + " output", paths[i]});
+    targets.push_back(std::move(target));
+  }
+  return targets;
+}
+
+ModelBuildOptions build_options(const ConvertOptions& options) {
+  ModelBuildOptions build;
+  build.dtype = options.dtype;
+  build.norm = options.norm;
+  build.allow_norm_change = options.allow_norm_change;
+  build.p = options.p;
+  build.pooling.mode = options.pooling.empty() ? "none" : options.pooling;
+  build.max_sequence_length = options.max_sequence_length;
+  return build;
+}
+
+// "bert_encoder: 123 nodes" or "rnnsearch: encoder 40 nodes, decoder 55 nodes".
+std::string built_line(const Architecture& architecture, const BuiltModel& built,
+                       uint64_t parameters) {
+  std::string line = std::string(architecture.name) + ": ";
+  for (size_t i = 0; i < built.graphs.size(); ++i) {
+    const BuiltGraph& part = built.graphs[i];
+    line += (i > 0 ? ", " : "") + (part.role.empty() ? "" : part.role + " ") +
+            format_count(part.graph.nodes.size()) + " nodes";
+  }
+  return line + ", " + format_count(parameters) + " parameters";
+}
+
+}  // namespace
+
+RnnSearchOutputs rnnsearch_output_paths(const std::string& path) {
+  const std::vector<std::string> paths = output_paths(path, {"encoder", "decoder"});
+  return {paths[0], paths[1]};
+}
 
 Expected<TensorLayout> resolve_layout(const std::string& name) {
   if (name == "native") {
@@ -42,38 +108,52 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
                         format_count(source.names().size()) + " tensors, " +
                         format_bytes(source_bytes(source)));
 
-  NORMRT_ASSIGN_OR_RETURN(ModelFamily family, detect_model_family(config));
-  if (family == ModelFamily::kRnnSearch)
-    return convert_rnnsearch(options, config, source, layout, progress);
-  // Before the work: an output that may not be replaced is refused at once.
-  NORMRT_ASSIGN_OR_RETURN(OutputTarget target,
-                          check_output_target(options.output_path, converter_inputs(options)));
-  NORMRT_ASSIGN_OR_RETURN(Graph graph, build_model_graph(family, config, source, options));
-  const WeightTotals totals = weight_totals(graph);
-  NORMRT_ASSIGN_OR_RETURN(size_t packed, finish_graph(graph, options, layout));
-  progress.stage(2, std::string("built and validated ") + model_family_name(family) + ": " +
-                        format_count(graph.nodes.size()) + " nodes, " +
-                        format_count(totals.parameters) + " parameters");
+  NORMRT_ASSIGN_OR_RETURN(const Architecture* architecture, detect_architecture(config));
+  const std::vector<std::string>& roles = architecture->graph_roles;
+  const std::vector<std::string> paths = output_paths(options.output_path, roles);
+  NORMRT_ASSIGN_OR_RETURN(std::vector<OutputTarget> targets, check_targets(options, roles, paths));
+  const ModelBuildOptions build = build_options(options);
+  NORMRT_ASSIGN_OR_RETURN(BuiltModel built, build_model(*architecture, config, source, build));
+  if (built.graphs.size() != roles.size())
+    return Status::error(std::string(architecture->name) + " built " +
+                         std::to_string(built.graphs.size()) + " graphs for " +
+                         std::to_string(roles.size()) + " roles (a registry bug)");
+
+  WeightTotals totals;
+  size_t packed = 0;
+  std::vector<OutputGraph> outputs;
+  for (size_t i = 0; i < built.graphs.size(); ++i) {
+    Graph& graph = built.graphs[i].graph;
+    const WeightTotals part = weight_totals(graph);
+    totals.tensors += part.tensors;
+    totals.parameters += part.parameters;
+    NORMRT_ASSIGN_OR_RETURN(size_t count, finish_graph(graph, options, layout));
+    packed += count;
+    totals.bytes += weight_totals(graph).bytes;
+    outputs.push_back({&graph, targets[i]});
+  }
+  progress.stage(2, "built and validated " + built_line(*architecture, built, totals.parameters));
   progress.stage(
       3, "packed " + std::to_string(packed) + " Linear weights as " + tensor_layout_name(layout));
-
-  progress.stage(4, "writing " + options.output_path + " (about " +
-                        format_bytes(weight_totals(graph).bytes) + " of weights)");
+  std::string written;
+  for (size_t i = 0; i < paths.size(); ++i)
+    written += (i == 0 ? "" : i + 1 == paths.size() ? " and " : ", ") + paths[i];
+  progress.stage(
+      4, "writing " + written +
+             (paths.size() == 1 ? " (about " + format_bytes(totals.bytes) + " of weights)" : ""));
   ConvertSummary summary;
-  NORMRT_ASSIGN_OR_RETURN(uint64_t bytes,
-                          write_checked_outputs({{&graph, target}}, &summary.warnings));
+  NORMRT_ASSIGN_OR_RETURN(uint64_t bytes, write_checked_outputs(outputs, &summary.warnings));
 
-  summary.architecture = model_family_name(family);
-  summary.norm = metadata_text(graph, "norm");
-  const char* trained = checkpoint_norm(family);
-  summary.checkpoint_norm = trained != nullptr ? trained : summary.norm;
+  summary.architecture = architecture->name;
+  summary.norm = metadata_text(built.graphs[0].graph, "norm");
+  summary.checkpoint_norm = built.checkpoint_norm.empty() ? summary.norm : built.checkpoint_norm;
   summary.tensors = totals.tensors;
   summary.parameters = totals.parameters;
   summary.file_bytes = bytes;
   summary.dtype = options.dtype;
   summary.layout = layout;
   summary.packed_weights = packed;
-  summary.files = {options.output_path};
+  summary.files = paths;
   summary.seconds = progress.elapsed_seconds();
   return summary;
 }

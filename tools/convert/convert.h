@@ -41,15 +41,15 @@ struct ConvertOptions {
 };
 
 struct ConvertSummary {
-  std::string architecture;  ///< "bert_encoder", "lstm", "gru", "mlp", "llama_decoder", "rnnsearch"
+  std::string architecture;     ///< the registry name: "bert_encoder", "lstm", ..., "rnnsearch"
   std::string norm;             ///< the norm written (metadata "norm"): "layer_norm", ..., "none"
   std::string checkpoint_norm;  ///< the checkpoint's; differs from `norm` after --norm
-  size_t tensors = 0;        ///< weights in the file
-  uint64_t parameters = 0;   ///< their elements
+  size_t tensors = 0;           ///< weights in the file
+  uint64_t parameters = 0;      ///< their elements
   uint64_t file_bytes = 0;
   DataType dtype = DataType::kF32;
   TensorLayout layout = TensorLayout::kRowMajor;
-  size_t packed_weights = 0;  ///< Linear weights stored in panels
+  size_t packed_weights = 0;       ///< Linear weights stored in panels
   std::vector<std::string> files;  ///< written: output_path, or RNNSearch's pair
   /// Problems that did not stop the conversion (a folder not flushed).
   std::vector<std::string> warnings;

@@ -24,22 +24,29 @@ int fail(const std::string& message) {
 }
 
 // The input fed with token ids: --token-input, else the only i32 input that
-// no --input gives.
+// no --input gives, else among several the one the model names for decoding.
 Expected<std::string> id_input(const Model& model, const RunOptions& options) {
   if (!options.token_input.empty()) return options.token_input;
+  const std::string named = model.metadata("decode_token_input");
   std::string name;
+  bool several = false;
   for (const TensorInfo& input : model.inputs()) {
     if (input.dtype != "i32") continue;
     bool given = false;
     for (const auto& file : options.input_files) given = given || file.first == input.name;
     if (given) continue;
     if (!name.empty()) {
+      if (!named.empty()) {
+        several = true;
+        continue;
+      }
       return Status::error(
           "the model has several i32 inputs ('" + name + "', '" + input.name +
           "'); name the token input with --token-input or give the others with --input");
     }
     name = input.name;
   }
+  if (several) return named;
   if (name.empty())
     return Status::error("the model has no i32 (token id) input left for the ids; use --input");
   return name;

@@ -120,8 +120,9 @@ decoding (docs/decoding.md):
   --length-alpha A    rank by log-prob / length^A (default 0; 1: Nematus' --normalize;
                       the length counts generated tokens, the EOS included)
   --token-input NAME  the i32 input fed with tokens (default: the only i32 input
-                      not given by --input)
-  --logits NAME       the logits output [S, V] (default logits)
+                      not given by --input, else the one the model file names)
+  --logits NAME       the logits output [S, V] (default: the one the model file
+                      names, else logits)
   Other --input data stay bound for the whole decode (a source, an encoder output).
 
 options:

@@ -101,7 +101,7 @@ TEST_SUITE("minilm") {
     REQUIRE(sentences.size() == 5);
 
     BertBuildOptions options;
-    options.pooling = BertPooling::kMeanNormalized;
+    options.pooling.mode = "mean";
     options.max_sequence_length = 256;
     for (DataType dtype : {DataType::kF32, DataType::kBF16}) {
       auto graph = build_bert_encoder(config.value(), *weights.value(), dtype, options);
