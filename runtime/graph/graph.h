@@ -105,7 +105,7 @@ enum class OpType : uint16_t {
   kGruCell = 14,    ///< one GRU step, LayerNorm paper eqs. 26-28
   kFusedLinear = 15,  ///< made by the fusion pass: Linear → (Add) → norm → (activation)
   kRope = 16,       ///< rotary position embedding of (x[S, H·d]) at the session position
-  kMeanPool = 17,   ///< (x[S, D]) → [1, D] mean over rows
+  kMeanPool = 17,   ///< (x[S, D]) → [1, D] mean (or, mode "max", maximum) over rows
   kL2Normalize = 18,  ///< (x) → x / max(‖x‖₂, eps) over the last axis
   kAdditiveAttention = 19,  ///< (query, keys, v, c?, values) → (context, alignment?): Bahdanau
   kGruRecurrence = 20,      ///< a GRU's recurrent half over precomputed input projections
