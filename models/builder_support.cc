@@ -107,11 +107,17 @@ std::vector<float> WeightChecker::read(const std::string& name, const std::vecto
   return tensor ? to_float(*tensor) : std::vector<float>();
 }
 
+void WeightChecker::known_unused(const std::string& name, const std::vector<int64_t>& shape) {
+  if (source_.find(name) == nullptr) return;
+  if (expect(name, shape) != nullptr) source_.skip_unused(name, /*known=*/true);
+}
+
 Status WeightChecker::finish() {
   const std::set<std::string> expected(expected_.begin(), expected_.end());
   std::vector<std::string> problems = problems_;
   for (const std::string& name : source_.names())
-    if (expected.count(name) == 0) problems.push_back("unknown tensor '" + name + "'");
+    if (expected.count(name) == 0 && !source_.skip_unused(name, /*known=*/false))
+      problems.push_back("unknown tensor '" + name + "'");
   if (problems.empty()) return Status::ok();
   std::string message = source_.description() + ": " + std::to_string(problems.size()) +
                         (problems.size() == 1 ? " problem" : " problems") + " with the weights:";

@@ -38,6 +38,9 @@ class WithoutBuffers : public WeightSource {
     return kept;
   }
   std::string description() const override { return inner_.description(); }
+  bool skip_unused(const std::string& name, bool known) const override {
+    return inner_.skip_unused(name, known);
+  }
 
  private:
   const WeightSource& inner_;
@@ -134,13 +137,13 @@ class BertEmitter {
     return norm(at + "output.LayerNorm", down, a);
   }
 
-  // Unused but legitimate: checked if present, never required.
-  void accept_pooler(const WeightSource& source) {
+  // BertModel's pooler (tanh(W·h[CLS] + b), BERT's next-sentence head):
+  // part of the checkpoint, not of the encoder's output. Checked if present,
+  // never required, reported as skipped.
+  void skip_pooler() {
     const int64_t h = config_.hidden_size;
-    if (source.find(prefix_ + "pooler.dense.weight") != nullptr)
-      check_.expect(prefix_ + "pooler.dense.weight", {h, h});
-    if (source.find(prefix_ + "pooler.dense.bias") != nullptr)
-      check_.expect(prefix_ + "pooler.dense.bias", {h});
+    check_.known_unused(prefix_ + "pooler.dense.weight", {h, h});
+    check_.known_unused(prefix_ + "pooler.dense.bias", {h});
   }
 
  private:
@@ -203,7 +206,9 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
   const char* activation = activation_name(config.hidden_act);
   for (int64_t layer = 0; layer < config.num_hidden_layers; ++layer)
     h = emit.layer(layer, h, activation);
-  emit.accept_pooler(source);
+  emit.skip_pooler();
+  if (weights.find(prefix + position_ids) != nullptr)
+    weights.skip_unused(prefix + position_ids, /*known=*/true);  // a buffer (0..max-1)
   NORMRT_RETURN_IF_ERROR(emit.checker().finish());
 
   if (options.pooling.mode != "none") {

@@ -7,6 +7,7 @@
 #include "tools/convert/convert_steps.h"
 #include "tools/convert/output_file.h"
 #include "tools/convert/progress.h"
+#include "tools/convert/unused_tensors.h"
 #include "tools/convert/weights_file.h"
 #include "tools/convert/write_outputs.h"
 
@@ -113,7 +114,15 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
   const std::vector<std::string> paths = output_paths(options.output_path, roles);
   NORMRT_ASSIGN_OR_RETURN(std::vector<OutputTarget> targets, check_targets(options, roles, paths));
   const ModelBuildOptions build = build_options(options);
-  NORMRT_ASSIGN_OR_RETURN(BuiltModel built, build_model(*architecture, config, source, build));
+  const UnusedTensors unused(source, options.ignore_unused);
+  Expected<BuiltModel> made = build_model(*architecture, config, unused, build);
+  if (!made && !unused.foreign().empty() && !options.ignore_unused)
+    return Status::error(made.status().message() + "\n" + std::to_string(unused.foreign().size()) +
+                         " tensor(s) of " + base_name(options.weights_path) + " are not used by " +
+                         architecture->name + " (" + name_list(unused.foreign()) +
+                         "): --ignore-unused skips them");
+  if (!made) return made.status();
+  BuiltModel built = std::move(made).value();
   if (built.graphs.size() != roles.size())
     return Status::error(std::string(architecture->name) + " built " +
                          std::to_string(built.graphs.size()) + " graphs for " +
@@ -154,6 +163,7 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
   summary.layout = layout;
   summary.packed_weights = packed;
   summary.files = paths;
+  summary.skipped_tensors = unused.skipped();
   summary.seconds = progress.elapsed_seconds();
   return summary;
 }

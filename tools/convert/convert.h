@@ -33,8 +33,12 @@ struct ConvertOptions {
   /// A BERT or Llama --norm other than the checkpoint's makes a different
   /// model; it is refused unless this is set (--allow-norm-change).
   bool allow_norm_change = false;
-  double p = 0.0;                   ///< prms_norm only
-  std::string pooling = "none";     ///< BERT only: "none" | "mean" (L2-normalised mean)
+  double p = 0.0;                ///< prms_norm only
+  std::string pooling = "none";  ///< BERT only: "none" | "mean" (L2-normalised mean)
+  /// Skip the tensors of the weights file the architecture does not use (a
+  /// pretraining head such as BERT's cls.*): listed in the summary. Without
+  /// it they are an error that lists them.
+  bool ignore_unused = false;
   int64_t max_sequence_length = 0;  ///< 0: the config's (BERT: max_position_embeddings)
   /// Progress lines (stages, sizes) go here; null: silent.
   std::FILE* progress = nullptr;
@@ -51,6 +55,9 @@ struct ConvertSummary {
   TensorLayout layout = TensorLayout::kRowMajor;
   size_t packed_weights = 0;       ///< Linear weights stored in panels
   std::vector<std::string> files;  ///< written: output_path, or RNNSearch's pair
+  /// Tensors of the weights file the graph does not use, skipped: the ones
+  /// the architecture knows (BERT's pooler) and, with ignore_unused, foreign ones.
+  std::vector<std::string> skipped_tensors;
   /// Problems that did not stop the conversion (a folder not flushed).
   std::vector<std::string> warnings;
   double seconds = 0;

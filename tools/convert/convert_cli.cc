@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "tools/convert/temp_file_cleanup.h"
+#include "tools/convert/unused_tensors.h"
 
 namespace normrt {
 namespace {
@@ -60,6 +61,9 @@ options:
   --pooling none|mean       BERT only: mean adds the L2-normalised mean-pooled output
                             "embedding" [1, H] (sentence-transformers); default none
   --max-seq N               longest sequence per run (default: from the config)
+  --ignore-unused           skip the tensors the architecture does not use (a
+                            checkpoint's pretraining heads, e.g. BERT's cls.*),
+                            listing them; without it they are an error
   --quiet                   no progress and no summary (errors still go to stderr)
   --help                    this text
 
@@ -88,6 +92,10 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
     }
     if (flag == "--allow-norm-change") {
       o.allow_norm_change = true;
+      continue;
+    }
+    if (flag == "--ignore-unused") {
+      o.ignore_unused = true;
       continue;
     }
     if (flag.rfind("--", 0) != 0) return Status::error("unexpected argument '" + flag + "'");
@@ -166,7 +174,13 @@ int run_convert_cli(const std::vector<std::string>& args) {
   }
   for (const std::string& warning : summary.value().warnings)
     std::fprintf(stderr, "normrt-convert: warning: %s\n", warning.c_str());
-  if (!command.value().quiet) std::printf("%s\n", summary_line(summary.value()).c_str());
+  if (!command.value().quiet) {
+    std::printf("%s\n", summary_line(summary.value()).c_str());
+    const std::vector<std::string>& skipped = summary.value().skipped_tensors;
+    if (!skipped.empty())
+      std::printf("skipped %zu tensor(s) the model does not use: %s\n", skipped.size(),
+                  name_list(skipped, skipped.size()).c_str());
+  }
   return 0;
 }
 

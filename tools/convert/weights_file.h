@@ -13,4 +13,8 @@ namespace normrt {
 /// command that turns it into safetensors.
 Expected<std::unique_ptr<WeightSource>> open_weights(const std::string& path);
 
+/// The one-line command that writes model.safetensors beside the PyTorch
+/// pickle `path` (pytorch_model.bin): torch.load with weights_only=True.
+std::string pickle_to_safetensors_command(const std::string& path);
+
 }  // namespace normrt
