@@ -13,6 +13,9 @@ const Architecture& llama_decoder_architecture();
 const Architecture& rnnsearch_architecture();
 const Architecture& torch_transformer_architecture();
 const Architecture& convpool_cnn_c_architecture();
+const Architecture& attentive_reader_architecture();
+const Architecture& order_embeddings_architecture();
+const Architecture& handwriting_architecture();
 
 const std::vector<const Architecture*>& architectures() {
   static const std::vector<const Architecture*> all = {
@@ -24,6 +27,9 @@ const std::vector<const Architecture*>& architectures() {
       &rnnsearch_architecture(),
       &torch_transformer_architecture(),
       &convpool_cnn_c_architecture(),
+      &attentive_reader_architecture(),
+      &order_embeddings_architecture(),
+      &handwriting_architecture(),
   };
   return all;
 }

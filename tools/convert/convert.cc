@@ -58,6 +58,7 @@ ModelBuildOptions build_options(const ConvertOptions& options) {
   build.p = options.p;
   build.pooling.mode = options.pooling.empty() ? "none" : options.pooling;
   build.max_sequence_length = options.max_sequence_length;
+  build.weights_file = options.weights_path;
   return build;
 }
 

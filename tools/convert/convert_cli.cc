@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "normrt/normrt.hpp"
 #include "tools/convert/temp_file_cleanup.h"
 #include "tools/convert/unused_tensors.h"
 
@@ -65,6 +66,7 @@ options:
                             checkpoint's pretraining heads, e.g. BERT's cls.*),
                             listing them; without it they are an error
   --quiet                   no progress and no summary (errors still go to stderr)
+  --version                 print the version and exit
   --help                    this text
 
 example (all-MiniLM-L6-v2 as a sentence-embedding model):
@@ -84,6 +86,10 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
     const std::string& flag = args[i];
     if (flag == "--help" || flag == "-h") {
       command.help = true;
+      return command;
+    }
+    if (flag == "--version") {
+      command.version = true;
       return command;
     }
     if (flag == "--quiet") {
@@ -160,6 +166,10 @@ int run_convert_cli(const std::vector<std::string>& args) {
     std::fprintf(stderr, "normrt-convert: %s\n\n%s", command.status().message().c_str(),
                  convert_usage().c_str());
     return 2;
+  }
+  if (command.value().version) {
+    std::printf("normrt-convert %s\n", normrt::version());
+    return 0;
   }
   if (command.value().help) {
     std::fputs(convert_usage().c_str(), stdout);
