@@ -16,11 +16,11 @@ constexpr const char* kName = "handwriting";
 
 Expected<HandwritingConfig> plan(const JsonConfig& config, const ModelBuildOptions& options) {
   NORMRT_RETURN_IF_ERROR(refuse_seed_options(options, kName));
-  NORMRT_RETURN_IF_ERROR(check_seed_config_keys(config,
-                                                {"hidden_size", "num_layers", "components",
-                                                 "skip_connections", "graph",
-                                                 "max_sequence_length", "seed"},
-                                                "docs/handwriting.md"));
+  NORMRT_RETURN_IF_ERROR(
+      check_seed_config_keys(config,
+                             {"hidden_size", "num_layers", "components", "skip_connections",
+                              "graph", "max_sequence_length", "seed"},
+                             "docs/handwriting.md"));
   HandwritingConfig c;
   for (auto [key, field] : {std::pair<const char*, int64_t*>{"hidden_size", &c.hidden_size},
                             {"num_layers", &c.num_layers},

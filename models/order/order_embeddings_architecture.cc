@@ -16,11 +16,11 @@ constexpr const char* kName = "order_embeddings";
 
 Expected<OrderEmbeddingConfig> plan(const JsonConfig& config, const ModelBuildOptions& options) {
   NORMRT_RETURN_IF_ERROR(refuse_seed_options(options, kName));
-  NORMRT_RETURN_IF_ERROR(check_seed_config_keys(config,
-                                                {"vocab_size", "word_size", "dim", "image_size",
-                                                 "num_images", "abs", "max_sentence_length",
-                                                 "weight_format"},
-                                                "docs/order_embeddings.md"));
+  NORMRT_RETURN_IF_ERROR(
+      check_seed_config_keys(config,
+                             {"vocab_size", "word_size", "dim", "image_size", "num_images", "abs",
+                              "max_sentence_length", "weight_format"},
+                             "docs/order_embeddings.md"));
   OrderEmbeddingConfig c;
   for (auto [key, field] : {std::pair<const char*, int64_t*>{"vocab_size", &c.vocab_size},
                             {"word_size", &c.word_size},

@@ -103,8 +103,9 @@ Expected<ConvertOptions> with_model_folder(const ConvertOptions& given,
                                            std::vector<std::string>* said) {
   if (given.model_dir.empty()) return given;
   if (!given.config_path.empty() || !given.weights_path.empty())
-    return Status::error("--model takes the config and weights from the folder: drop --config and "
-                         "--weights");
+    return Status::error(
+        "--model takes the config and weights from the folder: drop --config and "
+        "--weights");
   NORMRT_ASSIGN_OR_RETURN(ModelFolder folder, read_model_folder(given.model_dir));
   ConvertOptions options = given;
   options.config_path = folder.config_path;

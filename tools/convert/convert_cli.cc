@@ -170,12 +170,14 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
     }
   }
   if (o.model_dir.empty()) {
-    for (auto [flag, path] : {std::pair<const char*, const std::string*>{"--config", &o.config_path},
-                              {"--weights", &o.weights_path}})
+    for (auto [flag, path] :
+         {std::pair<const char*, const std::string*>{"--config", &o.config_path},
+          {"--weights", &o.weights_path}})
       if (path->empty()) return Status::error(std::string("missing ") + flag + " (or --model)");
   } else if (!o.config_path.empty() || !o.weights_path.empty()) {
-    return Status::error("--model takes the config and weights from the folder: drop --config and "
-                         "--weights");
+    return Status::error(
+        "--model takes the config and weights from the folder: drop --config and "
+        "--weights");
   }
   if (o.output_path.empty()) return Status::error("missing --output");
   if (o.normalize && o.pooling == "none")

@@ -41,9 +41,8 @@ Expected<std::string> named_pooling_mode(const JsonConfig& config) {
 // modes normrt builds, and none of the others.
 Expected<std::string> pooling_mode(const JsonConfig& config) {
   if (config.has("pooling_mode")) return named_pooling_mode(config);
-  for (const char* unsupported :
-       {"pooling_mode_mean_sqrt_len_tokens", "pooling_mode_weightedmean_tokens",
-        "pooling_mode_lasttoken"}) {
+  for (const char* unsupported : {"pooling_mode_mean_sqrt_len_tokens",
+                                  "pooling_mode_weightedmean_tokens", "pooling_mode_lasttoken"}) {
     NORMRT_ASSIGN_OR_RETURN(bool on, config.optional_bool(unsupported, false));
     if (on)
       return Status::error(config.description() + ": key '" + unsupported +
@@ -93,8 +92,8 @@ Status read_modules(const std::string& dir, ModelFolder& folder) {
       const std::string config_path = join(join(dir, module_path), "config.json");
       NORMRT_ASSIGN_OR_RETURN(JsonConfig pooling, JsonConfig::load(config_path));
       NORMRT_ASSIGN_OR_RETURN(folder.pooling, pooling_mode(pooling));
-      folder.said.push_back("pooling " + folder.pooling + " (" +
-                            join(module_path, "config.json") + ")");
+      folder.said.push_back("pooling " + folder.pooling + " (" + join(module_path, "config.json") +
+                            ")");
     } else if (last == "Normalize" && !folder.pooling.empty() && !folder.normalize) {
       folder.normalize = true;
       folder.said.push_back("L2 normalization (modules.json: Normalize)");

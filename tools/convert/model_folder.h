@@ -33,9 +33,9 @@ struct ModelFolder {
   std::string transformer_dir;  ///< where config.json and the tokenizer are (DIR or a module's)
   /// "" (the folder does not say: no modules.json), "none", "cls", "mean", "max".
   std::string pooling;
-  bool normalize = false;           ///< a Normalize module follows the pooling
+  bool normalize = false;             ///< a Normalize module follows the pooling
   bool pooling_from_modules = false;  ///< a sentence-transformers folder (modules.json)
-  int64_t max_sequence_length = 0;  ///< sentence_bert_config.json's; 0: not said
+  int64_t max_sequence_length = 0;    ///< sentence_bert_config.json's; 0: not said
   /// One line per setting taken from the folder ("pooling mean (1_Pooling/config.json)").
   std::vector<std::string> said;
 };

@@ -17,6 +17,7 @@ struct StoredTokenizer {
 /// The tokenizer of the model folder `dir` (tools/text/tokenizer_folder.h),
 /// truncating at the folder's length (sentence_bert_config.json first) but
 /// never beyond `max_sequence_length`, the model's longest sequence.
-Expected<StoredTokenizer> read_stored_tokenizer(const std::string& dir, int64_t max_sequence_length);
+Expected<StoredTokenizer> read_stored_tokenizer(const std::string& dir,
+                                                int64_t max_sequence_length);
 
 }  // namespace normrt

@@ -19,8 +19,8 @@ Expected<TextIds> with_stored(const std::string_view bytes, const RunOptions& op
                               const Model& model) {
   Expected<text::Tokenizer> read = text::deserialize(bytes);
   if (!read)
-    return Status::error(options.model + ": its stored tokenizer does not read: " +
-                         read.status().message());
+    return Status::error(options.model +
+                         ": its stored tokenizer does not read: " + read.status().message());
   text::Tokenizer tokenizer = std::move(read).value();
   const size_t limit = model.max_sequence_length();
   text::Tokenizer whole = tokenizer;

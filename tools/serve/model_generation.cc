@@ -115,12 +115,13 @@ Status ModelGeneration::check_embedding_model() {
   const size_t vocab_size = tokenizer_->vocab_size();
   vocabulary_size_ = static_cast<int64_t>(vocab_size);
   // The empty text's ids (BERT: [CLS] [SEP]) with the largest id after the first.
-  NORMRT_ASSIGN_OR_RETURN(EncodedInput probe, tokenizer_->encode("", model_->max_sequence_length()));
+  NORMRT_ASSIGN_OR_RETURN(EncodedInput probe,
+                          tokenizer_->encode("", model_->max_sequence_length()));
   probe.ids.insert(probe.ids.begin() + std::min<size_t>(1, probe.ids.size()),
                    static_cast<int32_t>(vocab_size - 1));
   SessionPool::Lease lease = pool_->acquire(std::chrono::milliseconds(0), 0);
-  Status s = lease.session().set_input(id_input_, probe.ids.data(),
-                                      probe.ids.size() * sizeof(int32_t));
+  Status s =
+      lease.session().set_input(id_input_, probe.ids.data(), probe.ids.size() * sizeof(int32_t));
   if (s) s = lease.session().run();
   if (!s) {
     return Status::error(std::string(tokenizer_->source()) + ": the vocabulary (" +

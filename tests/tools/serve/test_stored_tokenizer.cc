@@ -70,7 +70,8 @@ TEST_CASE("embeddings with the model file's tokenizer: ids, direct runs, truncat
     const nlohmann::json item = parse_body(reply.body)["data"][0];
     CHECK(item["tokens"] == c.ids.size());
     CHECK(item["truncated"] == c.truncated);
-    const std::vector<float> want = direct_run(model, {{"input_ids", bytes_of(c.ids)}}, "embedding");
+    const std::vector<float> want =
+        direct_run(model, {{"input_ids", bytes_of(c.ids)}}, "embedding");
     check_same_floats(floats_of(item["embedding"]), want.data(), want.size(), "embedding");
   }
 }
