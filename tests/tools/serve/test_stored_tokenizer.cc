@@ -46,6 +46,10 @@ TEST_CASE("embeddings with the model file's tokenizer: ids, direct runs, truncat
   options.model_name = "tiny";
   auto service = serve::ModelService::create(model, options, *stored.value());
   REQUIRE_MESSAGE(service.is_ok(), service.status().message());
+  // /v1/model names the entry by its size, not its bytes.
+  const nlohmann::json info = parse_body(service.value()->model_info().body);
+  CHECK(model->tokenizer_bytes().size() > 100);
+  CHECK(info["metadata"]["tokenizer"] == nlohmann::json{{"bytes", model->tokenizer_bytes().size()}});
 
   std::string fits, over;
   for (int i = 0; i < 14; ++i) fits += "the ";
