@@ -34,6 +34,7 @@ std::string tiny_vocab() {
 }
 
 struct Folder {
+  std::string tokenizer_config = R"({"do_lower_case": true})";
   std::string modules = R"([
     {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
     {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
@@ -54,10 +55,11 @@ std::string make_folder(const std::string& name, const Folder& f) {
   const std::string weights = read_text(bert_fixture("tiny_bert_gelu.safetensors"));
   write_text(dir + (f.safetensors ? "/model.safetensors" : "/pytorch_model.bin"), weights);
   write_text(dir + "/vocab.txt", tiny_vocab());
-  write_text(dir + "/tokenizer_config.json", R"({"do_lower_case": true})");
+  write_text(dir + "/tokenizer_config.json", f.tokenizer_config);
   if (!f.modules.empty()) write_text(dir + "/modules.json", f.modules);
   std::string pooling = R"({"word_embedding_dimension": 32)";
   for (const char* mode : {"cls_token", "mean_tokens", "max_tokens"}) {
+    if (f.pooling_extra.find("\"pooling_mode\"") != std::string::npos) break;
     const bool on = f.pooling == std::string(mode).substr(0, std::string(mode).find('_'));
     pooling += std::string(", \"pooling_mode_") + mode + "\": " + (on ? "true" : "false");
   }
@@ -256,6 +258,39 @@ TEST_CASE("--model refuses what the folder says normrt cannot do, naming the fil
   auto absent = convert(missing);
   REQUIRE_FALSE(absent.is_ok());
   CHECK(absent.status().message().find("not a directory") != std::string::npos);
+}
+
+TEST_CASE("sentence-transformers 6 folders: pooling_mode by name, the length in tokenizer_config") {
+  Folder f;
+  f.pooling_extra = R"(, "pooling_mode": "max", "include_prompt": true)";
+  f.st_config = R"({"transformer_task": "feature-extraction"})";
+  f.tokenizer_config = R"({"do_lower_case": true, "model_max_length": 20})";
+  const std::string dir = make_folder("st6", f);
+  const std::string path = scratch_path("st6.nrmt");
+  auto summary = convert_folder(dir, path);
+  REQUIRE_MESSAGE(summary.is_ok(), summary.status().message());
+  CHECK(summary.value().folder_settings ==
+        std::vector<std::string>{"pooling max (1_Pooling/config.json)",
+                                 "L2 normalization (modules.json: Normalize)",
+                                 "max sequence 20 (tokenizer_config.json: model_max_length)"});
+  CHECK(model_metadata(path, "pooling") == "max_l2");
+  auto model = Model::load(path);
+  REQUIRE(model.is_ok());
+  CHECK(model.value()->max_sequence_length() == 20);
+
+  Folder listed;
+  listed.pooling_extra = R"(, "pooling_mode": ["mean", "max"])";
+  const std::string listed_dir = make_folder("st6_list", listed);
+  auto refused = convert_folder(listed_dir, scratch_path("st6_list.nrmt"));
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK(refused.status().message().find("is not one name") != std::string::npos);
+  Folder weighted;
+  weighted.pooling_extra = R"(, "pooling_mode": "weightedmean")";
+  auto weighted_refused =
+      convert_folder(make_folder("st6_weighted", weighted), scratch_path("st6_w.nrmt"));
+  REQUIRE_FALSE(weighted_refused.is_ok());
+  CHECK(weighted_refused.status().message().find("pooling_mode 'weightedmean' is not supported") !=
+        std::string::npos);
 }
 
 TEST_CASE("a pooling flag wins over the folder's") {
