@@ -42,7 +42,7 @@ struct ConvertOptions {
   /// A BERT or Llama --norm other than the checkpoint's makes a different
   /// model; it is refused unless this is set (--allow-norm-change).
   bool allow_norm_change = false;
-  double p = 0.0;                ///< prms_norm only
+  double p = 0.0;  ///< prms_norm only
   /// Encoders only: "none" | "cls" | "mean" | "max"; "": model_dir's
   /// sentence-transformers Pooling module, else none.
   std::string pooling;

@@ -24,9 +24,11 @@ class ModelGeneration {
   /// /v1/embeddings: the model must then have one i32 input of shape [S] and
   /// an f32 output "embedding" of shape [1, H], and accept every id of the
   /// vocabulary (checked by a run on the largest id).
-  static Expected<std::shared_ptr<ModelGeneration>> create(
-      std::shared_ptr<const Model> model, size_t workers, size_t max_embedding_inputs,
-      std::optional<TextTokenizer> tokenizer, uint64_t number);
+  static Expected<std::shared_ptr<ModelGeneration>> create(std::shared_ptr<const Model> model,
+                                                           size_t workers,
+                                                           size_t max_embedding_inputs,
+                                                           std::optional<TextTokenizer> tokenizer,
+                                                           uint64_t number);
 
   const Model& model() const { return *model_; }
   const std::shared_ptr<const Model>& model_ptr() const { return model_; }

@@ -49,7 +49,8 @@ TEST_CASE("embeddings with the model file's tokenizer: ids, direct runs, truncat
   // /v1/model names the entry by its size, not its bytes.
   const nlohmann::json info = parse_body(service.value()->model_info().body);
   CHECK(model->tokenizer_bytes().size() > 100);
-  CHECK(info["metadata"]["tokenizer"] == nlohmann::json{{"bytes", model->tokenizer_bytes().size()}});
+  CHECK(info["metadata"]["tokenizer"] ==
+        nlohmann::json{{"bytes", model->tokenizer_bytes().size()}});
 
   std::string fits, over;
   for (int i = 0; i < 14; ++i) fits += "the ";
