@@ -1,5 +1,5 @@
-# Checks that every quoted #include in base/, kernels/, runtime/, models/,
-# tools/ and include/ points to the same or a lower layer (cmake/layers.cmake).
+# Checks that every quoted #include in base/, formats/, kernels/, runtime/,
+# models/, tools/ and include/ points to the same or a lower layer (cmake/layers.cmake).
 #   cmake -DSOURCE_DIR=<repository> -P cmake/check_layers.cmake
 # Run by CTest as test_layers; prints every violation, fails if any.
 cmake_minimum_required(VERSION 3.25)
@@ -50,7 +50,8 @@ function(layer_of path out)
 endfunction()
 
 file(GLOB_RECURSE _files RELATIVE "${SOURCE_DIR}" LIST_DIRECTORIES false
-  "${SOURCE_DIR}/base/*" "${SOURCE_DIR}/kernels/*" "${SOURCE_DIR}/runtime/*"
+  "${SOURCE_DIR}/base/*" "${SOURCE_DIR}/formats/*" "${SOURCE_DIR}/kernels/*"
+  "${SOURCE_DIR}/runtime/*"
   "${SOURCE_DIR}/models/*" "${SOURCE_DIR}/tools/*" "${SOURCE_DIR}/include/*")
 set(_violations 0)
 set(_checked 0)
@@ -74,7 +75,8 @@ foreach(file IN LISTS _files)
     if(_to_RANK EQUAL -1 AND included MATCHES "^(tests|bench|fuzz)/")
       message("${file}: includes \"${included}\", test or benchmark code")
       math(EXPR _violations "${_violations} + 1")
-    elseif(_to_RANK EQUAL -1 AND included MATCHES "^(base|kernels|runtime|models|tools|include)/")
+    elseif(_to_RANK EQUAL -1 AND
+           included MATCHES "^(base|formats|kernels|runtime|models|tools|include)/")
       message("${file}: includes \"${included}\", which is in no layer (cmake/layers.cmake)")
       math(EXPR _violations "${_violations} + 1")
     elseif(_to_RANK EQUAL -1)

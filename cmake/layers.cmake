@@ -8,6 +8,8 @@
 set(NORMRT_LAYERS
   # normrt_base: Status/Expected, bf16, the mapped file, Isa names.
   "base=base/,include/normrt/status.h,include/normrt/export.h"
+  # normrt_json: file formats the layers above read (JSON configs); base only.
+  "formats=formats/"
   # normrt_kernels (+ normrt_kernels_onednn): xsimd kernels, ISA dispatch.
   "kernels=kernels/"
   # normrt_runtime (and libnormrt.so), its folders in the order they build on
@@ -23,7 +25,7 @@ set(NORMRT_LAYERS
   "runtime/exec=runtime/exec/,include/normrt/normrt.hpp"
   "runtime/decode=runtime/decode/,include/normrt/decode.hpp"
   "runtime/api=runtime/api/,include/normrt/normrt.h"
-  # normrt_models (+ _transformer, _rnnsearch): config + weights -> graphs.
+  # normrt_models: config + weights -> graphs, the architecture registry.
   "models=models/"
   # the tools' libraries and executables: readers, convert, text (and its
   # public API, libnormrt_tokenizer), run, serve, bench.

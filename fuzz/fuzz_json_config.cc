@@ -1,9 +1,9 @@
 // libFuzzer target: the input bytes as a converter config file — JSON text
 // through JsonConfig::parse() (the depth pre-scan, nlohmann's parser), every
-// typed accessor on every top-level key, then model family detection and
-// every config reader of tools/convert/model_config.h (BERT, Llama, LSTM,
-// GRU, MLP, norm, torch_transformer, Nematus RNNSearch), whatever the
-// detected family: a reader must turn any object into a config or an error.
+// typed accessor on every top-level key, then architecture detection and the
+// config reader of every architecture of the model registry
+// (models/registry.h), whatever the detected one, plus the shared norm
+// reader: a reader must turn any object into a config or an error.
 // nlohmann throws on misuse (a type error, a missing key through at()); an
 // exception escaping here terminates, which the fuzzer reports as a crash.
 #include <cstddef>
@@ -13,9 +13,10 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/json/json_config.h"
 #include "fuzz/fuzz_check.h"
-#include "tools/convert/model_config.h"
-#include "tools/convert/readers/json_config.h"
+#include "models/config_json.h"
+#include "models/registry.h"
 
 namespace {
 
@@ -39,18 +40,18 @@ void read_every_key(const JsonConfig& config) {
 }
 
 void read_every_family(const JsonConfig& config) {
-  Expected<ModelFamily> family = detect_model_family(config);
-  if (family) FUZZ_CHECK(std::string(model_family_name(*family)) != "invalid", "bad family");
-  (void)read_bert_config(config);
-  (void)read_llama_config(config);
-  (void)read_rnn_config(config, /*is_lstm=*/true);
-  (void)read_rnn_config(config, /*is_lstm=*/false);
-  (void)read_mlp_config(config);
+  Expected<const Architecture*> detected = detect_architecture(config);
+  if (detected) FUZZ_CHECK(*detected != nullptr, "detected a null architecture");
   (void)read_norm_config(config);
-  (void)read_torch_transformer_config(config);
   // norm and p come from normrt-convert's --norm / --p, not from the file.
-  (void)read_rnnsearch_config(config, "", 0.0);
-  (void)read_rnnsearch_config(config, "prms_norm", 0.5);
+  ModelBuildOptions plain, partial;
+  partial.norm = "prms_norm";
+  partial.p = 0.5;
+  partial.allow_norm_change = true;
+  for (const Architecture* architecture : architectures()) {
+    (void)architecture->read_config(config, plain);
+    (void)architecture->read_config(config, partial);
+  }
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include "runtime/graph/graph_builder.h"
 #include "tools/serve/model_service.h"
 #include "tools/serve/request_head.h"
+#include "tools/text/wordpiece_tokenizer.h"
 
 namespace {
 
@@ -80,7 +81,7 @@ std::shared_ptr<const Model> embedding_model() {
   return compile(g);
 }
 
-text::BertTokenizer tokenizer() {
+serve::TextTokenizer tokenizer() {
   std::vector<std::string> tokens = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the",
                                      "cat",   "sat",   "on",    "mat",   "##s",    ",",
                                      ".",     "a",     "é",     "日"};
@@ -93,7 +94,7 @@ text::BertTokenizer tokenizer() {
   options.max_length = kMaxSequence + 1;  // as serve::load_tokenizer() makes it
   auto made = text::BertTokenizer::create(std::move(vocab).value(), options);
   FUZZ_CHECK(made.is_ok(), "%s", made.status().message().c_str());
-  return std::move(made).value();
+  return serve::TextTokenizer::wordpiece(std::move(made).value());
 }
 
 struct Services {

@@ -107,11 +107,17 @@ std::vector<float> WeightChecker::read(const std::string& name, const std::vecto
   return tensor ? to_float(*tensor) : std::vector<float>();
 }
 
+void WeightChecker::known_unused(const std::string& name, const std::vector<int64_t>& shape) {
+  if (source_.find(name) == nullptr) return;
+  if (expect(name, shape) != nullptr) source_.skip_unused(name, /*known=*/true);
+}
+
 Status WeightChecker::finish() {
   const std::set<std::string> expected(expected_.begin(), expected_.end());
   std::vector<std::string> problems = problems_;
   for (const std::string& name : source_.names())
-    if (expected.count(name) == 0) problems.push_back("unknown tensor '" + name + "'");
+    if (expected.count(name) == 0 && !source_.skip_unused(name, /*known=*/false))
+      problems.push_back("unknown tensor '" + name + "'");
   if (problems.empty()) return Status::ok();
   std::string message = source_.description() + ": " + std::to_string(problems.size()) +
                         (problems.size() == 1 ? " problem" : " problems") + " with the weights:";
@@ -181,9 +187,9 @@ Expected<int64_t> planned_sequence_length(const std::string& model, int64_t requ
                                           int64_t max_positions) {
   const int64_t length = requested == 0 ? max_positions : requested;
   if (length < 1 || length > max_positions) {
-    return Status::error(model + " options: max_sequence_length = " + std::to_string(length) +
-                         " is outside [1, max_position_embeddings = " +
-                         std::to_string(max_positions) + "]");
+    return Status::error(
+        model + " options: max_sequence_length = " + std::to_string(length) +
+        " is outside [1, max_position_embeddings = " + std::to_string(max_positions) + "]");
   }
   return length;
 }

@@ -63,10 +63,16 @@ class WeightChecker {
   /// expect() and to_float(): the values, or empty if there is a problem
   /// (recorded), so a builder can run to the end and list every problem.
   std::vector<float> read(const std::string& name, const std::vector<int64_t>& shape);
+  /// A tensor the architecture knows but does not use (BERT's pooler): if
+  /// present it must have `shape` (else a problem is recorded), and it is
+  /// reported to the source as skipped (WeightSource::skip_unused).
+  void known_unused(const std::string& name, const std::vector<int64_t>& shape);
   /// Records a problem that is not about one tensor (a bad config value).
   void fail(std::string problem) { problems_.push_back(std::move(problem)); }
   /// ok, or one error: "<source>: N problems with the weights:" followed by
-  /// one line per problem (missing, mis-shaped, wrong dtype, unknown).
+  /// one line per problem (missing, mis-shaped, wrong dtype, unknown). A
+  /// tensor nobody asked for is unknown unless the source skips it
+  /// (WeightSource::skip_unused).
   Status finish();
 
  private:

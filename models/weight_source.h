@@ -30,6 +30,17 @@ class WeightSource {
   virtual std::vector<std::string> names() const = 0;
   /// What to call the source in messages ("model.safetensors").
   virtual std::string description() const = 0;
+  /// Called by a builder's WeightChecker once for each tensor of the source
+  /// the graph does not use: `known` when the architecture knows it and
+  /// leaves it out (BERT's pooler), false when it is foreign to it (a
+  /// pretraining head, a misspelt name). True skips the tensor; false makes
+  /// it an error ("unknown tensor"). The default skips known ones only;
+  /// normrt-convert's source lists every one and, with --ignore-unused,
+  /// skips foreign ones too. Wrappers forward it.
+  virtual bool skip_unused(const std::string& name, bool known) const {
+    (void)name;
+    return known;
+  }
 };
 
 }  // namespace normrt

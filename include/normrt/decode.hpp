@@ -2,8 +2,7 @@
 /// Decoding loops over a normrt::Session: greedy and beam search over any
 /// step model that takes token ids and gives logits (docs/decoding.md).
 ///
-///   DecodeOptions options;
-///   options.token_input = "tgt_ids";       // the i32 input fed with tokens
+///   DecodeOptions options;                  // token input and logits: the model's
 ///   options.prefix = {bos};                 // fed before the first step
 ///   options.eos_id = eos;
 ///   options.max_length = 50;                // generated tokens, EOS included
@@ -29,12 +28,14 @@ namespace normrt {
 
 struct DecodeOptions {
   /// The graph input fed with token ids: i32, one token per step (shape [S]
-  /// or [1], or any shape of one element once S = 1). "input_ids" for the
-  /// Llama builder, "tgt_ids" for torch_transformer, "prev_id" for RNNSearch.
-  std::string token_input = "ids";
+  /// or [1], or any shape of one element once S = 1). "": the one the
+  /// model's builder recorded (metadata "decode_token_input"), or "ids" in a
+  /// file that records none.
+  std::string token_input;
   /// The graph output read after each run: f32 [S, V] or [1, V]; the last
-  /// row holds the next token's logits.
-  std::string logits_output = "logits";
+  /// row holds the next token's logits. "": the model's (metadata
+  /// "decode_logits_output"), or "logits".
+  std::string logits_output;
   /// Tokens fed before the first step (decode(prefix, ...) overrides it):
   /// a prompt, a BOS, or Nematus' -1 ("zero embedding"). At least one token;
   /// any i32 value is fed as is (the model's embedding checks its range).
@@ -98,6 +99,7 @@ class NORMRT_API Decoder {
   Expected<std::vector<Hypothesis>> decode(const std::vector<int32_t>& prefix,
                                            const Prepare& prepare = {});
 
+  /// The options, with the token input and logits output resolved.
   const DecodeOptions& options() const;
   /// Counts of the last decode() (also of a failed one, up to the failure).
   const DecodeStats& stats() const;

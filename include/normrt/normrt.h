@@ -138,6 +138,12 @@ NORMRT_API size_t normrt_model_max_sequence_length(const normrt_model* model);
  * [B, S, ...], see normrt_session_options.max_batch); else why not. Valid
  * while the model lives; NULL for a null model. */
 NORMRT_API const char* normrt_model_batch_refusal(const normrt_model* model);
+/* A bytes metadata entry of the file (docs/model_format.md): *data and *size
+ * are set to it (valid while the model lives), or to NULL and 0 when the file
+ * has none of that name. "tokenizer": the tokenizer normrt-convert stored,
+ * for normrt::Tokenizer::from_bytes (libnormrt_tokenizer). */
+NORMRT_API normrt_status normrt_model_metadata_bytes(const normrt_model* model, const char* key,
+                                                     const void** data, size_t* size);
 
 NORMRT_API normrt_status normrt_session_create(const normrt_model* model,
                                                const normrt_session_options* options,

@@ -35,6 +35,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "formats/json/json_config.h"
 #include "models/builder_support.h"
 #include "models/weight_source.h"
 #include "runtime/graph/graph.h"
@@ -66,5 +67,10 @@ Status check_convpool_cnn_config(const ConvPoolCnnConfig& config);
 /// Every problem with the weights is reported in one error. Weights are f32
 /// (convolutions run in f32 only).
 Expected<Graph> build_convpool_cnn_c(const ConvPoolCnnConfig& config, const WeightSource& weights);
+
+/// normrt's JSON for ConvPool-CNN-C ("architecture": "convpool_cnn_c",
+/// docs/cnn.md): its keys checked against the documented list; 'norm'
+/// required; eps 1e-6 by default (the authors' RMSNormLayer).
+Expected<ConvPoolCnnConfig> read_convpool_cnn_config(const JsonConfig& config);
 
 }  // namespace normrt

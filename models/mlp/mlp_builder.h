@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "formats/json/json_config.h"
 #include "models/builder_support.h"
 #include "models/weight_source.h"
 #include "runtime/graph/graph.h"
@@ -33,5 +34,9 @@ Status check_mlp_config(const MlpConfig& config);
 /// builders); matrices in matrix_dtype (kF32 | kBF16), vectors f32.
 Expected<Graph> build_ln_mlp(const MlpConfig& config, const WeightSource& weights,
                              DataType matrix_dtype);
+
+/// normrt's MLP config ("architecture": "mlp", docs/models_rnn.md) →
+/// MlpConfig: keys checked against the RNN/MLP list; errors name the file and key.
+Expected<MlpConfig> read_mlp_config(const JsonConfig& config);
 
 }  // namespace normrt

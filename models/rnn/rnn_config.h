@@ -2,9 +2,11 @@
 // The config of normrt's RNN families (LSTM with LN/DRAW/none placement, GRU),
 // the C++ side of the small JSON config documented in docs/models_rnn.md.
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "base/status.h"
+#include "formats/json/json_config.h"
 #include "models/builder_support.h"
 
 namespace normrt {
@@ -32,5 +34,16 @@ constexpr int64_t kMaxRnnLayers = 64;
 /// ≤ kMaxRnnSize, layers in [1, kMaxRnnLayers], vocab/output ≥ 0, a known
 /// norm convention and placement).
 Status check_rnn_config(const RnnConfig& config, bool is_lstm);
+
+/// docs/models_rnn.md, "Config JSON": every key the RNN and MLP configs may
+/// carry; a misspelt key is an error rather than a silent default.
+const std::set<std::string>& rnn_mlp_config_keys();
+inline constexpr const char* kRnnMlpKeysDocumented =
+    "docs/models_rnn.md lists the keys of normrt's RNN/MLP config";
+
+/// normrt's RNN config ("architecture": "lstm" | "gru", docs/models_rnn.md)
+/// → RnnConfig: keys checked against the list, then check_rnn_config() and
+/// pRMSNorm's width rule; every error names the file and the key.
+Expected<RnnConfig> read_rnn_config(const JsonConfig& config, bool is_lstm);
 
 }  // namespace normrt

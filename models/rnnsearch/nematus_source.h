@@ -25,6 +25,9 @@ class NematusParameters final : public WeightSource {
   const SourceTensor* find(std::string_view name) const override;
   std::vector<std::string> names() const override;
   std::string description() const override { return source_.description(); }
+  bool skip_unused(const std::string& name, bool known) const override {
+    return source_.skip_unused(name, known);
+  }
 
  private:
   const WeightSource& source_;

@@ -18,8 +18,10 @@
 // The norm at every *_lns/_lnb site is one of none (layer_normalisation
 // false), LayerNorm, RMSNorm or pRMSNorm (the RMSNorm authors' Nematus).
 #include <cstdint>
+#include <string>
 
 #include "base/status.h"
+#include "formats/json/json_config.h"
 #include "models/builder_support.h"
 #include "models/weight_source.h"
 #include "runtime/graph/graph.h"
@@ -27,7 +29,7 @@
 namespace normrt {
 
 /// The architecture keys of a Nematus config (model.npz.json) that normrt
-/// supports; the converter maps the JSON onto it (tools/convert/model_config.h).
+/// supports; read_rnnsearch_config() maps the JSON onto it.
 struct RnnSearchConfig {
   int64_t dim_word = 0;     ///< embedding width
   int64_t dim = 0;          ///< GRU width; annotations and attention are 2·dim
@@ -61,5 +63,16 @@ Status check_rnnsearch_config(const RnnSearchConfig& config);
 Expected<RnnSearchGraphs> build_rnnsearch(const RnnSearchConfig& config,
                                           const WeightSource& weights, DataType matrix_dtype,
                                           const RnnSearchBuildOptions& options = {});
+
+/// A Nematus config: dim_word, dim, n_words_src, n_words (required),
+/// layer_normalisation and the two tie_* flags; the keys that select another
+/// architecture (encoder, decoder, enc_depth, dec_depth, the recurrence
+/// transition depths, factors, weight_normalisation, ...) must keep the
+/// values of the supported one, and the error names the key otherwise;
+/// training keys are ignored. `norm` ("" or layer_norm | rms_norm |
+/// prms_norm, normrt-convert's --norm) says which norm a checkpoint with
+/// layer_normalisation was trained with (default layer_norm); `p` for prms_norm.
+Expected<RnnSearchConfig> read_rnnsearch_config(const JsonConfig& config, const std::string& norm,
+                                                double p);
 
 }  // namespace normrt

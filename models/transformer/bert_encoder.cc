@@ -38,6 +38,9 @@ class WithoutBuffers : public WeightSource {
     return kept;
   }
   std::string description() const override { return inner_.description(); }
+  bool skip_unused(const std::string& name, bool known) const override {
+    return inner_.skip_unused(name, known);
+  }
 
  private:
   const WeightSource& inner_;
@@ -143,13 +146,13 @@ class BertEmitter {
     return norm(at + "output.LayerNorm", down, a);
   }
 
-  // Unused but legitimate: checked if present, never required.
-  void accept_pooler(const WeightSource& source) {
+  // BertModel's pooler (tanh(W·h[CLS] + b), BERT's next-sentence head):
+  // part of the checkpoint, not of the encoder's output. Checked if present,
+  // never required, reported as skipped.
+  void skip_pooler() {
     const int64_t h = config_.hidden_size;
-    if (source.find(prefix_ + "pooler.dense.weight") != nullptr)
-      check_.expect(prefix_ + "pooler.dense.weight", {h, h});
-    if (source.find(prefix_ + "pooler.dense.bias") != nullptr)
-      check_.expect(prefix_ + "pooler.dense.bias", {h});
+    check_.known_unused(prefix_ + "pooler.dense.weight", {h, h});
+    check_.known_unused(prefix_ + "pooler.dense.bias", {h});
   }
 
  private:
@@ -192,6 +195,7 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
                                    DataType matrix_dtype, const BertBuildOptions& options) {
   NORMRT_RETURN_IF_ERROR(check_bert_config(config));
   NORMRT_RETURN_IF_ERROR(check_matrix_dtype(matrix_dtype));
+  NORMRT_RETURN_IF_ERROR(check_pooling(options.pooling));
   NORMRT_ASSIGN_OR_RETURN(const NormConfig norm,
                           override_norm("BERT", options.norm, config.layer_norm_eps, options.p));
   NORMRT_ASSIGN_OR_RETURN(
@@ -214,13 +218,13 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
   const char* activation = activation_name(config.hidden_act);
   for (int64_t layer = 0; layer < config.num_hidden_layers; ++layer)
     h = emit.layer(layer, h, activation);
-  emit.accept_pooler(source);
+  emit.skip_pooler();
+  if (weights.find(prefix + position_ids) != nullptr)
+    weights.skip_unused(prefix + position_ids, /*known=*/true);  // a buffer (0..max-1)
   NORMRT_RETURN_IF_ERROR(emit.checker().finish());
 
-  if (options.pooling == BertPooling::kMeanNormalized) {
-    TensorId mean = b.node(OpType::kMeanPool, "pooling.mean", {h}, {{1, config.hidden_size}});
-    h = b.node(OpType::kL2Normalize, "pooling.normalize", {mean}, {{1, config.hidden_size}});
-    b.rename(h, "embedding");
+  if (options.pooling.mode != "none") {
+    h = add_pooling_head(b, h, config.hidden_size, options.pooling);
   } else {
     b.rename(h, "last_hidden_state");
   }
@@ -230,7 +234,7 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
   b.metadata("eps", norm.eps);
   if (norm.kind == "prms_norm") b.metadata("p", norm.p);
   b.metadata("hidden_act", config.hidden_act);
-  b.metadata("pooling", std::string(options.pooling == BertPooling::kNone ? "none" : "mean_l2"));
+  b.metadata("pooling", pooling_metadata(options.pooling));
   return b.finish(max_s);
 }
 

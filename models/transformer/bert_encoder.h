@@ -7,8 +7,8 @@
 //   e = LN(word_emb[ids] + type_emb[0] + pos_emb[0:S])
 //   per layer:  a = LN(Wo · Attention(Wq·h, Wk·h, Wv·h) + h)
 //               h = LN(W2 · gelu(W1·a) + a)            (post-norm)
-//   output "last_hidden_state" [S, H], or with mean pooling
-//   "embedding" [1, H] = L2-normalize(mean over the S rows).
+//   output "last_hidden_state" [S, H], or with a pooling head
+//   "embedding" [1, H] = [L2-normalize](cls | mean | max over the S rows).
 // Token type ids are all 0 (one segment) unless BertBuildOptions::
 // token_type_ids adds the input "token_type_ids" i32 [S] (sentence pairs).
 // The graph runs batches (runtime/exec/batch_support.h): input_ids [B, S]
@@ -17,6 +17,8 @@
 #include <string>
 
 #include "base/status.h"
+#include "formats/json/json_config.h"
+#include "models/pooling.h"
 #include "models/weight_source.h"
 #include "runtime/graph/graph.h"
 
@@ -36,18 +38,15 @@ struct BertConfig {
   double layer_norm_eps = 1e-12;
 };
 
-enum class BertPooling {
-  kNone,            ///< output "last_hidden_state" [S, H]
-  kMeanNormalized,  ///< output "embedding" [1, H]: mean over tokens, then L2-normalized
-};
-
 struct BertBuildOptions {
   /// "layer_norm" (the checkpoint's own), or "rms_norm" / "prms_norm" to run
   /// the same weights with another norm (an experiment: only the LayerNorm
   /// gains are used, its biases are dropped; the result is not BERT's).
   std::string norm = "layer_norm";
   double p = 0.0;  ///< prms_norm only, in (0, 1]
-  BertPooling pooling = BertPooling::kNone;
+  /// mode "none": output "last_hidden_state" [S, H]; otherwise the output
+  /// "embedding" [1, H] pooled (cls, mean, max) and, if normalize, L2-normalized.
+  PoolingOptions pooling;
   /// The largest S a run may use; 0: max_position_embeddings.
   int64_t max_sequence_length = 0;
   /// Adds the input "token_type_ids" i32 [S] (0 or 1 per token: the segment
@@ -65,6 +64,10 @@ struct BertBuildOptions {
 /// matrices (Linear weights, embedding tables); vectors stay f32.
 Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource& weights,
                                    DataType matrix_dtype, const BertBuildOptions& options = {});
+
+/// A Hugging Face config.json → BertConfig (HF's defaults for absent keys);
+/// position_embedding_type must be "absolute". Errors name the file and key.
+Expected<BertConfig> read_bert_config(const JsonConfig& config);
 
 /// An error naming the field if a config value is out of range (sizes ≥ 1 and
 /// bounded, hidden_size divisible by num_attention_heads, a known hidden_act,

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "formats/json/json_config.h"
 #include "models/weight_source.h"
 #include "runtime/graph/graph.h"
 
@@ -55,6 +56,11 @@ struct LlamaBuildOptions {
 /// lm_head); the norm gains stay f32.
 Expected<Graph> build_llama_decoder(const LlamaConfig& config, const WeightSource& weights,
                                     DataType matrix_dtype, const LlamaBuildOptions& options = {});
+
+/// A Hugging Face config.json with "model_type": "llama" → LlamaConfig:
+/// hidden_act must be "silu", no rope_scaling (nor a rope_parameters.rope_type
+/// other than "default"), no attention/MLP biases. Errors name the file and key.
+Expected<LlamaConfig> read_llama_config(const JsonConfig& config);
 
 /// An error naming the field if a config value is out of range (sizes ≥ 1 and
 /// bounded, hidden_size divisible by num_attention_heads with an even head

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "formats/json/json_config.h"
 #include "models/builder_support.h"
 #include "models/weight_source.h"
 #include "runtime/graph/graph.h"
@@ -81,5 +82,14 @@ Expected<Graph> build_torch_transformer(const TorchTransformerConfig& config,
 
 /// An error naming the field if a config value is out of range.
 Status check_torch_transformer_config(const TorchTransformerConfig& config);
+
+/// normrt's JSON for nn.Transformer encoder-decoders ("architecture":
+/// "torch_transformer", docs/torch_transformer.md): TorchTransformerConfig's
+/// fields and the build options source_length, max_target_length, kv_cache.
+struct TorchTransformerJson {
+  TorchTransformerConfig config;
+  TorchTransformerBuildOptions build;
+};
+Expected<TorchTransformerJson> read_torch_transformer_config(const JsonConfig& config);
 
 }  // namespace normrt

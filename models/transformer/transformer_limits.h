@@ -15,8 +15,8 @@ constexpr int64_t kMaxLayers = 1024;
 constexpr int64_t kMaxPositions = int64_t{1} << 20;
 
 /// An error "<model> config: <field> = v is outside [min, max]" unless v is in range.
-inline Status check_config_range(const char* model, const char* field, int64_t value,
-                                 int64_t min, int64_t max) {
+inline Status check_config_range(const char* model, const char* field, int64_t value, int64_t min,
+                                 int64_t max) {
   if (value >= min && value <= max) return Status::ok();
   return Status::error(std::string(model) + " config: " + field + " = " + std::to_string(value) +
                        " is outside [" + std::to_string(min) + ", " + std::to_string(max) + "]");

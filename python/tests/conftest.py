@@ -84,5 +84,12 @@ def minilm(models, minilm_dir) -> Path:
 
 
 @pytest.fixture(scope="session")
+def minilm_folder(models, minilm_dir) -> Path:
+    """all-MiniLM-L6-v2 converted from its folder with no flags: pooling,
+    normalization, max length and the tokenizer from its own files."""
+    return support.convert_folder(minilm_dir, models / "minilm_folder.nrmt")
+
+
+@pytest.fixture(scope="session")
 def capi() -> support.CApi:
     return support.CApi()

@@ -97,6 +97,14 @@ Status check_search_options(const DecodeOptions& options, size_t vocab) {
   return Status::ok();
 }
 
+// "": the name the model's builder recorded (metadata `key`), else `fallback`
+// (files written before the builders recorded them).
+void resolve_name(const Model& model, const char* key, const char* fallback, std::string* name) {
+  if (!name->empty()) return;
+  *name = model.metadata(key);
+  if (name->empty()) *name = fallback;
+}
+
 }  // namespace
 
 std::vector<int32_t> HypothesisTree::ids(uint32_t node) const {
@@ -114,6 +122,8 @@ Expected<std::unique_ptr<Decoder>> Decoder::create(std::shared_ptr<const Model> 
                                                    DecodeOptions options,
                                                    const SessionOptions& session_options) {
   if (!model) return error("the model is null");
+  resolve_name(*model, "decode_token_input", "ids", &options.token_input);
+  resolve_name(*model, "decode_logits_output", "logits", &options.logits_output);
   bool has_sequence = false;
   NORMRT_RETURN_IF_ERROR(check_token_input(*model, options, &has_sequence));
   NORMRT_ASSIGN_OR_RETURN(size_t vocab, check_logits_output(*model, options));

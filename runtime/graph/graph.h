@@ -105,7 +105,7 @@ enum class OpType : uint16_t {
   kGruCell = 14,    ///< one GRU step, LayerNorm paper eqs. 26-28
   kFusedLinear = 15,  ///< made by the fusion pass: Linear → (Add) → norm → (activation)
   kRope = 16,       ///< rotary position embedding of (x[S, H·d]) at the session position
-  kMeanPool = 17,   ///< (x[S, D]) → [1, D] mean over rows
+  kMeanPool = 17,   ///< (x[S, D]) → [1, D] mean (or, mode "max", maximum) over rows
   kL2Normalize = 18,  ///< (x) → x / max(‖x‖₂, eps) over the last axis
   kAdditiveAttention = 19,  ///< (query, keys, v, c?, values) → (context, alignment?): Bahdanau
   kGruRecurrence = 20,      ///< a GRU's recurrent half over precomputed input projections
@@ -125,8 +125,15 @@ const char* op_type_name(OpType type);  ///< "Linear", ...; "invalid" otherwise
 /// "rms_norm", "prms_norm"); null for an op that is not a norm.
 const char* norm_op_kind(OpType type);
 
+/// Opaque bytes: a metadata value the runtime stores and hands out without
+/// reading it (a tokenizer serialized by tools/text). Graph metadata only.
+struct Blob {
+  std::string bytes;
+  bool operator==(const Blob& other) const { return bytes == other.bytes; }
+};
+
 /// A typed attribute value.
-using AttributeValue = std::variant<int64_t, double, std::string, std::vector<int64_t>>;
+using AttributeValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, Blob>;
 struct Attribute {
   std::string name;
   AttributeValue value;

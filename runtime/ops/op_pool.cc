@@ -1,13 +1,15 @@
 // Sentence-embedding heads.
-//   MeanPool    (x [R, D] f32) → [1, D]: the mean over the R rows (R may be S),
-//               summed in double. In a batch (runtime/exec/batch_support.h)
-//               one row per sequence: the mean over its rows (zeros for a
-//               sequence of none, as sentence-transformers' clamped
-//               division gives).
+//   MeanPool    (x [R, D] f32) → [1, D]: per column over the R rows (R may be
+//               S), attribute "mode": "mean" (default; summed in double) or
+//               "max" (the largest value; a NaN in the column gives NaN, as
+//               torch.max). In a batch (runtime/exec/batch_support.h) one row
+//               per sequence over its rows (mean only; zeros for a sequence
+//               of none, as sentence-transformers' clamped division gives).
 //   L2Normalize (x [.., D] f32) → same shape: each row x / max(‖x‖₂, eps),
 //               PyTorch's F.normalize; attribute "eps" (float ≥ 0, default
 //               1e-12); ‖x‖₂ and the division in double.
 // Aliasing: L2Normalize's y may be x (in place); MeanPool's y must not overlap x.
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <memory>
@@ -19,8 +21,14 @@
 namespace normrt {
 namespace {
 
-Status infer_mean_pool(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
-  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {}));
+enum class PoolMode { kMean, kMax };
+
+Expected<PoolMode> check_mean_pool_node(const Graph& graph, const Node& node,
+                                        std::vector<InferredTensor>& outputs) {
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {"mode"}));
+  NORMRT_ASSIGN_OR_RETURN(const std::string mode, node.string_attribute("mode", "mean"));
+  if (mode != "mean" && mode != "max")
+    return node_error(node, "attribute 'mode' must be \"mean\" or \"max\", found \"" + mode + "\"");
   NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, 0, "x"));
   Status s = check_dtype(node, 0, "x", *x, {DataType::kF32});
   if (s) s = check_rows_operand(node, 0, "x", *x);
@@ -33,7 +41,11 @@ Status infer_mean_pool(const Graph& graph, const Node& node, std::vector<Inferre
                                 shape_string(shape));
   }
   outputs = {{DataType::kF32, {1, shape[1]}}};
-  return Status::ok();
+  return mode == "max" ? PoolMode::kMax : PoolMode::kMean;
+}
+
+Status infer_mean_pool(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs) {
+  return check_mean_pool_node(graph, node, outputs).status();
 }
 
 class MeanPoolOp final : public OpKernel {
@@ -70,9 +82,29 @@ class MeanPoolOp final : public OpKernel {
   }
 };
 
+// Row by row, so that x is read in order; a NaN sticks (NaN > v and v > NaN
+// are both false, so it is carried explicitly).
+class MaxPoolOp final : public OpKernel {
+ public:
+  Status run(const OpRunContext& context) const override {
+    const TensorView& x = context.inputs[0];
+    const size_t rows = x.dims[0], cols = x.dims[1];
+    float* y = context.outputs[0].f32();
+    std::copy(x.f32(), x.f32() + cols, y);
+    for (size_t r = 1; r < rows; ++r) {
+      const float* row = x.f32() + r * cols;
+      for (size_t j = 0; j < cols; ++j)
+        if (row[j] > y[j] || std::isnan(row[j])) y[j] = std::isnan(y[j]) ? y[j] : row[j];
+    }
+    return Status::ok();
+  }
+};
+
 Expected<std::unique_ptr<OpKernel>> create_mean_pool(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  NORMRT_RETURN_IF_ERROR(infer_mean_pool(context.graph, context.node, outputs));
+  NORMRT_ASSIGN_OR_RETURN(PoolMode mode,
+                          check_mean_pool_node(context.graph, context.node, outputs));
+  if (mode == PoolMode::kMax) return std::unique_ptr<OpKernel>(new MaxPoolOp());
   return std::unique_ptr<OpKernel>(new MeanPoolOp());
 }
 

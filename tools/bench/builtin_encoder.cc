@@ -108,7 +108,7 @@ Expected<Graph> build_builtin_encoder(int64_t width, int64_t max_sequence_length
   NORMRT_RETURN_IF_ERROR(check_bert_config(config));
   RandomBertWeights weights(config, seed);
   BertBuildOptions options;
-  options.pooling = BertPooling::kMeanNormalized;
+  options.pooling.mode = "mean";
   options.max_sequence_length = max_sequence_length;
   return build_bert_encoder(config, weights, DataType::kF32, options);
 }

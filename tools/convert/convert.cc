@@ -1,17 +1,88 @@
 #include "tools/convert/convert.h"
 
+#include "formats/json/json_config.h"
 #include "kernels/common/isa.h"
+#include "models/registry.h"
 #include "runtime/passes/prepack_linear_weights.h"
-#include "tools/convert/build_model_graph.h"
-#include "tools/convert/convert_rnnsearch.h"
 #include "tools/convert/convert_steps.h"
-#include "tools/convert/model_config.h"
+#include "tools/convert/model_folder.h"
 #include "tools/convert/output_file.h"
 #include "tools/convert/progress.h"
-#include "tools/convert/readers/json_config.h"
+#include "tools/convert/stored_tokenizer.h"
+#include "tools/convert/unused_tensors.h"
+#include "tools/convert/weights_file.h"
 #include "tools/convert/write_outputs.h"
 
 namespace normrt {
+namespace {
+
+std::string without_nrmt_suffix(const std::string& path) {
+  const std::string suffix = ".nrmt";
+  const bool has_suffix = path.size() > suffix.size() &&
+                          path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return has_suffix ? path.substr(0, path.size() - suffix.size()) : path;
+}
+
+// One file per graph: --output for a model of one graph, else
+// "<base>.<role>.nrmt" for each role.
+std::vector<std::string> output_paths(const std::string& output,
+                                      const std::vector<std::string>& roles) {
+  if (roles.size() == 1 && roles[0].empty()) return {output};
+  std::vector<std::string> paths;
+  for (const std::string& role : roles)
+    paths.push_back(without_nrmt_suffix(output) + "." + role + ".nrmt");
+  return paths;
+}
+
+// Before the work: every output may be replaced, none is an input or another output.
+Expected<std::vector<OutputTarget>> check_targets(const ConvertOptions& options,
+                                                  const std::vector<std::string>& roles,
+                                                  const std::vector<std::string>& paths) {
+  std::vector<NamedInput> inputs = converter_inputs(options);
+  std::vector<OutputTarget> targets;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    NORMRT_ASSIGN_OR_RETURN(OutputTarget target, check_output_target(paths[i], inputs));
+    for (size_t j = 0; j < targets.size(); ++j)
+      if (targets[j].path == target.path)
+        return Status::error("'" + paths[i] + "' and '" + paths[j] + "' lead to the same file '" +
+                             target.path + "'");
+    inputs.push_back({roles[i] + " output", paths[i]});
+    targets.push_back(std::move(target));
+  }
+  return targets;
+}
+
+ModelBuildOptions build_options(const ConvertOptions& options) {
+  ModelBuildOptions build;
+  build.dtype = options.dtype;
+  build.norm = options.norm;
+  build.allow_norm_change = options.allow_norm_change;
+  build.p = options.p;
+  build.pooling.mode = options.pooling.empty() ? "none" : options.pooling;
+  build.pooling.normalize = options.normalize.value_or(true);
+  build.max_sequence_length = options.max_sequence_length;
+  build.weights_file = options.weights_path;
+  return build;
+}
+
+// "bert_encoder: 123 nodes" or "rnnsearch: encoder 40 nodes, decoder 55 nodes".
+std::string built_line(const Architecture& architecture, const BuiltModel& built,
+                       uint64_t parameters) {
+  std::string line = std::string(architecture.name) + ": ";
+  for (size_t i = 0; i < built.graphs.size(); ++i) {
+    const BuiltGraph& part = built.graphs[i];
+    line += (i > 0 ? ", " : "") + (part.role.empty() ? "" : part.role + " ") +
+            format_count(part.graph.nodes.size()) + " nodes";
+  }
+  return line + ", " + format_count(parameters) + " parameters";
+}
+
+}  // namespace
+
+RnnSearchOutputs rnnsearch_output_paths(const std::string& path) {
+  const std::vector<std::string> paths = output_paths(path, {"encoder", "decoder"});
+  return {paths[0], paths[1]};
+}
 
 Expected<TensorLayout> resolve_layout(const std::string& name) {
   if (name == "native") {
@@ -25,7 +96,53 @@ Expected<TensorLayout> resolve_layout(const std::string& name) {
                        ": expected one of native, row_major, panels16, panels32, panels64");
 }
 
-Expected<ConvertSummary> convert(const ConvertOptions& options) {
+namespace {
+
+// --model: the folder fills what the options leave open.
+Expected<ConvertOptions> with_model_folder(const ConvertOptions& given,
+                                           std::vector<std::string>* said) {
+  if (given.model_dir.empty()) return given;
+  if (!given.config_path.empty() || !given.weights_path.empty())
+    return Status::error(
+        "--model takes the config and weights from the folder: drop --config and "
+        "--weights");
+  NORMRT_ASSIGN_OR_RETURN(ModelFolder folder, read_model_folder(given.model_dir));
+  ConvertOptions options = given;
+  options.config_path = folder.config_path;
+  options.weights_path = folder.weights_path;
+  if (options.pooling.empty() && !folder.pooling.empty()) {
+    options.pooling = folder.pooling;
+    if (!options.normalize) options.normalize = folder.normalize;
+    *said = folder.said;
+  } else {
+    for (const std::string& line : folder.said)
+      if (line.rfind("max sequence", 0) == 0) said->push_back(line);
+  }
+  if (options.max_sequence_length == 0) options.max_sequence_length = folder.max_sequence_length;
+  if (options.tokenizer_dir.empty() && has_tokenizer_files(folder.transformer_dir))
+    options.tokenizer_dir = folder.transformer_dir;
+  return options;
+}
+
+// Stores the tokenizer of options.tokenizer_dir in the (single) graph.
+Expected<std::string> store_tokenizer(const ConvertOptions& options, BuiltModel& built) {
+  if (options.tokenizer_dir.empty()) return std::string();
+  if (built.graphs.size() != 1)
+    return Status::error("--tokenizer: this architecture writes " +
+                         std::to_string(built.graphs.size()) +
+                         " files; a tokenizer is stored in single-file models only");
+  Graph& graph = built.graphs[0].graph;
+  NORMRT_ASSIGN_OR_RETURN(StoredTokenizer stored,
+                          read_stored_tokenizer(options.tokenizer_dir, graph.max_sequence_length));
+  graph.metadata.push_back({"tokenizer", Blob{std::move(stored.bytes)}});
+  return stored.summary;
+}
+
+}  // namespace
+
+Expected<ConvertSummary> convert(const ConvertOptions& given) {
+  std::vector<std::string> folder_settings;
+  NORMRT_ASSIGN_OR_RETURN(const ConvertOptions options, with_model_folder(given, &folder_settings));
   const ConvertProgress progress(options.progress);
   if (options.dtype != DataType::kF32 && options.dtype != DataType::kBF16)
     return Status::error(std::string("dtype ") + data_type_name(options.dtype) +
@@ -42,38 +159,64 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
                         format_count(source.names().size()) + " tensors, " +
                         format_bytes(source_bytes(source)));
 
-  NORMRT_ASSIGN_OR_RETURN(ModelFamily family, detect_model_family(config));
-  if (family == ModelFamily::kRnnSearch)
-    return convert_rnnsearch(options, config, source, layout, progress);
-  // Before the work: an output that may not be replaced is refused at once.
-  NORMRT_ASSIGN_OR_RETURN(OutputTarget target,
-                          check_output_target(options.output_path, converter_inputs(options)));
-  NORMRT_ASSIGN_OR_RETURN(Graph graph, build_model_graph(family, config, source, options));
-  const WeightTotals totals = weight_totals(graph);
-  NORMRT_ASSIGN_OR_RETURN(size_t packed, finish_graph(graph, options, layout));
-  progress.stage(2, std::string("built and validated ") + model_family_name(family) + ": " +
-                        format_count(graph.nodes.size()) + " nodes, " +
-                        format_count(totals.parameters) + " parameters");
+  NORMRT_ASSIGN_OR_RETURN(const Architecture* architecture, detect_architecture(config));
+  const std::vector<std::string>& roles = architecture->graph_roles;
+  const std::vector<std::string> paths = output_paths(options.output_path, roles);
+  NORMRT_ASSIGN_OR_RETURN(std::vector<OutputTarget> targets, check_targets(options, roles, paths));
+  const ModelBuildOptions build = build_options(options);
+  const UnusedTensors unused(source, options.ignore_unused);
+  Expected<BuiltModel> made = build_model(*architecture, config, unused, build);
+  if (!made && !unused.foreign().empty() && !options.ignore_unused)
+    return Status::error(made.status().message() + "\n" + std::to_string(unused.foreign().size()) +
+                         " tensor(s) of " + base_name(options.weights_path) + " are not used by " +
+                         architecture->name + " (" + name_list(unused.foreign()) +
+                         "): --ignore-unused skips them");
+  if (!made) return made.status();
+  BuiltModel built = std::move(made).value();
+  NORMRT_ASSIGN_OR_RETURN(std::string tokenizer, store_tokenizer(options, built));
+  if (built.graphs.size() != roles.size())
+    return Status::error(std::string(architecture->name) + " built " +
+                         std::to_string(built.graphs.size()) + " graphs for " +
+                         std::to_string(roles.size()) + " roles (a registry bug)");
+
+  WeightTotals totals;
+  size_t packed = 0;
+  std::vector<OutputGraph> outputs;
+  for (size_t i = 0; i < built.graphs.size(); ++i) {
+    Graph& graph = built.graphs[i].graph;
+    const WeightTotals part = weight_totals(graph);
+    totals.tensors += part.tensors;
+    totals.parameters += part.parameters;
+    NORMRT_ASSIGN_OR_RETURN(size_t count, finish_graph(graph, options, layout));
+    packed += count;
+    totals.bytes += weight_totals(graph).bytes;
+    outputs.push_back({&graph, targets[i]});
+  }
+  progress.stage(2, "built and validated " + built_line(*architecture, built, totals.parameters));
   progress.stage(
       3, "packed " + std::to_string(packed) + " Linear weights as " + tensor_layout_name(layout));
-
-  progress.stage(4, "writing " + options.output_path + " (about " +
-                        format_bytes(weight_totals(graph).bytes) + " of weights)");
+  std::string written;
+  for (size_t i = 0; i < paths.size(); ++i)
+    written += (i == 0 ? "" : i + 1 == paths.size() ? " and " : ", ") + paths[i];
+  progress.stage(
+      4, "writing " + written +
+             (paths.size() == 1 ? " (about " + format_bytes(totals.bytes) + " of weights)" : ""));
   ConvertSummary summary;
-  NORMRT_ASSIGN_OR_RETURN(uint64_t bytes,
-                          write_checked_outputs({{&graph, target}}, &summary.warnings));
+  NORMRT_ASSIGN_OR_RETURN(uint64_t bytes, write_checked_outputs(outputs, &summary.warnings));
 
-  summary.architecture = model_family_name(family);
-  summary.norm = metadata_text(graph, "norm");
-  const char* trained = checkpoint_norm(family);
-  summary.checkpoint_norm = trained != nullptr ? trained : summary.norm;
+  summary.architecture = architecture->name;
+  summary.norm = metadata_text(built.graphs[0].graph, "norm");
+  summary.checkpoint_norm = built.checkpoint_norm.empty() ? summary.norm : built.checkpoint_norm;
   summary.tensors = totals.tensors;
   summary.parameters = totals.parameters;
   summary.file_bytes = bytes;
   summary.dtype = options.dtype;
   summary.layout = layout;
   summary.packed_weights = packed;
-  summary.files = {options.output_path};
+  summary.files = paths;
+  summary.skipped_tensors = unused.skipped();
+  summary.folder_settings = std::move(folder_settings);
+  summary.tokenizer = std::move(tokenizer);
   summary.seconds = progress.elapsed_seconds();
   return summary;
 }
@@ -82,7 +225,8 @@ std::string summary_line(const ConvertSummary& s) {
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.2f s", s.seconds);
   std::string norm = "norm " + s.norm;
-  if (s.norm != s.checkpoint_norm) norm += " (changed from the checkpoint's " + s.checkpoint_norm + ")";
+  if (s.norm != s.checkpoint_norm)
+    norm += " (changed from the checkpoint's " + s.checkpoint_norm + ")";
   std::string files;  // named when there is more than one (RNNSearch's pair)
   for (size_t i = 0; s.files.size() > 1 && i < s.files.size(); ++i)
     files += (i == 0 ? ": " : ", ") + s.files[i];

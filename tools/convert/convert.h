@@ -8,6 +8,7 @@
 // problems come back all at once, listed by the builder.
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,16 @@
 namespace normrt {
 
 struct ConvertOptions {
+  /// A Hugging Face or sentence-transformers model folder (model_folder.h):
+  /// config_path and weights_path come from it (and must be empty); pooling,
+  /// its normalization and the longest sequence come from its
+  /// sentence-transformers files unless set here; its tokenizer is stored.
+  std::string model_dir;
   std::string config_path;          ///< HF config.json or normrt's RNN/MLP JSON
   std::string weights_path;         ///< .safetensors (or .npz)
+  /// A model folder whose tokenizer to store in the file (metadata
+  /// "tokenizer"); "" : model_dir's when it has tokenizer files, else none.
+  std::string tokenizer_dir;
   std::string output_path;          ///< the .nrmt to write
   DataType dtype = DataType::kF32;  ///< storage of the matrices: kF32 | kBF16
   /// "native" (this CPU's linear panel width: used from the mapping without
@@ -33,24 +42,39 @@ struct ConvertOptions {
   /// A BERT or Llama --norm other than the checkpoint's makes a different
   /// model; it is refused unless this is set (--allow-norm-change).
   bool allow_norm_change = false;
-  double p = 0.0;                   ///< prms_norm only
-  std::string pooling = "none";     ///< BERT only: "none" | "mean" (L2-normalised mean)
+  double p = 0.0;  ///< prms_norm only
+  /// Encoders only: "none" | "cls" | "mean" | "max"; "": model_dir's
+  /// sentence-transformers Pooling module, else none.
+  std::string pooling;
+  /// L2-normalize the pooled row; unset: as model_dir's modules.json says
+  /// (a Normalize module), else on.
+  std::optional<bool> normalize;
+  /// Skip the tensors of the weights file the architecture does not use (a
+  /// pretraining head such as BERT's cls.*): listed in the summary. Without
+  /// it they are an error that lists them.
+  bool ignore_unused = false;
   int64_t max_sequence_length = 0;  ///< 0: the config's (BERT: max_position_embeddings)
   /// Progress lines (stages, sizes) go here; null: silent.
   std::FILE* progress = nullptr;
 };
 
 struct ConvertSummary {
-  std::string architecture;  ///< "bert_encoder", "lstm", "gru", "mlp", "llama_decoder", "rnnsearch"
+  std::string architecture;     ///< the registry name: "bert_encoder", "lstm", ..., "rnnsearch"
   std::string norm;             ///< the norm written (metadata "norm"): "layer_norm", ..., "none"
   std::string checkpoint_norm;  ///< the checkpoint's; differs from `norm` after --norm
-  size_t tensors = 0;        ///< weights in the file
-  uint64_t parameters = 0;   ///< their elements
+  size_t tensors = 0;           ///< weights in the file
+  uint64_t parameters = 0;      ///< their elements
   uint64_t file_bytes = 0;
   DataType dtype = DataType::kF32;
   TensorLayout layout = TensorLayout::kRowMajor;
-  size_t packed_weights = 0;  ///< Linear weights stored in panels
+  size_t packed_weights = 0;       ///< Linear weights stored in panels
   std::vector<std::string> files;  ///< written: output_path, or RNNSearch's pair
+  /// Tensors of the weights file the graph does not use, skipped: the ones
+  /// the architecture knows (BERT's pooler) and, with ignore_unused, foreign ones.
+  std::vector<std::string> skipped_tensors;
+  /// What --model's folder decided ("pooling mean (1_Pooling/config.json)").
+  std::vector<std::string> folder_settings;
+  std::string tokenizer;  ///< the stored tokenizer's summary line; "" if none
   /// Problems that did not stop the conversion (a folder not flushed).
   std::vector<std::string> warnings;
   double seconds = 0;

@@ -13,7 +13,7 @@
 #include "tools/run/run_cli.h"
 #include "tools/run/run_generate.h"
 #include "tools/run/run_inputs.h"
-#include "tools/text/wordpiece_tokenizer.h"
+#include "tools/run/run_text.h"
 
 namespace normrt::run {
 namespace {
@@ -24,36 +24,32 @@ int fail(const std::string& message) {
 }
 
 // The input fed with token ids: --token-input, else the only i32 input that
-// no --input gives.
+// no --input gives, else among several the one the model names for decoding.
 Expected<std::string> id_input(const Model& model, const RunOptions& options) {
   if (!options.token_input.empty()) return options.token_input;
+  const std::string named = model.metadata("decode_token_input");
   std::string name;
+  bool several = false;
   for (const TensorInfo& input : model.inputs()) {
     if (input.dtype != "i32") continue;
     bool given = false;
     for (const auto& file : options.input_files) given = given || file.first == input.name;
     if (given) continue;
     if (!name.empty()) {
+      if (!named.empty()) {
+        several = true;
+        continue;
+      }
       return Status::error(
           "the model has several i32 inputs ('" + name + "', '" + input.name +
           "'); name the token input with --token-input or give the others with --input");
     }
     name = input.name;
   }
+  if (several) return named;
   if (name.empty())
     return Status::error("the model has no i32 (token id) input left for the ids; use --input");
   return name;
-}
-
-Expected<text::Encoding> tokenize(const RunOptions& options, const Model& model) {
-  NORMRT_ASSIGN_OR_RETURN(auto vocab, text::WordPieceVocab::load(options.vocab));
-  text::BertTokenizerOptions tokenizer_options;
-  tokenizer_options.basic.lowercase = !options.keep_case;
-  tokenizer_options.basic.strip_accents = !options.keep_case;
-  tokenizer_options.max_length = model.max_sequence_length();
-  NORMRT_ASSIGN_OR_RETURN(auto tokenizer,
-                          text::BertTokenizer::create(std::move(vocab), tokenizer_options));
-  return tokenizer.encoding(options.text);
 }
 
 void print_output(const std::string& name, const TensorRef& out, size_t limit) {
@@ -88,7 +84,7 @@ int run(const RunOptions& options) {
   std::vector<InputData> files;
   std::vector<std::pair<std::string, std::pair<const void*, size_t>>> bindings;
   if (options.has_text) {
-    auto encoded = tokenize(options, *model.value());
+    auto encoded = text_ids(options, *model.value());
     if (!encoded) return fail(encoded.status().message());
     ids = std::move(encoded.value().ids);
     if (encoded.value().truncated)

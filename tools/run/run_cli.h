@@ -29,13 +29,13 @@ struct RunOptions {
   size_t print_values = 8;    ///< --print N values per output (0: all)
 
   // Decoding (docs/decoding.md): the ids (or the text's) are the prefix.
-  size_t generate = 0;                   ///< --generate N: decode at most N tokens (0: no decoding)
-  size_t beam = 1;                       ///< --beam K
-  size_t n_best = 1;                     ///< --n-best N (≤ K)
-  int32_t eos = -1;                      ///< --eos ID (-1: none)
-  double length_alpha = 0;               ///< --length-alpha A
-  std::string token_input;               ///< --token-input NAME ("": the unbound i32 input)
-  std::string logits_output = "logits";  ///< --logits NAME
+  size_t generate = 0;        ///< --generate N: decode at most N tokens (0: no decoding)
+  size_t beam = 1;            ///< --beam K
+  size_t n_best = 1;          ///< --n-best N (≤ K)
+  int32_t eos = -1;           ///< --eos ID (-1: none)
+  double length_alpha = 0;    ///< --length-alpha A
+  std::string token_input;    ///< --token-input NAME ("": the unbound i32 input)
+  std::string logits_output;  ///< --logits NAME ("": the model's, else "logits")
 };
 
 /// Parses argv; an error names the bad argument. `help` is set for --help.

@@ -59,7 +59,7 @@ std::optional<ApiError> check_dimensions(size_t dimensions, size_t width, bool a
 
 Reply ModelService::embeddings(std::string_view body, const RequestControl& control) {
   const std::shared_ptr<const ModelGeneration> generation = current();
-  const text::BertTokenizer* tokenizer = generation->tokenizer();
+  const TextTokenizer* tokenizer = generation->tokenizer();
   if (tokenizer == nullptr) {
     return error_reply({404, "embeddings_disabled",
                         "/v1/embeddings is off: start normrt-serve with --vocab vocab.txt"});

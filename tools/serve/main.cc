@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "base/status.h"
 #include "tools/serve/http_server.h"
 #include "tools/serve/model_loader.h"
 #include "tools/serve/model_service.h"
@@ -35,6 +36,22 @@ ModelOptions model_options(const ServeOptions& options) {
 
 // SIGHUP: load the file again into memory of its own, check it, and make it
 // the model of new requests; on any error keep serving the old one.
+// --vocab, else the tokenizer the model file stores when the model has the
+// pooled "embedding" output /v1/embeddings serves (a stored tokenizer does
+// not make a model without one an error).
+Expected<std::optional<TextTokenizer>> tokenizer_for(const ServeOptions& options,
+                                                     const Model& model) {
+  if (!options.vocab.empty()) {
+    NORMRT_ASSIGN_OR_RETURN(TextTokenizer loaded,
+                            load_tokenizer(options.vocab, model, options.keep_case));
+    return std::optional<TextTokenizer>(std::move(loaded));
+  }
+  bool has_embedding = false;
+  for (const TensorInfo& output : model.outputs()) has_embedding |= output.name == "embedding";
+  if (!has_embedding) return std::optional<TextTokenizer>();
+  return stored_tokenizer(model);
+}
+
 void reload(const ServeOptions& options, ModelService& service) {
   const uint64_t serving = service.current()->number();
   const auto start = std::chrono::steady_clock::now();
@@ -46,14 +63,9 @@ void reload(const ServeOptions& options, ModelService& service) {
   Expected<std::shared_ptr<const Model>> model =
       load_model_copy(options.model, model_options(options));
   if (!model) return failed(model.status().message());
-  std::optional<text::BertTokenizer> tokenizer;
-  if (!options.vocab.empty()) {
-    Expected<text::BertTokenizer> loaded =
-        load_tokenizer(options.vocab, *model.value(), options.keep_case);
-    if (!loaded) return failed(loaded.status().message());
-    tokenizer = std::move(loaded).value();
-  }
-  if (Status s = service.replace_model(model.value(), std::move(tokenizer)); !s) {
+  Expected<std::optional<TextTokenizer>> tokenizer = tokenizer_for(options, *model.value());
+  if (!tokenizer) return failed(tokenizer.status().message());
+  if (Status s = service.replace_model(model.value(), std::move(tokenizer).value()); !s) {
     return failed(s.message());
   }
   service.metrics().record_reload(true);
@@ -81,15 +93,14 @@ int serve(ServeOptions options) {
   Expected<std::shared_ptr<const Model>> model =
       load_model_copy(options.model, model_options(options));
   if (!model) return fail(model.status().message());
-  std::optional<text::BertTokenizer> tokenizer;
-  if (!options.vocab.empty()) {
-    Expected<text::BertTokenizer> loaded =
-        load_tokenizer(options.vocab, *model.value(), options.keep_case);
-    if (!loaded) return fail(loaded.status().message());
-    tokenizer = std::move(loaded).value();
-  }
+  Expected<std::optional<TextTokenizer>> tokenizer = tokenizer_for(options, *model.value());
+  if (!tokenizer) return fail(tokenizer.status().message());
+  if (options.service.allow_dimensions && !tokenizer.value())
+    return fail(
+        "--matryoshka needs --vocab or a tokenizer stored in the model file (it applies to "
+        "/v1/embeddings)");
   Expected<std::unique_ptr<ModelService>> service =
-      ModelService::create(model.value(), options.service, std::move(tokenizer));
+      ModelService::create(model.value(), options.service, std::move(tokenizer).value());
   if (!service) return fail(service.status().message());
   service.value()->metrics().set_model_load_seconds(seconds_since(load_start));
 

@@ -27,7 +27,7 @@ size_t elements_at_max(const TensorInfo& info, size_t max_length) {
 
 Expected<std::shared_ptr<ModelGeneration>> ModelGeneration::create(
     std::shared_ptr<const Model> model, size_t workers, size_t max_embedding_inputs,
-    std::optional<text::BertTokenizer> tokenizer, uint64_t number, size_t run_batch) {
+    std::optional<TextTokenizer> tokenizer, uint64_t number, size_t run_batch) {
   if (model == nullptr) return Status::error("serve: no model");
   std::shared_ptr<ModelGeneration> generation(new ModelGeneration());
   generation->model_ = model;
@@ -114,15 +114,20 @@ Status ModelGeneration::check_embedding_model() {
     }
   }
   // The largest id of the vocabulary must be a row of the model's table.
-  const text::WordPieceVocab& vocab = tokenizer_->vocab();
-  vocabulary_size_ = static_cast<int64_t>(vocab.size());
-  const std::vector<int32_t> probe = {vocab.find("[CLS]"), static_cast<int32_t>(vocab.size() - 1),
-                                      vocab.find("[SEP]")};
+  const size_t vocab_size = tokenizer_->vocab_size();
+  vocabulary_size_ = static_cast<int64_t>(vocab_size);
+  // The empty text's ids (BERT: [CLS] [SEP]) with the largest id after the first.
+  NORMRT_ASSIGN_OR_RETURN(EncodedInput probe,
+                          tokenizer_->encode("", model_->max_sequence_length()));
+  probe.ids.insert(probe.ids.begin() + std::min<size_t>(1, probe.ids.size()),
+                   static_cast<int32_t>(vocab_size - 1));
   SessionPool::Lease lease = pool_->acquire(std::chrono::milliseconds(0), 0);
-  Status s = lease.session().set_input(id_input_, probe.data(), probe.size() * sizeof(int32_t));
+  Status s =
+      lease.session().set_input(id_input_, probe.ids.data(), probe.ids.size() * sizeof(int32_t));
   if (s) s = lease.session().run();
   if (!s) {
-    return Status::error("--vocab: the vocabulary (" + std::to_string(vocab.size()) +
+    return Status::error(std::string(tokenizer_->source()) + ": the vocabulary (" +
+                         std::to_string(vocab_size) +
                          " tokens) does not fit the model: " + s.message());
   }
   return Status::ok();

@@ -14,7 +14,7 @@
 
 #include "normrt/normrt.hpp"
 #include "tools/serve/session_pool.h"
-#include "tools/text/wordpiece_tokenizer.h"
+#include "tools/serve/text_encoding.h"
 
 namespace normrt::serve {
 
@@ -28,14 +28,14 @@ class ModelGeneration {
   /// one sequence at a time).
   static Expected<std::shared_ptr<ModelGeneration>> create(
       std::shared_ptr<const Model> model, size_t workers, size_t max_embedding_inputs,
-      std::optional<text::BertTokenizer> tokenizer, uint64_t number, size_t run_batch = 1);
+      std::optional<TextTokenizer> tokenizer, uint64_t number, size_t run_batch = 1);
 
   const Model& model() const { return *model_; }
   const std::shared_ptr<const Model>& model_ptr() const { return model_; }
   SessionPool& pool() const { return *pool_; }
   /// Sequences one run of its sessions takes (≥ 1).
   size_t run_batch() const { return pool_->max_batch(); }
-  const text::BertTokenizer* tokenizer() const { return tokenizer_ ? &*tokenizer_ : nullptr; }
+  const TextTokenizer* tokenizer() const { return tokenizer_ ? &*tokenizer_ : nullptr; }
   const std::string& id_input() const { return id_input_; }
   /// 1 for the model loaded at start-up, +1 per successful reload.
   uint64_t number() const { return number_; }
@@ -70,7 +70,7 @@ class ModelGeneration {
 
   std::shared_ptr<const Model> model_;
   std::unique_ptr<SessionPool> pool_;
-  std::optional<text::BertTokenizer> tokenizer_;
+  std::optional<TextTokenizer> tokenizer_;
   std::string id_input_;
   uint64_t number_ = 1;
   size_t max_run_values_ = 0;

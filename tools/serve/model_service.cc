@@ -17,7 +17,7 @@ constexpr size_t kBytesPerBodyByte = 6;
 
 Expected<std::unique_ptr<ModelService>> ModelService::create(
     std::shared_ptr<const Model> model, const ServiceOptions& options,
-    std::optional<text::BertTokenizer> tokenizer) {
+    std::optional<TextTokenizer> tokenizer) {
   std::unique_ptr<ModelService> service(new ModelService());
   service->options_ = options;
   service->embeddings_enabled_ = tokenizer.has_value();
@@ -30,7 +30,7 @@ Expected<std::unique_ptr<ModelService>> ModelService::create(
 }
 
 Status ModelService::replace_model(std::shared_ptr<const Model> model,
-                                   std::optional<text::BertTokenizer> tokenizer) {
+                                   std::optional<TextTokenizer> tokenizer) {
   if (tokenizer.has_value() != embeddings_enabled_) {
     return Status::error(embeddings_enabled_ ? "the new model needs the tokenizer (--vocab)"
                                              : "a tokenizer was given but /v1/embeddings is off");

@@ -68,7 +68,7 @@ class ModelService {
   /// says which condition fails.
   static Expected<std::unique_ptr<ModelService>> create(
       std::shared_ptr<const Model> model, const ServiceOptions& options,
-      std::optional<text::BertTokenizer> tokenizer = std::nullopt);
+      std::optional<TextTokenizer> tokenizer = std::nullopt);
 
   Reply run(std::string_view body, const RequestControl& control = {});
   Reply embeddings(std::string_view body, const RequestControl& control = {});
@@ -105,7 +105,7 @@ class ModelService {
   /// made and it passed the checks of create(); requests in flight finish on
   /// the old one. On an error nothing changes. Thread-safe.
   Status replace_model(std::shared_ptr<const Model> model,
-                       std::optional<text::BertTokenizer> tokenizer = std::nullopt);
+                       std::optional<TextTokenizer> tokenizer = std::nullopt);
 
   /// The generation new requests start on.
   std::shared_ptr<const ModelGeneration> current() const;

@@ -19,7 +19,8 @@ Serves a normrt model file over HTTP (docs/serve.md):
   GET  /v1/model        inputs, outputs, states, metadata
   POST /v1/run          {"inputs": {"ids": [101, 2023, 102]}}
                         {"inputs": {"x": {"shape": [2, 4], "data": [...]}}}
-  POST /v1/embeddings   OpenAI's embeddings API (needs --vocab):
+  POST /v1/embeddings   OpenAI's embeddings API (needs the tokenizer stored in
+                        the model file, normrt-convert --model, or --vocab):
                         {"input": "text" | ["text", ...] | [ids] | [[ids], ...],
                          "model"?, "encoding_format"?: "float" | "base64", "dimensions"?}
   GET  /v1/models       OpenAI's model list (the --served-name names)
@@ -31,7 +32,8 @@ options:
   --host HOST           address to listen on (default 127.0.0.1)
   --port N              port (default 8080; 0: pick a free one and print it)
   --workers N           sessions running requests at once (default: CPU threads)
-  --vocab vocab.txt     BERT WordPiece vocabulary: enables /v1/embeddings
+  --vocab vocab.txt     BERT WordPiece vocabulary for /v1/embeddings, instead of
+                        the tokenizer the model file stores
   --cased               with --vocab: keep case and accents
   --served-name NAME    the model's name in requests and replies (default: the
                         file's stem); repeat it for further names (aliases)
@@ -169,9 +171,6 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
                          " threads, more than " + std::to_string(kMaxServeThreads));
   }
   if (options.keep_case && options.vocab.empty()) return Status::error("--cased needs --vocab");
-  if (options.service.allow_dimensions && options.vocab.empty()) {
-    return Status::error("--matryoshka needs --vocab (it applies to /v1/embeddings)");
-  }
   const std::vector<std::string> names = options.served_names.empty()
                                              ? std::vector<std::string>{file_stem(options.model)}
                                              : options.served_names;

@@ -179,7 +179,7 @@ Reply ModelService::v2_infer(std::string_view name, std::string_view version, st
   bool texts = false;
   for (const V2Input& input : request->inputs) texts = texts || input.datatype == "BYTES";
   if (texts) {
-    const text::BertTokenizer* tokenizer = generation->tokenizer();
+    const TextTokenizer* tokenizer = generation->tokenizer();
     if (tokenizer == nullptr) {
       return v2_error_reply(
           bad("this model takes no text: BYTES inputs need a tokenizer "

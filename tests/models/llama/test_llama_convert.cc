@@ -3,16 +3,17 @@
 // values the decoder cannot run are refused by key.
 #include <doctest/doctest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "llama_fixture.h"
+#include "models/registry.h"
+#include "models/transformer/llama_decoder.h"
 #include "normrt/normrt.hpp"
 #include "tools/convert/convert.h"
-#include "tools/convert/model_config.h"
 
 namespace normrt {
 namespace {
@@ -46,9 +47,9 @@ TEST_SUITE("llama_decoder") {
   TEST_CASE("read_llama_config reads HF's config.json (transformers 5 rope_parameters)") {
     auto config = JsonConfig::load(fixture("tiny_llama.config.json"));
     REQUIRE(config.is_ok());
-    auto family = detect_model_family(config.value());
-    REQUIRE(family.is_ok());
-    CHECK(family.value() == ModelFamily::kLlamaDecoder);
+    auto architecture = detect_architecture(config.value());
+    REQUIRE(architecture.is_ok());
+    CHECK(std::string(architecture.value()->name) == "llama_decoder");
     auto c = read_llama_config(config.value());
     REQUIRE_MESSAGE(c.is_ok(), c.status().message());
     CHECK(c.value().vocab_size == 97);
@@ -104,8 +105,8 @@ TEST_SUITE("llama_decoder") {
       for (double v : expected) scale = std::max(scale, std::fabs(v));
       for (size_t i = 0; i < expected.size(); ++i)
         worst = std::max(worst, std::fabs(out.value().f32()[i] - expected[i]));
-      CHECK_MESSAGE(worst <= 1e-4 * scale, name << ": max |diff| " << worst << " > 1e-4 * "
-                                                << scale);
+      CHECK_MESSAGE(worst <= 1e-4 * scale,
+                    name << ": max |diff| " << worst << " > 1e-4 * " << scale);
       std::remove(options.output_path.c_str());
     }
   }

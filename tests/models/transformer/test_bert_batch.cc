@@ -212,7 +212,7 @@ TEST_SUITE("bert_batch") {
   TEST_CASE("mean pooling respects the mask: one embedding per sequence, as separate runs") {
     Tiny tiny = load_tiny();
     BertBuildOptions options;
-    options.pooling = BertPooling::kMeanNormalized;
+    options.pooling.mode = "mean";
     auto model = compile(tiny, options, true);
     auto batched = make_session(model, 8);
     auto single = make_session(model, 1);

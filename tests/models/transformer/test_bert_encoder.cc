@@ -132,7 +132,7 @@ TEST_SUITE("bert_encoder") {
     for (const char* name : {"tiny_bert_gelu", "tiny_bert_tanh"}) {
       Loaded m = load(name);
       BertBuildOptions options;
-      options.pooling = BertPooling::kMeanNormalized;
+      options.pooling.mode = "mean";
       for (bool fuse : {true, false}) {
         auto model = compile(
             build_bert_encoder(m.fixture.config, *m.weights, DataType::kF32, options), fuse);

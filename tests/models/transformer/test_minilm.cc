@@ -13,7 +13,7 @@
 #include "models/transformer/bert_encoder.h"
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
-#include "tools/convert/readers/json_config.h"
+#include "formats/json/json_config.h"
 #include "tools/convert/readers/safetensors_file.h"
 #include "tools/text/wordpiece_tokenizer.h"
 
@@ -101,7 +101,7 @@ TEST_SUITE("minilm") {
     REQUIRE(sentences.size() == 5);
 
     BertBuildOptions options;
-    options.pooling = BertPooling::kMeanNormalized;
+    options.pooling.mode = "mean";
     options.max_sequence_length = 256;
     for (DataType dtype : {DataType::kF32, DataType::kBF16}) {
       auto graph = build_bert_encoder(config.value(), *weights.value(), dtype, options);

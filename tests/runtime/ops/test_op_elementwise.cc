@@ -1,6 +1,7 @@
 // Element-wise and row ops: Add, Mul (exact: float a ∘ b is the reference),
-// Activation (activation.h's contract vs double), Softmax, MeanPool and
-// L2Normalize (tolerances derived from their roundings), in place where allowed.
+// Activation (activation.h's contract vs double), Softmax, MeanPool (mean and
+// max) and L2Normalize (tolerances derived from their roundings), in place
+// where allowed.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -204,7 +205,42 @@ TEST_SUITE("elementwise_ops") {
     }
   }
 
-  TEST_CASE("MeanPool takes [R, D] only; L2Normalize checks eps") {
+  TEST_CASE("MeanPool mode max takes each column's largest value, NaN sticking") {
+    for (size_t d : {1, 3, 17, 65}) {
+      for (size_t s : {1, 2, 7, 50}) {
+        INFO("D " << d << " S " << s);
+        std::vector<float> xs = random_floats(s * d, -1000, 1000, 37);
+        if (d > 2 && s > 1) {
+          xs[(s - 1) * d + 1] = kInf;     // the last row's +inf wins its column
+          xs[0 * d + 2] = std::nanf("");  // a NaN in the first row poisons its column
+        }
+        std::vector<float> ys = run_unary(OpType::kMeanPool, {kSequenceDim, int64_t(d)},
+                                          {1, int64_t(d)}, s, xs, {{"mode", std::string("max")}});
+        REQUIRE(ys.size() == d);
+        for (size_t j = 0; j < d; ++j) {
+          bool nan = false;
+          float expected = -kInf;
+          for (size_t r = 0; r < s; ++r) {
+            nan = nan || std::isnan(xs[r * d + j]);
+            expected = std::fmax(expected, xs[r * d + j]);
+          }
+          if (nan) {
+            CHECK_MESSAGE(std::isnan(ys[j]), "column " << j);
+          } else {
+            CHECK_MESSAGE(ys[j] == expected, mismatch(j, ys[j], expected, 0));
+          }
+        }
+      }
+    }
+    // A NaN in a later row than the maximum, and a column of -inf.
+    std::vector<float> xs = {5, -kInf, std::nanf(""), -kInf, 2, -kInf};
+    std::vector<float> ys = run_unary(OpType::kMeanPool, {kSequenceDim, 2}, {1, 2}, 3, xs,
+                                      {{"mode", std::string("max")}});
+    CHECK(std::isnan(ys[0]));
+    CHECK(ys[1] == -kInf);
+  }
+
+  TEST_CASE("MeanPool takes [R, D] only and mode mean or max; L2Normalize checks eps") {
     OpHarness h;
     TensorId x3 = h.input("x3", {2, kSequenceDim, 4});
     TensorId y = h.intermediate("y", {1, 4});
@@ -212,6 +248,12 @@ TEST_SUITE("elementwise_ops") {
     CHECK(contains(
         h.infer().message(),
         "operand 0 (x) 'x3' must have shape [R, D] with R >= 1 (R may be S), found [2, S, 4]"));
+    h.graph.nodes.back().attributes = {{"mode", std::string("min")}};
+    CHECK(contains(h.infer().message(),
+                   "node 'pool' (MeanPool): attribute 'mode' must be \"mean\" or \"max\", "
+                   "found \"min\""));
+    h.graph.nodes.back().attributes = {{"mode", int64_t{1}}};
+    CHECK(contains(h.infer().message(), "'mode'"));
     h.graph.nodes.back().op = OpType::kL2Normalize;
     h.graph.nodes.back().attributes = {{"eps", -1.0}};
     CHECK(contains(h.infer().message(),

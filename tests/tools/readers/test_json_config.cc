@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reader_test_support.h"
-#include "tools/convert/readers/json_config.h"
+#include "formats/json/json_config.h"
 
 namespace normrt::test {
 namespace {

@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
-#include "tools/convert/readers/json_scan.h"
-#include "tools/convert/readers/json_text.h"
+#include "formats/json/json_scan.h"
+#include "formats/json/json_text.h"
 #include "tools/convert/readers/source_dtype.h"
 
 namespace normrt {

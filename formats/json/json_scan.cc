@@ -1,4 +1,4 @@
-#include "tools/convert/readers/json_scan.h"
+#include "formats/json/json_scan.h"
 
 namespace normrt {
 

@@ -1,11 +1,15 @@
-// normrt's JSON config for ConvPool-CNN-C ("architecture": "convpool_cnn_c",
-// docs/cnn.md): the widths, the norm and its convention, the leaky ReLU slope.
+// The registry entry of ConvPool-CNN-C (convpool_cnn_c.h): normrt's JSON
+// config ("architecture": "convpool_cnn_c", docs/cnn.md) with the widths,
+// the norm and its convention, the leaky ReLU slope.
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <tuple>
 
-#include "tools/convert/model_config.h"
+#include "models/architecture_support.h"
+#include "models/cnn/convpool_cnn_c.h"
+#include "models/config_json.h"
+#include "models/registry.h"
 
 namespace normrt {
 namespace {
@@ -32,14 +36,8 @@ const std::set<std::string>& cnn_keys() {
 }  // namespace
 
 Expected<ConvPoolCnnConfig> read_convpool_cnn_config(const JsonConfig& config) {
-  std::string unknown;
-  for (const auto& item : config.root().items())
-    if (!cnn_keys().count(item.key()))
-      unknown += (unknown.empty() ? "'" : ", '") + item.key() + "'";
-  if (!unknown.empty()) {
-    return Status::error(config.description() + ": unknown key(s) " + unknown +
-                         " (docs/cnn.md lists the keys of the convpool_cnn_c config)");
-  }
+  NORMRT_RETURN_IF_ERROR(check_known_keys(
+      config, cnn_keys(), "docs/cnn.md lists the keys of the convpool_cnn_c config"));
   ConvPoolCnnConfig c;
   for (auto [key, field] : {std::tuple<const char*, int64_t*>{"in_channels", &c.in_channels},
                             {"image_size", &c.image_size},
@@ -71,6 +69,46 @@ Expected<ConvPoolCnnConfig> read_convpool_cnn_config(const JsonConfig& config) {
     return Status::error(config.description() + ": " + s.message());
   }
   return c;
+}
+
+namespace {
+
+Expected<ConvPoolCnnConfig> plan(const JsonConfig& config, const ModelBuildOptions& options) {
+  NORMRT_RETURN_IF_ERROR(refuse_norm_and_pooling(options, "convpool_cnn_c"));
+  if (options.max_sequence_length > 0) {
+    return Status::error(
+        "--max-seq does not apply to convpool_cnn_c: its batch is the config's "
+        "key 'batch'");
+  }
+  if (options.dtype != DataType::kF32) {
+    return Status::error("--dtype bf16: convpool_cnn_c's convolutions run in f32 only");
+  }
+  return read_convpool_cnn_config(config);
+}
+
+Status read(const JsonConfig& config, const ModelBuildOptions& options) {
+  return plan(config, options).status();
+}
+
+Expected<BuiltModel> build(const JsonConfig& config, const WeightSource& weights,
+                           const ModelBuildOptions& options) {
+  NORMRT_ASSIGN_OR_RETURN(ConvPoolCnnConfig cnn, plan(config, options));
+  NORMRT_ASSIGN_OR_RETURN(Graph graph, build_convpool_cnn_c(cnn, weights));
+  return one_graph(std::move(graph));
+}
+
+}  // namespace
+
+const Architecture& convpool_cnn_c_architecture() {
+  static const Architecture entry = [] {
+    Architecture a;
+    a.name = "convpool_cnn_c";
+    a.match.architecture = {"convpool_cnn_c"};
+    a.read_config = read;
+    a.build = build;
+    return a;
+  }();
+  return entry;
 }
 
 }  // namespace normrt

@@ -1,11 +1,13 @@
-// read_rnnsearch_config (model_config.h): a Theano Nematus model.npz.json →
-// RnnSearchConfig. Nematus writes every train() argument into it, training
-// options included; only the architecture keys are read, and those that
-// would select an architecture normrt does not build are checked against
-// the supported value (nematus/nmt.py's defaults, docs/rnnsearch.md).
+// The registry entry of Nematus' RNNSearch (rnnsearch_builder.h): a Theano
+// Nematus model.npz.json → RnnSearchConfig, two graphs (encoder, decoder). Nematus writes every
+// train() argument into it, training options included; only the architecture keys are read, and
+// those that would select an architecture normrt does not build are checked against the supported
+// value (nematus/nmt.py's defaults, docs/rnnsearch.md).
 #include <nlohmann/json.hpp>
 
-#include "tools/convert/model_config.h"
+#include "models/architecture_support.h"
+#include "models/registry.h"
+#include "models/rnnsearch/rnnsearch_builder.h"
 
 namespace normrt {
 namespace {
@@ -84,6 +86,61 @@ Expected<RnnSearchConfig> read_rnnsearch_config(const JsonConfig& config, const 
   if (Status s = check_rnnsearch_config(c); !s)
     return Status::error(config.description() + ": " + s.message());
   return c;
+}
+
+namespace {
+
+// A Theano Nematus model.npz.json has neither "architecture" nor "model_type"
+// (docs/rnnsearch.md).
+bool claims(const JsonConfig& config) {
+  const nlohmann::json& decoder = config.root().value("decoder", nlohmann::json());
+  return decoder == "gru_cond" || (config.has("dim_word") && config.has("n_words_src"));
+}
+
+Expected<RnnSearchConfig> plan(const JsonConfig& config, const ModelBuildOptions& options) {
+  NORMRT_RETURN_IF_ERROR(refuse_pooling(options, "rnnsearch"));
+  return read_rnnsearch_config(config, options.norm, options.p);
+}
+
+Status read(const JsonConfig& config, const ModelBuildOptions& options) {
+  return plan(config, options).status();
+}
+
+// --norm says what the checkpoint was trained with, so the graphs' norm is
+// the checkpoint's (checkpoint_norm "").
+Expected<BuiltModel> build(const JsonConfig& config, const WeightSource& weights,
+                           const ModelBuildOptions& options) {
+  NORMRT_ASSIGN_OR_RETURN(RnnSearchConfig c, plan(config, options));
+  RnnSearchBuildOptions build;
+  if (options.max_sequence_length > 0) build.max_source_length = options.max_sequence_length;
+  NORMRT_ASSIGN_OR_RETURN(RnnSearchGraphs graphs,
+                          build_rnnsearch(c, weights, options.dtype, build));
+  BuiltModel built;
+  built.graphs.push_back({"encoder", std::move(graphs.encoder)});
+  built.graphs.push_back({"decoder", std::move(graphs.decoder)});
+  return built;
+}
+
+}  // namespace
+
+const Architecture& rnnsearch_architecture() {
+  static const Architecture entry = [] {
+    Architecture a;
+    a.name = "rnnsearch";
+    for (const char* tensorflow : {"rnn", "transformer"})
+      a.match.refused_model_type.push_back(
+          {tensorflow,
+           "looks like a TensorFlow Nematus config; of Nematus only the Theano RNNSearch "
+           "(model.npz.json with \"decoder\": \"gru_cond\") converts"});
+    a.match.claims = claims;
+    a.match.claims_keys = "'dim_word' with 'n_words_src' (Nematus model.npz.json)";
+    a.read_config = read;
+    a.build = build;
+    a.graph_roles = {"encoder", "decoder"};
+    a.decode = {"prev_id", "logits"};
+    return a;
+  }();
+  return entry;
 }
 
 }  // namespace normrt

@@ -1,4 +1,4 @@
-#include "tools/convert/readers/json_text.h"
+#include "formats/json/json_text.h"
 
 namespace normrt {
 

@@ -1,11 +1,11 @@
-#include "tools/convert/readers/json_config.h"
+#include "formats/json/json_config.h"
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "tools/convert/readers/json_scan.h"
-#include "tools/convert/readers/json_text.h"
+#include "formats/json/json_scan.h"
+#include "formats/json/json_text.h"
 
 namespace normrt {
 

@@ -1,0 +1,55 @@
+#include "models/architecture_support.h"
+
+#include <utility>
+
+#include "models/config_json.h"
+
+namespace normrt {
+
+Expected<std::string> transformer_norm(const ModelBuildOptions& options, const char* trained,
+                                       const char* family) {
+  const std::string norm = options.norm.empty() ? trained : options.norm;
+  if (norm != "layer_norm" && norm != "rms_norm" && norm != "prms_norm")
+    return Status::error("--norm " + options.norm + ": expected one of " + trained + ", " +
+                         (std::string(trained) == "layer_norm" ? "rms_norm" : "layer_norm") +
+                         ", prms_norm");
+  if (norm == "prms_norm" && !(options.p > 0 && options.p <= 1))
+    return Status::error("--norm prms_norm needs --p in (0, 1], found " +
+                         std::to_string(options.p));
+  if (norm != trained && !options.allow_norm_change)
+    return Status::error("--norm " + norm + ": the " + family + " checkpoint was trained with " +
+                         trained + "; running its weights with " + norm +
+                         " makes a different model, whose outputs are not the checkpoint's. "
+                         "Pass --allow-norm-change to convert it anyway");
+  return norm;
+}
+
+Status check_p_option(const std::string& norm, double p, int64_t hidden_size) {
+  NormConfig partial;
+  partial.kind = norm;
+  partial.p = p;
+  Status s = check_partial_width(partial, hidden_size, "hidden_size");
+  return s ? s : Status::error("--p" + s.message());
+}
+
+Status refuse_pooling(const ModelBuildOptions& options, const char* architecture) {
+  if (options.pooling.mode == "none") return Status::ok();
+  return Status::error(std::string("--pooling applies to BERT encoders only, not to ") +
+                       architecture);
+}
+
+Status refuse_norm_and_pooling(const ModelBuildOptions& options, const char* architecture) {
+  if (!options.norm.empty())
+    return Status::error(std::string("--norm applies to BERT encoders only; the ") + architecture +
+                         " config sets its norm with the key 'norm'");
+  return refuse_pooling(options, architecture);
+}
+
+BuiltModel one_graph(Graph graph, std::string checkpoint_norm) {
+  BuiltModel built;
+  built.graphs.push_back({"", std::move(graph)});
+  built.checkpoint_norm = std::move(checkpoint_norm);
+  return built;
+}
+
+}  // namespace normrt

@@ -1,0 +1,66 @@
+#include "models/config_json.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "kernels/norm/norm.h"
+
+namespace normrt {
+
+Expected<NormConfig> read_norm_config(const JsonConfig& config) {
+  NormConfig norm;
+  Expected<std::string> kind = config.optional_string("norm", norm.kind);
+  Expected<double> eps = config.optional_double("eps", norm.eps);
+  Expected<std::string> placement = config.optional_string("eps_placement", norm.eps_placement);
+  Expected<std::string> gain = config.optional_string("gain_convention", norm.gain_convention);
+  for (const Status& s : {kind.status(), eps.status(), placement.status(), gain.status()})
+    if (!s) return s;
+  norm.kind = kind.value();
+  norm.eps = eps.value();
+  norm.eps_placement = placement.value();
+  norm.gain_convention = gain.value();
+  if (norm.kind == "prms_norm") {
+    NORMRT_ASSIGN_OR_RETURN(double p, config.require_double("p"));
+    norm.p = p;
+  } else if (config.has("p")) {  // ignored, it would hide a misspelt or wrong "norm"
+    return Status::error(config.description() + ": key 'p' applies to norm \"prms_norm\" only, " +
+                         "found with norm \"" + norm.kind + "\"");
+  }
+  if (Status s = check_norm_config(norm); !s)
+    return Status::error(config.description() + ": " + s.message());
+  return norm;
+}
+
+Status check_partial_width(const NormConfig& norm, int64_t width, const std::string& what) {
+  if (norm.kind != "prms_norm" || width <= 0) return Status::ok();
+  NormParams params;
+  params.kind = NormKind::kRmsNormPartial;
+  params.partial_fraction = norm.p;
+  const size_t n = static_cast<size_t>(width);
+  if (norm_stat_count(params, n) >= 1) return Status::ok();
+  char text[200];
+  std::snprintf(text, sizeof text,
+                " %g leaves pRMSNorm no element to average over %s = %zu (floor(p·%zu) = 0): "
+                "p must be at least 1/%zu = %.6g",
+                norm.p, what.c_str(), n, n, n, 1.0 / static_cast<double>(n));
+  return Status::error(text);
+}
+
+Status check_known_keys(const JsonConfig& config, const std::set<std::string>& keys,
+                        const std::string& documented) {
+  std::string unknown;
+  for (const auto& item : config.root().items())
+    if (!keys.count(item.key())) unknown += (unknown.empty() ? "'" : ", '") + item.key() + "'";
+  if (unknown.empty()) return Status::ok();
+  return Status::error(config.description() + ": unknown key(s) " + unknown + " (" + documented +
+                       ")");
+}
+
+Status read_int_field(const JsonConfig& config, const char* key, int64_t* field, bool required) {
+  NORMRT_ASSIGN_OR_RETURN(int64_t value,
+                          required ? config.require_int(key) : config.optional_int(key, *field));
+  *field = value;
+  return Status::ok();
+}
+
+}  // namespace normrt
