@@ -34,6 +34,32 @@ struct BertConfig {
   int64_t max_position_embeddings = 512;
   int64_t type_vocab_size = 2;
   double layer_norm_eps = 1e-12;
+  /// RoBERTa / XLM-R (>= 0): positions are counted from the ids past this
+  /// padding id (HF's create_position_ids_from_input_ids: a padding id takes
+  /// row padding_idx, the k-th other id row padding_idx + k), so a sequence
+  /// holds at most max_position_embeddings - padding_idx - 1 tokens.
+  /// -1: positions 0 .. S-1 (BERT).
+  int64_t position_padding_idx = -1;
+  /// false: no token type table (DistilBERT).
+  bool token_types = true;
+};
+
+/// The head of a sequence classifier (cross-encoder rerankers): output
+/// "logits" [1, num_labels] from the first token's row h[0].
+///   bert_pooler   classifier(tanh(pooler.dense(h[0])))      BertForSequenceClassification
+///   roberta_head  out_proj(tanh(dense(h[0])))                RobertaClassificationHead
+struct SequenceClassifier {
+  std::string kind = "none";  ///< | "bert_pooler" | "roberta_head"
+  int64_t num_labels = 0;
+};
+
+/// How a checkpoint names the encoder's tensors: BERT's module names
+/// ("encoder.layer.0.attention.self.query") go through `rename` (null: kept)
+/// and get `prefix` when the checkpoint carries it (a *For* model's base
+/// model: "bert.", "roberta.", "distilbert.").
+struct BertTensorNames {
+  std::string prefix = "bert.";
+  std::string (*rename)(const std::string& bert_name) = nullptr;
 };
 
 struct BertBuildOptions {
@@ -47,6 +73,11 @@ struct BertBuildOptions {
   PoolingOptions pooling;
   /// The largest S a run may use; 0: max_position_embeddings.
   int64_t max_sequence_length = 0;
+  /// A classification head instead of the encoder's output (pooling "none").
+  SequenceClassifier classifier;
+  BertTensorNames names;
+  /// The graph's "architecture" metadata.
+  std::string architecture = "bert_encoder";
 };
 
 /// Builds the encoder graph. Every tensor the architecture needs is checked
