@@ -50,21 +50,22 @@ std::string build_error(const std::string& config_dir, const std::string& weight
 
 TEST_SUITE("encoder_families") {
   TEST_CASE("configs of the embedding models and rerankers people use select their entries") {
-    // BAAI/bge-*-en-v1.5, intfloat/e5-*-v2, thenlper/gte-*: BertModel configs.
+    // BAAI/bge-small-en-v1.5, intfloat/e5-small-v2: BertModel configs (their full
+    // key sets convert in test_embedding_model_configs.cc).
     const char* bert_model = R"({"architectures": ["BertModel"], "model_type": "bert",
         "hidden_size": 384, "num_hidden_layers": 12, "num_attention_heads": 12,
         "intermediate_size": 1536, "vocab_size": 30522, "hidden_act": "gelu",
         "max_position_embeddings": 512, "type_vocab_size": 2, "layer_norm_eps": 1e-12,
         "position_embedding_type": "absolute", "pad_token_id": 0})";
     CHECK(detected(bert_model) == "bert_encoder");
-    // BAAI/bge-m3, intfloat/multilingual-e5-base/large: XLMRobertaModel configs.
+    // BAAI/bge-m3: an XLMRobertaModel config.
     CHECK(detected(R"({"architectures": ["XLMRobertaModel"], "model_type": "xlm-roberta",
         "pad_token_id": 1, "vocab_size": 250002})") == "roberta_encoder");
     CHECK(detected(R"({"architectures": ["RobertaModel"]})") == "roberta_encoder");
     CHECK(detected(R"({"architectures": ["DistilBertModel"], "model_type": "distilbert"})") ==
           "distilbert_encoder");
     // cross-encoder/ms-marco-MiniLM-*: BertForSequenceClassification;
-    // BAAI/bge-reranker-*: XLMRobertaForSequenceClassification.
+    // BAAI/bge-reranker-large, -v2-m3: XLMRobertaForSequenceClassification.
     CHECK(detected(R"({"architectures": ["BertForSequenceClassification"], "model_type": "bert"})") ==
           "bert_sequence_classifier");
     CHECK(detected(R"({"architectures": ["XLMRobertaForSequenceClassification"],
