@@ -9,8 +9,11 @@
 //               h = LN(W2 · gelu(W1·a) + a)            (post-norm)
 //   output "last_hidden_state" [S, H], or with a pooling head
 //   "embedding" [1, H] = [L2-normalize](cls | mean | max over the S rows).
-// Token type ids are all 0 (one segment) and there is no attention mask
-// (batch 1 without padding: HF's mask would be all ones).
+// Token type ids are all 0 (one segment) unless token_type_input adds the
+// input "token_type_ids" [S] (cross-encoder pairs), and there is no
+// attention mask (batch 1 without padding: HF's mask would be all ones).
+// RoBERTa, XLM-R and DistilBERT are this graph with their own positions and
+// names (BertConfig::position_padding_idx, BertTensorNames).
 #include <cstdint>
 #include <string>
 
@@ -73,6 +76,10 @@ struct BertBuildOptions {
   PoolingOptions pooling;
   /// The largest S a run may use; 0: max_position_embeddings.
   int64_t max_sequence_length = 0;
+  /// true: a second input "token_type_ids" i32 [S] (segment ids, as long
+  /// as input_ids; sentence pairs of cross-encoders) selects each token's
+  /// type row; false: every token is type 0. Ignored without token types.
+  bool token_type_input = false;
   /// A classification head instead of the encoder's output (pooling "none").
   SequenceClassifier classifier;
   BertTensorNames names;

@@ -47,6 +47,15 @@ Expected<EncoderFixture> read_encoder_fixture(const std::string& name) {
       for (int32_t& id : c.ids) fields >> id;
       if (!fields) return Status::error(where + ": bad case line");
       fixture.cases.push_back(std::move(c));
+    } else if (kind == "types") {
+      if (fixture.cases.empty() || fixture.cases.back().label != label)
+        return Status::error(where + ": types of '" + label + "' must follow its case");
+      size_t n = 0;
+      fields >> n;
+      std::vector<int32_t>& types = fixture.cases.back().types;
+      types.resize(n);
+      for (int32_t& type : types) fields >> type;
+      if (!fields) return Status::error(where + ": bad types line");
     } else if (kind == "output") {
       std::string output;
       ExpectedValues v;
@@ -77,9 +86,14 @@ Expected<std::shared_ptr<const Model>> build_fixture_model(const std::string& di
 }
 
 Expected<std::vector<float>> run_ids(Session& session, const std::vector<int32_t>& ids,
-                                     const std::string& output) {
+                                     const std::string& output,
+                                     const std::vector<int32_t>& types) {
   session.reset();
   NORMRT_RETURN_IF_ERROR(session.set_input("input_ids", ids.data(), ids.size() * sizeof(int32_t)));
+  if (!types.empty()) {
+    NORMRT_RETURN_IF_ERROR(
+        session.set_input("token_type_ids", types.data(), types.size() * sizeof(int32_t)));
+  }
   NORMRT_RETURN_IF_ERROR(session.run());
   NORMRT_ASSIGN_OR_RETURN(auto out, session.output(output));
   return std::vector<float>(out.f32(), out.f32() + out.elements());

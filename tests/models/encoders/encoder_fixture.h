@@ -18,6 +18,7 @@ struct EncoderCase {
   std::string label;
   std::optional<std::string> first, second;  ///< the text(s) tokenized, if any
   std::vector<int32_t> ids;                  ///< Hugging Face's ids
+  std::vector<int32_t> types;                ///< token type ids, or empty (none)
 };
 
 struct ExpectedValues {
@@ -41,9 +42,11 @@ Expected<std::shared_ptr<const Model>> build_fixture_model(const std::string& di
                                                            bool fuse,
                                                            std::string* architecture = nullptr);
 
-/// One run of `ids` (a fresh sequence); the output's values.
+/// One run of `ids` (a fresh sequence; `types` into "token_type_ids" when
+/// not empty); the output's values.
 Expected<std::vector<float>> run_ids(Session& session, const std::vector<int32_t>& ids,
-                                     const std::string& output);
+                                     const std::string& output,
+                                     const std::vector<int32_t>& types = {});
 
 /// max |got − want| / max |want| (the relative error the issue bounds), and
 /// whether every element is within atol + rtol·|want|; a failure message

@@ -8,6 +8,7 @@ tests/tools/text) plus <name>.expected.txt, the cases and transformers'
 outputs computed in float64 from exactly the stored weights:
 
   case <label> <first-as-hex or -> <second-as-hex or -> <n> <ids...>
+  types <label> <n> <token type ids...>     (BERT classifier: segment ids)
   output <label> <output-name> <rows> <cols> <values...>
 
 A case with text was tokenized by Hugging Face `tokenizers` from the
@@ -16,7 +17,7 @@ the same ids); a case without text ("- -") lists its ids directly (ids with
 padding tokens inside, random ids for the models without a tokenizer).
 
 Outputs: last_hidden_state [S, H] for the encoders, logits [1, L] for the
-sequence classifiers (BertForSequenceClassification,
+sequence classifiers (BERT's with token type ids: its pairs have segment 1) (BertForSequenceClassification,
 XLMRobertaForSequenceClassification), and for tiny_roberta the
 sentence embedding (mean, L2-normalized) of its first case.
 
@@ -94,9 +95,11 @@ class Writer:
     def __init__(self, name):
         self.out = open(os.path.join(HERE, name + ".expected.txt"), "w")
 
-    def case(self, label, ids, first=None, second=None):
+    def case(self, label, ids, first=None, second=None, types=None):
         self.out.write(f"case {label} {hexed(first)} {hexed(second)} {len(ids)} "
                        + " ".join(map(str, ids)) + "\n")
+        if types is not None:
+            self.out.write(f"types {label} {len(types)} " + " ".join(map(str, types)) + "\n")
 
     def output(self, label, output, tensor):
         rows, cols = tensor.shape
@@ -112,8 +115,7 @@ def text_cases(tokenizer_name, pairs):
         cases += [(f"pair{i}", a, b) for i, (a, b) in enumerate(PAIRS)]
     for label, first, second in cases:
         enc = tok.encode(first, second) if second is not None else tok.encode(first)
-        assert all(t == 0 for t in enc.type_ids), "RoBERTa-style pairs have one segment"
-        yield label, first, second, enc.ids
+        yield label, first, second, enc.ids, enc.type_ids
 
 
 def hidden(model, ids):
@@ -121,9 +123,11 @@ def hidden(model, ids):
         return model(input_ids=torch.tensor([ids])).last_hidden_state[0]
 
 
-def logits(model, ids):
+def logits(model, ids, types=None):
     with torch.no_grad():
-        return model(input_ids=torch.tensor([ids])).logits
+        if types is None:
+            return model(input_ids=torch.tensor([ids])).logits
+        return model(input_ids=torch.tensor([ids]), token_type_ids=torch.tensor([types])).logits
 
 
 def roberta_family(name, cls, config_cls, tokenizer, seed, act):
@@ -136,7 +140,8 @@ def roberta_family(name, cls, config_cls, tokenizer, seed, act):
     randomize(model, generator)
     model = save(model, name, tokenizer)
     w = Writer(name)
-    for label, first, second, ids in text_cases(tokenizer, pairs=False):
+    for label, first, second, ids, types in text_cases(tokenizer, pairs=False):
+        assert all(t == 0 for t in types)
         w.case(label, ids, first, second)
         w.output(label, "last_hidden_state", hidden(model, ids))
     # Padding ids inside the sequence: their position is padding_idx, and the
@@ -175,24 +180,31 @@ def write_xlmr_classifier():
     randomize(model, torch.Generator().manual_seed(33))
     model = save(model, name, tokenizer)
     w = Writer(name)
-    for label, first, second, ids in text_cases(tokenizer, pairs=True):
+    for label, first, second, ids, types in text_cases(tokenizer, pairs=True):
+        assert all(t == 0 for t in types), "RoBERTa-style pairs have one segment"
         w.case(label, ids, first, second)
         w.output(label, "logits", logits(model, ids))
 
 
 def write_bert_classifier():
-    name = "tiny_bert_cls"
-    config = BertConfig(vocab_size=64, max_position_embeddings=40, type_vocab_size=2,
+    # A cross-encoder: pairs are [CLS] A [SEP] B [SEP] with B's tokens of type 1.
+    name, tokenizer = "tiny_bert_cls", "bert_uncased"
+    vocab = Tokenizer.from_file(os.path.join(TOKENIZERS, tokenizer, "tokenizer.json")).get_vocab_size()
+    config = BertConfig(vocab_size=vocab, max_position_embeddings=64, type_vocab_size=2,
                         num_labels=3, hidden_act="gelu", layer_norm_eps=1e-12, **SMALL)
     generator = torch.Generator().manual_seed(34)
     model = BertForSequenceClassification(config).eval()
     randomize(model, generator)
-    model = save(model, name, None)
+    model = save(model, name, tokenizer)
     w = Writer(name)
-    for label, s in (("s9", 9), ("s1", 1), ("s40", 40)):
-        ids = torch.randint(0, 64, (s,), generator=generator).tolist()
-        w.case(label, ids)
-        w.output(label, "logits", logits(model, ids))
+    for label, first, second, ids, types in text_cases(tokenizer, pairs=True):
+        w.case(label, ids, first, second, types)
+        w.output(label, "logits", logits(model, ids, types))
+    for label, s in (("s1", 1), ("s64", 64)):
+        ids = torch.randint(0, vocab, (s,), generator=generator).tolist()
+        types = [0] * (s // 2) + [1] * (s - s // 2)
+        w.case(label, ids, types=types)
+        w.output(label, "logits", logits(model, ids, types))
 
 
 def write_distilbert():

@@ -72,7 +72,7 @@ TEST_SUITE("encoder_families") {
           CAPTURE(family.fixture);
           CAPTURE(c.label);
           CAPTURE(fuse);
-          auto got = test::run_ids(*session, c.ids, family.output);
+          auto got = test::run_ids(*session, c.ids, family.output, c.types);
           REQUIRE_MESSAGE(got.is_ok(), got.status().message());
           const auto& want = f.outputs.at(c.label + "/" + family.output);
           test::Comparison cmp = test::compare(got.value(), want.values, kAtol, kRtol);
@@ -86,7 +86,7 @@ TEST_SUITE("encoder_families") {
   }
 
   TEST_CASE("the C++ tokenizer gives Hugging Face's ids for each family's texts and pairs") {
-    for (std::string name : {"tiny_roberta", "tiny_xlmr", "tiny_xlmr_cls"}) {
+    for (std::string name : {"tiny_roberta", "tiny_xlmr", "tiny_xlmr_cls", "tiny_bert_cls"}) {
       test::EncoderFixture f = load(name);
       auto folder = text::load_tokenizer_folder(f.dir, 0);
       REQUIRE_MESSAGE(folder.is_ok(), folder.status().message());
@@ -102,6 +102,7 @@ TEST_SUITE("encoder_families") {
                                  : tokenizer.encode(*c.first);
         REQUIRE_MESSAGE(encoding.is_ok(), encoding.status().message());
         CHECK(encoding.value().ids == c.ids);
+        if (!c.types.empty()) CHECK(encoding.value().type_ids == c.types);
       }
       CHECK(texts >= 5);
     }
@@ -121,6 +122,26 @@ TEST_SUITE("encoder_families") {
     test::Comparison cmp = test::compare(
         got.value(), f.outputs.at("padding_inside/last_hidden_state").values, kAtol, kRtol);
     CHECK_MESSAGE(cmp.first_failure.empty(), cmp.first_failure);
+  }
+
+  TEST_CASE("a BERT cross-encoder reads the pair's token type ids") {
+    // pair0's passage tokens are type 1: feeding all zeros must change the
+    // logits (so the input is used), feeding HF's types must match them.
+    test::EncoderFixture f = load("tiny_bert_cls");
+    auto session = session_of(build(f, true));
+    const auto& pair =
+        *std::find_if(f.cases.begin(), f.cases.end(),
+                      [](const test::EncoderCase& c) { return c.label == "pair0"; });
+    REQUIRE(std::count(pair.types.begin(), pair.types.end(), 1) > 0);
+    const auto& want = f.outputs.at("pair0/logits").values;
+    auto zeros = test::run_ids(*session, pair.ids, "logits",
+                               std::vector<int32_t>(pair.types.size(), 0));
+    REQUIRE(zeros.is_ok());
+    CHECK(test::compare(zeros.value(), want, kAtol, kRtol).relative > 1e-2);
+    auto fresh = session_of(build(f, true));
+    auto missing = test::run_ids(*fresh, pair.ids, "logits");
+    REQUIRE(!missing.is_ok());
+    CHECK(missing.status().message().find("token_type_ids") != std::string::npos);
   }
 
   TEST_CASE("RoBERTa with mean pooling gives sentence-transformers' normalized embedding") {
@@ -149,7 +170,7 @@ TEST_SUITE("encoder_families") {
       test::EncoderFixture f = load(family.fixture);
       auto session = session_of(build(f, true, options));
       const test::EncoderCase& c = f.cases.at(0);
-      auto got = test::run_ids(*session, c.ids, family.output);
+      auto got = test::run_ids(*session, c.ids, family.output, c.types);
       REQUIRE_MESSAGE(got.is_ok(), got.status().message());
       test::Comparison cmp =
           test::compare(got.value(), f.outputs.at(c.label + "/" + family.output).values, 1, 0);
