@@ -113,25 +113,27 @@ class BertEmitter {
                    norm_attributes(norm_));
   }
 
-  // The token type rows of `types` (ids [S]) from the whole table.
-  TensorId type_rows(TensorId types) {
-    const int64_t h = config_.hidden_size;
-    TensorId table = weight("embeddings.token_type_embeddings.weight", {config_.type_vocab_size, h});
-    return b_.node(OpType::kEmbedding, prefix_ + "embeddings.token_type_embeddings", {types, table},
-                   {{kSequenceDim, h}});
-  }
-
-  // `types`: the token_type_ids input, or kNoTensor (every token is type 0).
-  TensorId embeddings(TensorId ids, TensorId types) {
+  // `type_ids`: the token type input, or kNoTensor for type 0 everywhere.
+  TensorId embeddings(TensorId ids, TensorId type_ids) {
     const int64_t h = config_.hidden_size;
     TensorId words = weight("embeddings.word_embeddings.weight", {config_.vocab_size, h});
     TensorId positions =
         weight("embeddings.position_embeddings.weight", {config_.max_position_embeddings, h});
+    TensorId type = kNoTensor;
+    if (!config_.token_types) {
+      // DistilBERT: no token type table.
+    } else if (type_ids == kNoTensor) {
+      type = type_row();
+    } else {
+      TensorId table =
+          weight("embeddings.token_type_embeddings.weight", {config_.type_vocab_size, h});
+      type = b_.node(OpType::kEmbedding, prefix_ + "embeddings.token_type_embeddings",
+                     {type_ids, table}, {{kSequenceDim, h}});
+    }
     // HF's order: (words + token type) + positions.
     TensorId x = b_.node(OpType::kEmbedding, prefix_ + "embeddings.word_embeddings", {ids, words},
                          {{kSequenceDim, h}});
     if (config_.token_types) {
-      TensorId type = types != kNoTensor ? type_rows(types) : type_row();
       x = b_.node(OpType::kAdd, prefix_ + "embeddings.add_token_type", {x, type},
                   {{kSequenceDim, h}});
     }
@@ -248,10 +250,10 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
   GraphBuilder& b = emit.builder();
 
   TensorId ids = b.input("input_ids", DataType::kI32, {kSequenceDim});
-  TensorId types = options.token_type_input && config.token_types
-                       ? b.input("token_type_ids", DataType::kI32, {kSequenceDim})
-                       : kNoTensor;
-  TensorId h = emit.embeddings(ids, types);
+  TensorId type_ids = options.token_type_ids && config.token_types
+                          ? b.input("token_type_ids", DataType::kI32, {kSequenceDim})
+                          : kNoTensor;
+  TensorId h = emit.embeddings(ids, type_ids);
   const char* activation = activation_name(config.hidden_act);
   for (int64_t layer = 0; layer < config.num_hidden_layers; ++layer)
     h = emit.layer(layer, h, activation);

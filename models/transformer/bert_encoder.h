@@ -9,8 +9,8 @@
 //               h = LN(W2 · gelu(W1·a) + a)            (post-norm)
 //   output "last_hidden_state" [S, H], or with a pooling head
 //   "embedding" [1, H] = [L2-normalize](cls | mean | max over the S rows).
-// Token type ids are all 0 (one segment) unless token_type_input adds the
-// input "token_type_ids" [S] (cross-encoder pairs), and there is no
+// Token type ids are all 0 (one segment) unless BertBuildOptions::
+// token_type_ids adds the input "token_type_ids" i32 [S] (sentence pairs), and there is no
 // attention mask (batch 1 without padding: HF's mask would be all ones).
 // RoBERTa, XLM-R and DistilBERT are this graph with their own positions and
 // names (BertConfig::position_padding_idx, BertTensorNames).
@@ -76,10 +76,11 @@ struct BertBuildOptions {
   PoolingOptions pooling;
   /// The largest S a run may use; 0: max_position_embeddings.
   int64_t max_sequence_length = 0;
-  /// true: a second input "token_type_ids" i32 [S] (segment ids, as long
-  /// as input_ids; sentence pairs of cross-encoders) selects each token's
-  /// type row; false: every token is type 0. Ignored without token types.
-  bool token_type_input = false;
+  /// Adds the input "token_type_ids" i32 [S] (0 or 1 per token: the segment
+  /// of a sentence pair, as cross-encoders take it); false: every token is
+  /// of type 0 and the graph has only "input_ids". Ignored without token
+  /// types (DistilBERT).
+  bool token_type_ids = false;
   /// A classification head instead of the encoder's output (pooling "none").
   SequenceClassifier classifier;
   BertTensorNames names;

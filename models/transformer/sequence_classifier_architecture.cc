@@ -50,7 +50,7 @@ Expected<EncoderPlan> plan(const JsonConfig& config, const ModelBuildOptions& op
   NORMRT_ASSIGN_OR_RETURN(p.build.classifier.num_labels, read_num_labels(config));
   // A BERT pair is [CLS] A [SEP] B [SEP] with B's tokens of type 1: the
   // scores need the segment ids (RoBERTa's single type needs none).
-  p.build.token_type_input = p.config.type_vocab_size > 1;
+  p.build.token_type_ids = p.config.type_vocab_size > 1;
   if (Status s = check_sequence_classifier(p.build.classifier, p.build.pooling); !s)
     return Status::error(config.description() + ": " + s.message());
   return p;
