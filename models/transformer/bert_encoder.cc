@@ -137,13 +137,12 @@ class BertEmitter {
       x = b_.node(OpType::kAdd, prefix_ + "embeddings.add_token_type", {x, type},
                   {{kSequenceDim, h}});
     }
-    TensorId pos =
-        config_.position_padding_idx >= 0
-            ? b_.node(OpType::kEmbedding, prefix_ + "embeddings.position_embeddings",
-                      {ids, positions}, {{kSequenceDim, h}},
-                      {{"padding_idx", config_.position_padding_idx}})
-            : b_.node(OpType::kEmbedding, prefix_ + "embeddings.position_embeddings", {positions},
-                      {{kSequenceDim, h}}, {{"positions", int64_t{1}}});
+    TensorId pos = config_.position_padding_idx >= 0
+                       ? b_.node(OpType::kEmbedding, prefix_ + "embeddings.position_embeddings",
+                                 {ids, positions}, {{kSequenceDim, h}},
+                                 {{"padding_idx", config_.position_padding_idx}})
+                       : b_.node(OpType::kEmbedding, prefix_ + "embeddings.position_embeddings",
+                                 {positions}, {{kSequenceDim, h}}, {{"positions", int64_t{1}}});
     x = b_.node(OpType::kAdd, prefix_ + "embeddings.add_positions", {x, pos}, {{kSequenceDim, h}});
     return norm("embeddings.LayerNorm", x, kNoTensor);
   }
@@ -258,11 +257,11 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
   for (int64_t layer = 0; layer < config.num_hidden_layers; ++layer)
     h = emit.layer(layer, h, activation);
   if (options.classifier.kind != "none") {
-    h = add_sequence_classifier(
-        b, h, config.hidden_size, options.classifier, emit.source_name("pooler.dense"),
-        [&](const std::string& name, const Shape& shape) {
-          return emit.checkpoint_weight(name, shape);
-        });
+    h = add_sequence_classifier(b, h, config.hidden_size, options.classifier,
+                                emit.source_name("pooler.dense"),
+                                [&](const std::string& name, const Shape& shape) {
+                                  return emit.checkpoint_weight(name, shape);
+                                });
   } else {
     emit.skip_pooler();
   }

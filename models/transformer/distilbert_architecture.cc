@@ -68,8 +68,8 @@ bool names_distilbert_class(const JsonConfig& config) {
 
 Expected<EncoderPlan> plan(const JsonConfig& config, const ModelBuildOptions& options) {
   NORMRT_ASSIGN_OR_RETURN(BertConfig c, read_distilbert_config(config));
-  NORMRT_ASSIGN_OR_RETURN(EncoderPlan p, plan_encoder(std::move(c), options, "DistilBERT",
-                                                      "distilbert_encoder"));
+  NORMRT_ASSIGN_OR_RETURN(EncoderPlan p,
+                          plan_encoder(std::move(c), options, "DistilBERT", "distilbert_encoder"));
   p.build.names.prefix = "distilbert.";
   p.build.names.rename = distilbert_name;
   return p;

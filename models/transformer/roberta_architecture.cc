@@ -26,8 +26,8 @@ bool names_roberta_class(const JsonConfig& config) {
 
 Expected<EncoderPlan> plan(const JsonConfig& config, const ModelBuildOptions& options) {
   NORMRT_ASSIGN_OR_RETURN(BertConfig c, read_roberta_config(config));
-  NORMRT_ASSIGN_OR_RETURN(EncoderPlan p, plan_encoder(std::move(c), options, "RoBERTa",
-                                                      "roberta_encoder"));
+  NORMRT_ASSIGN_OR_RETURN(EncoderPlan p,
+                          plan_encoder(std::move(c), options, "RoBERTa", "roberta_encoder"));
   p.build.names.prefix = "roberta.";
   return p;
 }

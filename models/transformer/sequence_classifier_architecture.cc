@@ -43,8 +43,8 @@ Expected<EncoderPlan> plan(const JsonConfig& config, const ModelBuildOptions& op
       return Status::error(config.description() + ": key 'pad_token_id': " + s.message());
   }
   const char* name = roberta ? "roberta_sequence_classifier" : "bert_sequence_classifier";
-  NORMRT_ASSIGN_OR_RETURN(EncoderPlan p, plan_encoder(std::move(c), options,
-                                                      roberta ? "RoBERTa" : "BERT", name));
+  NORMRT_ASSIGN_OR_RETURN(EncoderPlan p,
+                          plan_encoder(std::move(c), options, roberta ? "RoBERTa" : "BERT", name));
   p.build.names.prefix = roberta ? "roberta." : "bert.";
   p.build.classifier.kind = roberta ? "roberta_head" : "bert_pooler";
   NORMRT_ASSIGN_OR_RETURN(p.build.classifier.num_labels, read_num_labels(config));

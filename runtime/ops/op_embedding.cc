@@ -37,8 +37,7 @@ struct EmbeddingConfig {
 
 Expected<EmbeddingConfig> check_embedding_node(const Graph& graph, const Node& node,
                                                std::vector<InferredTensor>& outputs) {
-  NORMRT_RETURN_IF_ERROR(
-      check_attribute_names(node, {"positions", "row_offset", "padding_idx"}));
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {"positions", "row_offset", "padding_idx"}));
   EmbeddingConfig config;
   NORMRT_ASSIGN_OR_RETURN(int64_t positions, node.int_attribute("positions", 0));
   if (positions != 0 && positions != 1) {
@@ -56,8 +55,9 @@ Expected<EmbeddingConfig> check_embedding_node(const Graph& graph, const Node& n
   NORMRT_ASSIGN_OR_RETURN(config.padding_idx, node.int_attribute("padding_idx", -1));
   if (node.find_attribute("padding_idx") != nullptr) {
     if (config.positions)
-      return node_error(node, "attribute 'padding_idx' counts positions from the ids: it "
-                              "needs positions = 0");
+      return node_error(node,
+                        "attribute 'padding_idx' counts positions from the ids: it "
+                        "needs positions = 0");
     if (config.padding_idx < 0 || config.padding_idx > (int64_t{1} << 40))
       return node_error(node, "attribute 'padding_idx' must be within [0, 2^40], found " +
                                   std::to_string(config.padding_idx));

@@ -86,8 +86,7 @@ Expected<std::shared_ptr<const Model>> build_fixture_model(const std::string& di
 }
 
 Expected<std::vector<float>> run_ids(Session& session, const std::vector<int32_t>& ids,
-                                     const std::string& output,
-                                     const std::vector<int32_t>& types) {
+                                     const std::string& output, const std::vector<int32_t>& types) {
   session.reset();
   NORMRT_RETURN_IF_ERROR(session.set_input("input_ids", ids.data(), ids.size() * sizeof(int32_t)));
   if (!types.empty()) {
@@ -104,8 +103,8 @@ Comparison compare(const std::vector<float>& got, const std::vector<double>& wan
   Comparison c;
   if (got.size() != want.size()) {
     c.relative = INFINITY;
-    c.first_failure = std::to_string(got.size()) + " values, expected " +
-                      std::to_string(want.size());
+    c.first_failure =
+        std::to_string(got.size()) + " values, expected " + std::to_string(want.size());
     return c;
   }
   double scale = 0, worst = 0;
@@ -115,8 +114,8 @@ Comparison compare(const std::vector<float>& got, const std::vector<double>& wan
     worst = std::max(worst, error);
     if (c.first_failure.empty() && !(error <= atol + rtol * std::fabs(want[i]))) {
       std::ostringstream message;
-      message << "index " << i << " got " << got[i] << ", want " << want[i] << ", |diff| "
-              << error << " > " << atol << " + " << rtol << "·|want|";
+      message << "index " << i << " got " << got[i] << ", want " << want[i] << ", |diff| " << error
+              << " > " << atol << " + " << rtol << "·|want|";
       c.first_failure = message.str();
     }
   }

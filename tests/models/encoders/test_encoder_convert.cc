@@ -2,7 +2,6 @@
 // Model::load (native and row_major layouts, so packed and unpacked weights),
 // gives transformers' float64 outputs, and records the family's architecture.
 #include <doctest/doctest.h>
-
 #include <unistd.h>
 
 #include <string>

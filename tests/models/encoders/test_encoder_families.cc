@@ -98,8 +98,8 @@ TEST_SUITE("encoder_families") {
         CAPTURE(name);
         CAPTURE(c.label);
         ++texts;
-        auto encoding = c.second ? tokenizer.encode_pair(*c.first, *c.second)
-                                 : tokenizer.encode(*c.first);
+        auto encoding =
+            c.second ? tokenizer.encode_pair(*c.first, *c.second) : tokenizer.encode(*c.first);
         REQUIRE_MESSAGE(encoding.is_ok(), encoding.status().message());
         CHECK(encoding.value().ids == c.ids);
         if (!c.types.empty()) CHECK(encoding.value().type_ids == c.types);
@@ -129,13 +129,12 @@ TEST_SUITE("encoder_families") {
     // logits (so the input is used), feeding HF's types must match them.
     test::EncoderFixture f = load("tiny_bert_cls");
     auto session = session_of(build(f, true));
-    const auto& pair =
-        *std::find_if(f.cases.begin(), f.cases.end(),
-                      [](const test::EncoderCase& c) { return c.label == "pair0"; });
+    const auto& pair = *std::find_if(f.cases.begin(), f.cases.end(),
+                                     [](const test::EncoderCase& c) { return c.label == "pair0"; });
     REQUIRE(std::count(pair.types.begin(), pair.types.end(), 1) > 0);
     const auto& want = f.outputs.at("pair0/logits").values;
-    auto zeros = test::run_ids(*session, pair.ids, "logits",
-                               std::vector<int32_t>(pair.types.size(), 0));
+    auto zeros =
+        test::run_ids(*session, pair.ids, "logits", std::vector<int32_t>(pair.types.size(), 0));
     REQUIRE(zeros.is_ok());
     CHECK(test::compare(zeros.value(), want, kAtol, kRtol).relative > 1e-2);
     auto fresh = session_of(build(f, true));

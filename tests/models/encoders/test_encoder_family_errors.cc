@@ -66,8 +66,9 @@ TEST_SUITE("encoder_families") {
           "distilbert_encoder");
     // cross-encoder/ms-marco-MiniLM-*: BertForSequenceClassification;
     // BAAI/bge-reranker-large, -v2-m3: XLMRobertaForSequenceClassification.
-    CHECK(detected(R"({"architectures": ["BertForSequenceClassification"], "model_type": "bert"})") ==
-          "bert_sequence_classifier");
+    CHECK(
+        detected(R"({"architectures": ["BertForSequenceClassification"], "model_type": "bert"})") ==
+        "bert_sequence_classifier");
     CHECK(detected(R"({"architectures": ["XLMRobertaForSequenceClassification"],
         "model_type": "xlm-roberta"})") == "roberta_sequence_classifier");
     CHECK(detected(R"({"architectures": ["RobertaForSequenceClassification"]})") ==
@@ -75,8 +76,9 @@ TEST_SUITE("encoder_families") {
     // A pretraining checkpoint's class is an encoder (its heads are unused tensors).
     CHECK(detected(R"({"architectures": ["BertForMaskedLM"], "model_type": "bert"})") ==
           "bert_encoder");
-    CHECK(detected(R"({"architectures": ["XLMRobertaForMaskedLM"], "model_type": "xlm-roberta"})") ==
-          "roberta_encoder");
+    CHECK(
+        detected(R"({"architectures": ["XLMRobertaForMaskedLM"], "model_type": "xlm-roberta"})") ==
+        "roberta_encoder");
   }
 
   TEST_CASE("GTE v1.5 (model_type 'new', remote code) is refused by name") {

@@ -127,9 +127,9 @@ TEST_SUITE("embedding_ops") {
           rows.push_back(pad + (real ? seen : 0) + offset);
         }
       }
-      CHECK(rows == std::vector<int64_t>{2 + offset, 3 + offset, 1 + offset, 4 + offset,
-                                         1 + offset, 5 + offset, 1 + offset, 1 + offset,
-                                         2 + offset, 3 + offset, 4 + offset, 1 + offset});
+      CHECK(rows == std::vector<int64_t>{2 + offset, 3 + offset, 1 + offset, 4 + offset, 1 + offset,
+                                         5 + offset, 1 + offset, 1 + offset, 2 + offset, 3 + offset,
+                                         4 + offset, 1 + offset});
       CHECK(h.get(y) == gather(table, 5, rows));
     }
   }
@@ -208,8 +208,9 @@ TEST_SUITE("embedding_ops") {
     CHECK(contains(error({ids, t}, {{"offset", int64_t{2}}}),
                    "unknown attribute 'offset' (Embedding takes positions, row_offset, "
                    "padding_idx)"));
-    CHECK(contains(error({t}, {{"positions", int64_t{1}}, {"padding_idx", int64_t{1}}}),
-                   "attribute 'padding_idx' counts positions from the ids: it needs positions = 0"));
+    CHECK(
+        contains(error({t}, {{"positions", int64_t{1}}, {"padding_idx", int64_t{1}}}),
+                 "attribute 'padding_idx' counts positions from the ids: it needs positions = 0"));
     CHECK(contains(error({ids, t}, {{"padding_idx", int64_t{-1}}}),
                    "attribute 'padding_idx' must be within [0, 2^40], found -1"));
     CHECK(contains(error({ids, t}, {{"row_offset", 1.5}}),
