@@ -129,6 +129,12 @@ normrt_status normrt_model_output_info(const normrt_model* model, size_t index,
                                        normrt_tensor_info* info);
 /* The largest S a run accepts. */
 size_t normrt_model_max_sequence_length(const normrt_model* model);
+/* A bytes metadata entry of the file (docs/model_format.md): *data and *size
+ * are set to it (valid while the model lives), or to NULL and 0 when the file
+ * has none of that name. "tokenizer": the tokenizer normrt-convert stored,
+ * for normrt::Tokenizer::from_bytes (libnormrt_tokenizer). */
+normrt_status normrt_model_metadata_bytes(const normrt_model* model, const char* key,
+                                          const void** data, size_t* size);
 
 normrt_status normrt_session_create(const normrt_model* model,
                                     const normrt_session_options* options,

@@ -107,8 +107,16 @@ class Model {
   /// The kernel ISA chosen at load ("avx512", ...).
   std::string_view isa() const;
   const PassSummary& passes() const;
-  /// A metadata entry of the file as text ("" if absent).
+  /// A metadata entry of the file as text ("" if absent or bytes).
   std::string metadata(std::string_view key) const;
+  /// A bytes metadata entry (docs/model_format.md), a view valid while the
+  /// Model lives; empty if absent (or not bytes). The runtime does not read it.
+  std::string_view metadata_bytes(std::string_view key) const;
+  /// metadata_bytes("tokenizer"): the tokenizer normrt-convert stored (its
+  /// vocabulary, normalization, special tokens, max length), for
+  /// normrt::Tokenizer::from_bytes (include/normrt/tokenizer.hpp); empty if
+  /// the file stores none.
+  std::string_view tokenizer_bytes() const { return metadata_bytes("tokenizer"); }
 
   const Impl& impl() const { return *impl_; }
   explicit Model(std::unique_ptr<Impl> impl);

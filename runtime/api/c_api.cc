@@ -203,6 +203,20 @@ size_t normrt_model_max_sequence_length(const normrt_model* model) {
   return model == nullptr ? 0 : model->model->max_sequence_length();
 }
 
+normrt_status normrt_model_metadata_bytes(const normrt_model* model, const char* key,
+                                          const void** data, size_t* size) {
+  return guarded([&] {
+    if (model == nullptr) return null_argument("normrt_model_metadata_bytes", "model");
+    if (key == nullptr) return null_argument("normrt_model_metadata_bytes", "key");
+    if (data == nullptr) return null_argument("normrt_model_metadata_bytes", "data");
+    if (size == nullptr) return null_argument("normrt_model_metadata_bytes", "size");
+    const std::string_view bytes = model->model->metadata_bytes(key);
+    *data = bytes.empty() ? nullptr : bytes.data();
+    *size = bytes.size();
+    return NORMRT_OK;
+  });
+}
+
 normrt_status normrt_session_create(const normrt_model* model,
                                     const normrt_session_options* options,
                                     normrt_session** session) {

@@ -122,4 +122,11 @@ std::string Model::metadata(std::string_view key) const {
   return "";
 }
 
+std::string_view Model::metadata_bytes(std::string_view key) const {
+  for (const Attribute& entry : impl_->graph.metadata)
+    if (entry.name == key)
+      if (const auto* blob = std::get_if<Blob>(&entry.value)) return blob->bytes;
+  return {};
+}
+
 }  // namespace normrt

@@ -78,6 +78,7 @@ enum AttributeType : uint8_t {
   kFloat = 1,
   kString = 2,
   kIntList = 3,
+  kBytes = 4,  ///< graph metadata only; the value is a reference into the string table
   kAttributeTypeCount
 };
 
@@ -97,6 +98,7 @@ constexpr uint8_t kLayoutRowMajor = 0;     ///< the only layout of version 1; 1-
 // Limits that keep every size derived from a file bounded.
 constexpr size_t kMaxNameBytes = 1024;               ///< tensor, node and attribute names
 constexpr size_t kMaxStringBytes = size_t{1} << 20;  ///< string attribute values
+constexpr size_t kMaxBlobBytes = size_t{256} << 20;  ///< bytes metadata values
 constexpr int64_t kMaxSequenceLength = int64_t{1} << 20;
 /// A tensor's bytes at S = max_sequence_length stay below this, so every later
 /// size computation (plans, arenas) is free of overflow.

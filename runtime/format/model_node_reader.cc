@@ -28,7 +28,7 @@ Status TableCursor::require_end(const std::string& last_record) const {
 namespace {
 
 Status read_attribute(const FileImage& image, const Header& header, TableCursor& cursor,
-                      const std::string& subject, Attribute& attribute) {
+                      const std::string& subject, bool is_metadata, Attribute& attribute) {
   const uint64_t record = cursor.position();
   NORMRT_RETURN_IF_ERROR(cursor.require(1, kAttributeFixedSize, subject));
   NORMRT_ASSIGN_OR_RETURN(
@@ -39,6 +39,11 @@ Status read_attribute(const FileImage& image, const Header& header, TableCursor&
   const uint8_t type = image.load<uint8_t>(record + kAttributeType);
   if (Check v = check_attribute_type_code(type)) {
     return image.fail(record + kAttributeType, named + " type", *v);
+  }
+  if (type == kBytes && !is_metadata) {
+    return image.fail(record + kAttributeType, named + " type",
+                      "an int, float, string or int list (bytes are graph metadata only)",
+                      "4 (bytes)");
   }
   for (uint64_t i = 0; i < 3; ++i) {
     const uint8_t reserved = image.load<uint8_t>(record + kAttributeReserved + i);
@@ -65,6 +70,12 @@ Status read_attribute(const FileImage& image, const Header& header, TableCursor&
       NORMRT_ASSIGN_OR_RETURN(std::string_view text,
                               read_string(image, header, value_field, named + " value", false));
       attribute.value = std::string(text);
+      return Status::ok();
+    }
+    case kBytes: {
+      NORMRT_ASSIGN_OR_RETURN(std::string_view bytes,
+                              read_blob(image, header, value_field, named + " value"));
+      attribute.value = Blob{std::string(bytes)};
       return Status::ok();
     }
     default: {  // kIntList
@@ -109,7 +120,8 @@ Status read_attributes(const FileImage& image, const Header& header, TableCursor
     const uint64_t record = cursor.position();
     Attribute attribute;
     const std::string subject = owner + " attribute " + std::to_string(i);
-    NORMRT_RETURN_IF_ERROR(read_attribute(image, header, cursor, subject, attribute));
+    NORMRT_RETURN_IF_ERROR(
+        read_attribute(image, header, cursor, subject, owner == "graph metadata", attribute));
     if (!names.insert(attribute.name).second) {
       return image.fail(record + kAttributeNameRef, subject + " " + quoted(attribute.name),
                         "a unique attribute name", "a second attribute of that name");

@@ -27,9 +27,11 @@ std::string span_string(const Span& span) {
   return "[" + std::to_string(span.offset) + ", " + std::to_string(span.end()) + ")";
 }
 
-Expected<std::string_view> read_string(const FileImage& image, const Header& header,
-                                       uint64_t ref_offset, const std::string& subject,
-                                       bool is_name) {
+namespace {
+
+// The bytes of the string reference at `ref_offset`, inside the string table.
+Expected<std::string_view> referenced(const FileImage& image, const Header& header,
+                                      uint64_t ref_offset, const std::string& subject) {
   const Span& strings = header.sections[kStringTable];
   const uint64_t offset = image.load<uint32_t>(ref_offset);
   const uint64_t length = image.load<uint32_t>(ref_offset + 4);
@@ -38,12 +40,27 @@ Expected<std::string_view> read_string(const FileImage& image, const Header& hea
                       "a range within the " + std::to_string(strings.size) + "-byte string table",
                       "offset " + std::to_string(offset) + ", length " + std::to_string(length));
   }
-  const std::string_view text(reinterpret_cast<const char*>(image.data + strings.offset + offset),
-                              length);
+  return std::string_view(reinterpret_cast<const char*>(image.data + strings.offset + offset),
+                          length);
+}
+
+}  // namespace
+
+Expected<std::string_view> read_string(const FileImage& image, const Header& header,
+                                       uint64_t ref_offset, const std::string& subject,
+                                       bool is_name) {
+  NORMRT_ASSIGN_OR_RETURN(std::string_view text, referenced(image, header, ref_offset, subject));
   if (Check violation = is_name ? check_name(text) : check_string_value(text)) {
     return image.fail(ref_offset, subject, *violation);
   }
   return text;
+}
+
+Expected<std::string_view> read_blob(const FileImage& image, const Header& header,
+                                     uint64_t ref_offset, const std::string& subject) {
+  NORMRT_ASSIGN_OR_RETURN(std::string_view bytes, referenced(image, header, ref_offset, subject));
+  if (Check violation = check_blob_value(bytes)) return image.fail(ref_offset, subject, *violation);
+  return bytes;
 }
 
 }  // namespace model_format

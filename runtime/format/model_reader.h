@@ -58,6 +58,9 @@ Expected<Header> read_header(const FileImage& image);
 Expected<std::string_view> read_string(const FileImage& image, const Header& header,
                                        uint64_t ref_offset, const std::string& subject,
                                        bool is_name);
+/// The bytes a string reference points to, checked as a bytes value (kMaxBlobBytes).
+Expected<std::string_view> read_blob(const FileImage& image, const Header& header,
+                                     uint64_t ref_offset, const std::string& subject);
 
 /// max_sequence_length from the graph table's fixed part (needed to bound the
 /// tensors' sizes before the tensor table is read).

@@ -46,6 +46,12 @@ Check check_string_value(std::string_view value) {
                    std::to_string(value.size()) + " bytes"};
 }
 
+Check check_blob_value(std::string_view value) {
+  if (value.size() <= kMaxBlobBytes) return std::nullopt;
+  return Violation{"bytes of at most " + std::to_string(kMaxBlobBytes),
+                   std::to_string(value.size()) + " bytes"};
+}
+
 Check check_dtype_code(uint64_t code) {
   if (code <= static_cast<uint64_t>(DataType::kI32)) return std::nullopt;
   const std::string expected = "a dtype code 0 (f32), 1 (bf16) or 2 (i32)";
@@ -76,7 +82,7 @@ Check check_op_code(uint64_t code) {
 
 Check check_attribute_type_code(uint64_t code) {
   if (code < kAttributeTypeCount) return std::nullopt;
-  return Violation{"an attribute type 0 (int), 1 (float), 2 (string) or 3 (int list)",
+  return Violation{"an attribute type 0 (int), 1 (float), 2 (string), 3 (int list) or 4 (bytes)",
                    std::to_string(code) + " (unknown attribute type)"};
 }
 

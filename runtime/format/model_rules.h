@@ -24,6 +24,8 @@ using Check = std::optional<Violation>;
 Check check_name(std::string_view name);
 /// A string attribute value: at most kMaxStringBytes bytes.
 Check check_string_value(std::string_view value);
+/// A bytes metadata value: at most kMaxBlobBytes bytes.
+Check check_blob_value(std::string_view value);
 
 Check check_dtype_code(uint64_t code);
 Check check_kind_code(uint64_t code);

@@ -78,6 +78,7 @@ void put_attribute(ByteBuffer& dst, StringTable& strings, const Attribute& attri
   if (const auto* integer = std::get_if<int64_t>(&attribute.value)) dst.put<int64_t>(*integer);
   if (const auto* real = std::get_if<double>(&attribute.value)) dst.put<double>(*real);
   if (const auto* text = std::get_if<std::string>(&attribute.value)) strings.put_ref(dst, *text);
+  if (const auto* blob = std::get_if<Blob>(&attribute.value)) strings.put_ref(dst, blob->bytes);
   if (list != nullptr) {
     dst.put<uint64_t>(0);
     for (int64_t value : *list) dst.put<int64_t>(value);

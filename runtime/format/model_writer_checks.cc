@@ -68,7 +68,8 @@ Status check_tensor(const Graph& graph, size_t id) {
   return Status::ok();
 }
 
-Status check_attributes(const std::vector<Attribute>& attributes, const std::string& owner) {
+Status check_attributes(const std::vector<Attribute>& attributes, const std::string& owner,
+                        bool is_metadata) {
   std::unordered_set<std::string> names;
   for (const Attribute& attribute : attributes) {
     const std::string subject = owner + " attribute " + quoted(attribute.name);
@@ -78,6 +79,13 @@ Status check_attributes(const std::vector<Attribute>& attributes, const std::str
     }
     if (const auto* text = std::get_if<std::string>(&attribute.value)) {
       NORMRT_REFUSE_IF(check_string_value(*text), subject + " value");
+    }
+    if (const auto* blob = std::get_if<Blob>(&attribute.value)) {
+      if (!is_metadata) {
+        return refuse(subject, {"an int, float, string or int list (bytes are graph metadata only)",
+                                "bytes"});
+      }
+      NORMRT_REFUSE_IF(check_blob_value(blob->bytes), subject + " value");
     }
     if (const auto* list = std::get_if<std::vector<int64_t>>(&attribute.value)) {
       if (list->size() > UINT32_MAX) {
@@ -101,7 +109,7 @@ Status check_node(const Graph& graph, size_t id) {
     NORMRT_REFUSE_IF(check_tensor_reference(node.outputs[i], graph.tensors.size(), true),
                      subject + " output " + std::to_string(i));
   }
-  return check_attributes(node.attributes, subject);
+  return check_attributes(node.attributes, subject, false);
 }
 
 Status check_graph_table(const Graph& graph) {
@@ -131,7 +139,7 @@ Status check_graph_table(const Graph& graph) {
                     {"one update per state tensor", "a second update"});
     }
   }
-  return check_attributes(graph.metadata, "graph metadata");
+  return check_attributes(graph.metadata, "graph metadata", true);
 }
 
 }  // namespace

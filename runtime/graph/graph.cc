@@ -157,7 +157,7 @@ const AttributeValue* Node::find_attribute(const std::string& attribute_name) co
 namespace {
 
 const char* attribute_type_name(const AttributeValue& value) {
-  static const char* const kNames[] = {"int", "float", "string", "int list"};
+  static const char* const kNames[] = {"int", "float", "string", "int list", "bytes"};
   return kNames[value.index()];
 }
 

@@ -120,8 +120,15 @@ const char* op_type_name(OpType type);  ///< "Linear", ...; "invalid" otherwise
 /// "rms_norm", "prms_norm"); null for an op that is not a norm.
 const char* norm_op_kind(OpType type);
 
+/// Opaque bytes: a metadata value the runtime stores and hands out without
+/// reading it (a tokenizer serialized by tools/text). Graph metadata only.
+struct Blob {
+  std::string bytes;
+  bool operator==(const Blob& other) const { return bytes == other.bytes; }
+};
+
 /// A typed attribute value.
-using AttributeValue = std::variant<int64_t, double, std::string, std::vector<int64_t>>;
+using AttributeValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, Blob>;
 struct Attribute {
   std::string name;
   AttributeValue value;

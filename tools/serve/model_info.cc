@@ -3,9 +3,9 @@
 // /v1/model: {"model", "isa", "max_sequence_length", "inputs", "outputs",
 // "states" (each {"name", "dtype", "shape"}, -1 in a shape standing for the
 // sequence length S), "metadata" (the file's typed metadata: architecture,
-// norm, eps, ...), "passes", "workers", "generation" (1, +1 per reload),
-// "stateless_runs", "embeddings"}.
-// /v1/health: {"status", "workers", "busy", "waiting", "generation"}.
+// norm, eps, ...; a bytes entry such as the stored tokenizer as {"bytes": n}), "passes", "workers",
+// "generation" (1, +1 per reload), "stateless_runs", "embeddings"}. /v1/health: {"status",
+// "workers", "busy", "waiting", "generation"}.
 #include <nlohmann/json.hpp>
 
 #include "runtime/exec/compiled_model.h"
@@ -27,7 +27,14 @@ json tensor_list(const std::vector<TensorInfo>& tensors) {
 json metadata_object(const Model& model) {
   json metadata = json::object();
   for (const Attribute& entry : model.impl().graph.metadata) {
-    std::visit([&](const auto& value) { metadata[entry.name] = value; }, entry.value);
+    const AttributeValue& value = entry.value;
+    if (const auto* integer = std::get_if<int64_t>(&value)) metadata[entry.name] = *integer;
+    if (const auto* real = std::get_if<double>(&value)) metadata[entry.name] = *real;
+    if (const auto* text = std::get_if<std::string>(&value)) metadata[entry.name] = *text;
+    if (const auto* list = std::get_if<std::vector<int64_t>>(&value)) metadata[entry.name] = *list;
+    // Opaque bytes (a stored tokenizer): their size, not their content.
+    if (const auto* blob = std::get_if<Blob>(&value))
+      metadata[entry.name] = json{{"bytes", blob->bytes.size()}};
   }
   return metadata;
 }
