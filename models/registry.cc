@@ -17,6 +17,9 @@ const Architecture& bert_sequence_classifier_architecture();
 const Architecture& roberta_sequence_classifier_architecture();
 const Architecture& roberta_encoder_architecture();
 const Architecture& distilbert_encoder_architecture();
+const Architecture& attentive_reader_architecture();
+const Architecture& order_embeddings_architecture();
+const Architecture& handwriting_architecture();
 
 const std::vector<const Architecture*>& architectures() {
   static const std::vector<const Architecture*> all = {
@@ -33,6 +36,9 @@ const std::vector<const Architecture*>& architectures() {
       &rnnsearch_architecture(),
       &torch_transformer_architecture(),
       &convpool_cnn_c_architecture(),
+      &attentive_reader_architecture(),
+      &order_embeddings_architecture(),
+      &handwriting_architecture(),
   };
   return all;
 }

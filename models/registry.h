@@ -30,6 +30,9 @@ struct ModelBuildOptions {
   double p = 0.0;                   ///< prms_norm only
   PoolingOptions pooling;           ///< encoders only: the sentence-embedding head
   int64_t max_sequence_length = 0;  ///< 0: the config's
+  /// The weights file's path: a default that follows its format (a .npz
+  /// holds Theano-named weights).
+  std::string weights_file;
 };
 
 /// One graph of a model: RNNSearch builds two (roles "encoder", "decoder"),

@@ -29,15 +29,15 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 def _tokenizer_of_model(model: Model) -> Tokenizer:
-    """The tokenizer stored in the model file.
-
-    The model format stores none yet; when it does, this reads it (through
-    Tokenizer.from_bytes) and SentenceEncoder needs no tokenizer argument.
-    """
-    raise InvalidArgumentError(
-        f"{model.path}: the model file stores no tokenizer; pass tokenizer= the model's "
-        "Hugging Face folder (with tokenizer.json or vocab.txt) or a normrt.Tokenizer"
-    )
+    """The tokenizer stored in the model file (normrt-convert --model or --tokenizer)."""
+    stored = model.metadata_bytes("tokenizer")
+    if not stored:
+        raise InvalidArgumentError(
+            f"{model.path}: the model file stores no tokenizer; pass tokenizer= the model's "
+            "Hugging Face folder (with tokenizer.json or vocab.txt) or a normrt.Tokenizer, or "
+            "convert with normrt-convert --model DIR to store one"
+        )
+    return Tokenizer.from_bytes(stored)
 
 
 def _the_token_input(model: Model) -> str:
@@ -56,7 +56,7 @@ class SentenceEncoder:
 
     model: a model file path or a loaded Model (a BERT-family encoder).
     tokenizer: a Tokenizer or the model's Hugging Face folder; None: the one
-        stored in the model file (not yet supported by the format).
+        stored in the model file (normrt-convert --model stores it).
     threads: intra-op threads of the encoder's Session.
 
     The tokenizer truncates at its max_length (for sentence-transformers
@@ -120,9 +120,12 @@ class SentenceEncoder:
         """One sequence of token ids (special tokens included) → (dim,) float32."""
         out = self.session.run({self._input: ids})[self._output]
         if self._pooled:
-            pooled: npt.NDArray[np.float32] = out[0]  # pooled and normalized in the model
-            return pooled
-        vector: npt.NDArray[np.float32] = out.mean(axis=0, dtype=np.float32)
+            # pooled in the model (metadata "pooling": cls, mean or max, "_l2" when normalized)
+            vector: npt.NDArray[np.float32] = out[0]
+            if normalize_embeddings and not self.model.metadata("pooling").endswith("_l2"):
+                vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
+            return vector
+        vector = out.mean(axis=0, dtype=np.float32)
         if normalize_embeddings:
             vector /= max(float(np.linalg.norm(vector)), 1e-12)
         return vector
@@ -159,8 +162,8 @@ class SentenceEncoder:
 
         As sentence-transformers' encode: batch_size must be a positive int
         (texts run one by one today, so it changes nothing); normalize_embeddings
-        L2-normalizes each row (a model with pooling built in is normalized
-        already); show_progress_bar is accepted and ignored.
+        L2-normalizes each row (a model whose pooling ends in L2 normalization
+        is normalized already); show_progress_bar is accepted and ignored.
         """
         del show_progress_bar
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:

@@ -86,7 +86,16 @@ void bind_model(nb::module_& m) {
           nb::for_getter("What the fusion and folding passes did, and the session arena's size."))
       .def(
           "metadata", [](const PyModel& m, std::string_view key) { return m.model->metadata(key); },
-          "key"_a, "A metadata entry of the file as text (empty if absent).")
+          "key"_a, "A metadata entry of the file as text (empty if absent or bytes).")
+      .def(
+          "metadata_bytes",
+          [](const PyModel& m, std::string_view key) {
+            const std::string_view bytes = m.model->metadata_bytes(key);
+            return nb::bytes(bytes.data(), bytes.size());
+          },
+          "key"_a,
+          "A bytes metadata entry of the file (b'' if absent); \"tokenizer\": the tokenizer "
+          "normrt-convert stored, for Tokenizer.from_bytes.")
       .def("__repr__", [](const PyModel& m) {
         return "Model(" + nb::cast<std::string>(nb::repr(nb::str(m.path.c_str()))) + ", isa='" +
                std::string(m.model->isa()) + "')";

@@ -45,6 +45,18 @@ def convert(config: Path, weights: Path, output: Path, *extra: str) -> Path:
     return output
 
 
+def convert_folder(folder: Path, output: Path, *extra: str) -> Path:
+    """normrt-convert --model folder: everything from the folder's files."""
+    result = subprocess.run(
+        [str(tool("normrt-convert")), "--model", str(folder), "--output", str(output), "--quiet",
+         *extra],
+        capture_output=True, text=True,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"normrt-convert failed:\n{result.stdout}{result.stderr}")
+    return output
+
+
 # --- safetensors (the format is 8 bytes of header length, JSON, raw data) ---
 
 _DTYPES = {"F32": np.float32, "F64": np.float64, "I32": np.int32, "I64": np.int64}

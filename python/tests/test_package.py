@@ -33,11 +33,11 @@ def test_stubs_and_py_typed_are_installed():
     assert "def run(self, inputs: Mapping[str, numpy.typing.ArrayLike] | None = None)" in stub
 
 
-def test_readme_one_liner(minilm, minilm_dir):
+def test_readme_one_liner(minilm_folder, minilm_dir):
     readme = (support.REPO / "README.md").read_text()
     snippet = re.search(r'python -c "(import normrt;[^"]*)"', readme)
     assert snippet, "README.md has no python -c \"import normrt; ...\" line"
-    code = snippet.group(1).replace("minilm.nrmt", str(minilm)).replace(
+    code = snippet.group(1).replace("minilm.nrmt", str(minilm_folder)).replace(
         "build/models/all-MiniLM-L6-v2", str(minilm_dir))
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)

@@ -127,6 +127,21 @@ def test_matches_sentence_transformers_on_minilm(minilm, minilm_dir):
     assert np.allclose(np.linalg.norm(got, axis=1), 1, atol=1e-6)
 
 
+def test_folder_converted_with_no_flags_matches_sentence_transformers(minilm_folder, minilm_dir):
+    model = normrt.Model(str(minilm_folder))
+    assert model.max_sequence_length == 256  # sentence_bert_config.json's max_seq_length
+    assert model.metadata("pooling") == "mean_l2"  # 1_Pooling (mean) + the Normalize module
+    encoder = normrt.SentenceEncoder(model)  # no tokenizer: the one stored in the file
+    assert encoder.dimension == 384 and encoder.tokenizer.max_length == 256
+    folder_tokenizer = normrt.Tokenizer.from_folder(str(minilm_dir))
+    for text in SENTENCES:
+        got, want = encoder.tokenizer.encode(text).ids, folder_tokenizer.encode(text).ids
+        assert np.array_equal(got, want), text
+    got = encoder.encode(SENTENCES, batch_size=8)  # normalized by the model itself
+    check_against(got, np.load(REFERENCE))
+    assert np.allclose(np.linalg.norm(got, axis=1), 1, atol=1e-6)
+
+
 def sentence_transformers_python():
     explicit = os.environ.get("NORMRT_ST_PYTHON")
     if explicit:
@@ -136,7 +151,7 @@ def sentence_transformers_python():
     return None
 
 
-def test_live_sentence_transformers(minilm, minilm_dir, tmp_path):
+def test_live_sentence_transformers(minilm, minilm_folder, minilm_dir, tmp_path):
     python = sentence_transformers_python()
     if python is None:
         pytest.skip("no interpreter with sentence-transformers (set NORMRT_ST_PYTHON); "
@@ -147,4 +162,5 @@ def test_live_sentence_transformers(minilm, minilm_dir, tmp_path):
     live = np.load(output)
     encoder = normrt.SentenceEncoder(str(minilm), tokenizer=str(minilm_dir))
     check_against(encoder.encode(SENTENCES), live)
+    check_against(normrt.SentenceEncoder(str(minilm_folder)).encode(SENTENCES), live)
     check_against(np.load(REFERENCE), live)  # the committed fixture is still what it computes

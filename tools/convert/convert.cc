@@ -5,8 +5,10 @@
 #include "models/registry.h"
 #include "runtime/passes/prepack_linear_weights.h"
 #include "tools/convert/convert_steps.h"
+#include "tools/convert/model_folder.h"
 #include "tools/convert/output_file.h"
 #include "tools/convert/progress.h"
+#include "tools/convert/stored_tokenizer.h"
 #include "tools/convert/unused_tensors.h"
 #include "tools/convert/weights_file.h"
 #include "tools/convert/write_outputs.h"
@@ -57,7 +59,9 @@ ModelBuildOptions build_options(const ConvertOptions& options) {
   build.allow_norm_change = options.allow_norm_change;
   build.p = options.p;
   build.pooling.mode = options.pooling.empty() ? "none" : options.pooling;
+  build.pooling.normalize = options.normalize.value_or(true);
   build.max_sequence_length = options.max_sequence_length;
+  build.weights_file = options.weights_path;
   return build;
 }
 
@@ -92,7 +96,53 @@ Expected<TensorLayout> resolve_layout(const std::string& name) {
                        ": expected one of native, row_major, panels16, panels32, panels64");
 }
 
-Expected<ConvertSummary> convert(const ConvertOptions& options) {
+namespace {
+
+// --model: the folder fills what the options leave open.
+Expected<ConvertOptions> with_model_folder(const ConvertOptions& given,
+                                           std::vector<std::string>* said) {
+  if (given.model_dir.empty()) return given;
+  if (!given.config_path.empty() || !given.weights_path.empty())
+    return Status::error(
+        "--model takes the config and weights from the folder: drop --config and "
+        "--weights");
+  NORMRT_ASSIGN_OR_RETURN(ModelFolder folder, read_model_folder(given.model_dir));
+  ConvertOptions options = given;
+  options.config_path = folder.config_path;
+  options.weights_path = folder.weights_path;
+  if (options.pooling.empty() && !folder.pooling.empty()) {
+    options.pooling = folder.pooling;
+    if (!options.normalize) options.normalize = folder.normalize;
+    *said = folder.said;
+  } else {
+    for (const std::string& line : folder.said)
+      if (line.rfind("max sequence", 0) == 0) said->push_back(line);
+  }
+  if (options.max_sequence_length == 0) options.max_sequence_length = folder.max_sequence_length;
+  if (options.tokenizer_dir.empty() && has_tokenizer_files(folder.transformer_dir))
+    options.tokenizer_dir = folder.transformer_dir;
+  return options;
+}
+
+// Stores the tokenizer of options.tokenizer_dir in the (single) graph.
+Expected<std::string> store_tokenizer(const ConvertOptions& options, BuiltModel& built) {
+  if (options.tokenizer_dir.empty()) return std::string();
+  if (built.graphs.size() != 1)
+    return Status::error("--tokenizer: this architecture writes " +
+                         std::to_string(built.graphs.size()) +
+                         " files; a tokenizer is stored in single-file models only");
+  Graph& graph = built.graphs[0].graph;
+  NORMRT_ASSIGN_OR_RETURN(StoredTokenizer stored,
+                          read_stored_tokenizer(options.tokenizer_dir, graph.max_sequence_length));
+  graph.metadata.push_back({"tokenizer", Blob{std::move(stored.bytes)}});
+  return stored.summary;
+}
+
+}  // namespace
+
+Expected<ConvertSummary> convert(const ConvertOptions& given) {
+  std::vector<std::string> folder_settings;
+  NORMRT_ASSIGN_OR_RETURN(const ConvertOptions options, with_model_folder(given, &folder_settings));
   const ConvertProgress progress(options.progress);
   if (options.dtype != DataType::kF32 && options.dtype != DataType::kBF16)
     return Status::error(std::string("dtype ") + data_type_name(options.dtype) +
@@ -123,6 +173,7 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
                          "): --ignore-unused skips them");
   if (!made) return made.status();
   BuiltModel built = std::move(made).value();
+  NORMRT_ASSIGN_OR_RETURN(std::string tokenizer, store_tokenizer(options, built));
   if (built.graphs.size() != roles.size())
     return Status::error(std::string(architecture->name) + " built " +
                          std::to_string(built.graphs.size()) + " graphs for " +
@@ -164,6 +215,8 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
   summary.packed_weights = packed;
   summary.files = paths;
   summary.skipped_tensors = unused.skipped();
+  summary.folder_settings = std::move(folder_settings);
+  summary.tokenizer = std::move(tokenizer);
   summary.seconds = progress.elapsed_seconds();
   return summary;
 }

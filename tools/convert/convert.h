@@ -8,6 +8,7 @@
 // problems come back all at once, listed by the builder.
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,16 @@
 namespace normrt {
 
 struct ConvertOptions {
+  /// A Hugging Face or sentence-transformers model folder (model_folder.h):
+  /// config_path and weights_path come from it (and must be empty); pooling,
+  /// its normalization and the longest sequence come from its
+  /// sentence-transformers files unless set here; its tokenizer is stored.
+  std::string model_dir;
   std::string config_path;          ///< HF config.json or normrt's RNN/MLP JSON
   std::string weights_path;         ///< .safetensors (or .npz)
+  /// A model folder whose tokenizer to store in the file (metadata
+  /// "tokenizer"); "" : model_dir's when it has tokenizer files, else none.
+  std::string tokenizer_dir;
   std::string output_path;          ///< the .nrmt to write
   DataType dtype = DataType::kF32;  ///< storage of the matrices: kF32 | kBF16
   /// "native" (this CPU's linear panel width: used from the mapping without
@@ -34,7 +43,12 @@ struct ConvertOptions {
   /// model; it is refused unless this is set (--allow-norm-change).
   bool allow_norm_change = false;
   double p = 0.0;                ///< prms_norm only
-  std::string pooling = "none";  ///< BERT only: "none" | "mean" (L2-normalised mean)
+  /// Encoders only: "none" | "cls" | "mean" | "max"; "": model_dir's
+  /// sentence-transformers Pooling module, else none.
+  std::string pooling;
+  /// L2-normalize the pooled row; unset: as model_dir's modules.json says
+  /// (a Normalize module), else on.
+  std::optional<bool> normalize;
   /// Skip the tensors of the weights file the architecture does not use (a
   /// pretraining head such as BERT's cls.*): listed in the summary. Without
   /// it they are an error that lists them.
@@ -58,6 +72,9 @@ struct ConvertSummary {
   /// Tensors of the weights file the graph does not use, skipped: the ones
   /// the architecture knows (BERT's pooler) and, with ignore_unused, foreign ones.
   std::vector<std::string> skipped_tensors;
+  /// What --model's folder decided ("pooling mean (1_Pooling/config.json)").
+  std::vector<std::string> folder_settings;
+  std::string tokenizer;  ///< the stored tokenizer's summary line; "" if none
   /// Problems that did not stop the conversion (a folder not flushed).
   std::vector<std::string> warnings;
   double seconds = 0;

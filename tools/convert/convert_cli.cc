@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "normrt/normrt.hpp"
 #include "tools/convert/temp_file_cleanup.h"
 #include "tools/convert/unused_tensors.h"
 
@@ -31,8 +32,15 @@ Expected<int64_t> parse_count(const std::string& flag, const std::string& text) 
 }  // namespace
 
 std::string convert_usage() {
-  return R"(usage: normrt-convert --config <config.json> --weights <model.safetensors | checkpoint.npz>
+  return R"(usage: normrt-convert --model <folder> --output <model.nrmt> [options]
+       normrt-convert --config <config.json> --weights <model.safetensors | checkpoint.npz>
                       --output <model.nrmt> [options]
+
+--model reads a Hugging Face or sentence-transformers folder: config.json and
+model.safetensors; the pooling, its L2 normalization and the longest sequence
+from modules.json, 1_Pooling/config.json and sentence_bert_config.json; and
+the tokenizer (tokenizer.json, vocab.txt, ...), stored in the model file so
+that normrt-run --text, normrt-serve and the APIs need nothing else.
 
 Converts exported weights into a normrt model file. The architecture comes
 from the config: a Hugging Face config.json with "model_type": "bert" (BERT,
@@ -58,19 +66,24 @@ options:
   --allow-norm-change       BERT/Llama: accept a --norm other than the checkpoint's
                             (a different model: an experiment, outputs differ)
   --p P                     with --norm prms_norm: the fraction in (0, 1]
-  --pooling none|mean       BERT only: mean adds the L2-normalised mean-pooled output
-                            "embedding" [1, H] (sentence-transformers); default none
+  --pooling none|cls|mean|max
+                            BERT only: adds the pooled, L2-normalised output
+                            "embedding" [1, H]; default: the folder's Pooling
+                            module (--model), else none
+  --no-normalize            with pooling: leave the pooled row unnormalised
+  --tokenizer DIR           store the tokenizer of the model folder DIR (default
+                            with --model: the folder's)
   --max-seq N               longest sequence per run (default: from the config)
   --ignore-unused           skip the tensors the architecture does not use (a
                             checkpoint's pretraining heads, e.g. BERT's cls.*),
                             listing them; without it they are an error
   --quiet                   no progress and no summary (errors still go to stderr)
+  --version                 print the version and exit
   --help                    this text
 
-example (all-MiniLM-L6-v2 as a sentence-embedding model):
-  normrt-convert --config all-MiniLM-L6-v2/config.json \
-                 --weights all-MiniLM-L6-v2/model.safetensors \
-                 --output minilm.nrmt --pooling mean --max-seq 256
+example (all-MiniLM-L6-v2 as a sentence-embedding model, as sentence-transformers
+encodes: mean pooling, L2-normalized, 256 tokens, its tokenizer stored):
+  normrt-convert --model all-MiniLM-L6-v2 --output minilm.nrmt
 
 exit codes: 0 converted, 1 conversion failed, 2 bad arguments
 )";
@@ -86,6 +99,10 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
       command.help = true;
       return command;
     }
+    if (flag == "--version") {
+      command.version = true;
+      return command;
+    }
     if (flag == "--quiet") {
       command.quiet = true;
       continue;
@@ -98,10 +115,18 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
       o.ignore_unused = true;
       continue;
     }
+    if (flag == "--no-normalize") {
+      o.normalize = false;
+      continue;
+    }
     if (flag.rfind("--", 0) != 0) return Status::error("unexpected argument '" + flag + "'");
     if (i + 1 >= args.size()) return Status::error(flag + ": missing value");
     const std::string& value = args[++i];
-    if (flag == "--config") {
+    if (flag == "--model") {
+      o.model_dir = value;
+    } else if (flag == "--tokenizer") {
+      o.tokenizer_dir = value;
+    } else if (flag == "--config") {
       o.config_path = value;
     } else if (flag == "--weights") {
       o.weights_path = value;
@@ -134,8 +159,8 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
       o.p = p;
       have_p = true;
     } else if (flag == "--pooling") {
-      if (value != "none" && value != "mean")
-        return Status::error("--pooling: expected none or mean, found '" + value + "'");
+      if (value != "none" && value != "cls" && value != "mean" && value != "max")
+        return Status::error("--pooling: expected none, cls, mean or max, found '" + value + "'");
       o.pooling = value;
     } else if (flag == "--max-seq") {
       NORMRT_ASSIGN_OR_RETURN(int64_t n, parse_count(flag, value));
@@ -144,10 +169,19 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
       return Status::error("unknown option '" + flag + "'");
     }
   }
-  for (auto [flag, path] : {std::pair<const char*, const std::string*>{"--config", &o.config_path},
-                            {"--weights", &o.weights_path},
-                            {"--output", &o.output_path}})
-    if (path->empty()) return Status::error(std::string("missing ") + flag);
+  if (o.model_dir.empty()) {
+    for (auto [flag, path] :
+         {std::pair<const char*, const std::string*>{"--config", &o.config_path},
+          {"--weights", &o.weights_path}})
+      if (path->empty()) return Status::error(std::string("missing ") + flag + " (or --model)");
+  } else if (!o.config_path.empty() || !o.weights_path.empty()) {
+    return Status::error(
+        "--model takes the config and weights from the folder: drop --config and "
+        "--weights");
+  }
+  if (o.output_path.empty()) return Status::error("missing --output");
+  if (o.normalize && o.pooling == "none")
+    return Status::error("--no-normalize applies to a pooling head: not with --pooling none");
   if (o.norm == "prms_norm" && !have_p) return Status::error("--norm prms_norm needs --p");
   if (have_p && o.norm != "prms_norm") return Status::error("--p applies to --norm prms_norm only");
   if (!command.quiet) o.progress = stderr;
@@ -160,6 +194,10 @@ int run_convert_cli(const std::vector<std::string>& args) {
     std::fprintf(stderr, "normrt-convert: %s\n\n%s", command.status().message().c_str(),
                  convert_usage().c_str());
     return 2;
+  }
+  if (command.value().version) {
+    std::printf("normrt-convert %s\n", normrt::version());
+    return 0;
   }
   if (command.value().help) {
     std::fputs(convert_usage().c_str(), stdout);
@@ -176,6 +214,10 @@ int run_convert_cli(const std::vector<std::string>& args) {
     std::fprintf(stderr, "normrt-convert: warning: %s\n", warning.c_str());
   if (!command.value().quiet) {
     std::printf("%s\n", summary_line(summary.value()).c_str());
+    for (const std::string& line : summary.value().folder_settings)
+      std::printf("from the folder: %s\n", line.c_str());
+    if (!summary.value().tokenizer.empty())
+      std::printf("stored the tokenizer: %s\n", summary.value().tokenizer.c_str());
     const std::vector<std::string>& skipped = summary.value().skipped_tensors;
     if (!skipped.empty())
       std::printf("skipped %zu tensor(s) the model does not use: %s\n", skipped.size(),

@@ -13,7 +13,7 @@
 #include "tools/run/run_cli.h"
 #include "tools/run/run_generate.h"
 #include "tools/run/run_inputs.h"
-#include "tools/text/wordpiece_tokenizer.h"
+#include "tools/run/run_text.h"
 
 namespace normrt::run {
 namespace {
@@ -52,17 +52,6 @@ Expected<std::string> id_input(const Model& model, const RunOptions& options) {
   return name;
 }
 
-Expected<text::Encoding> tokenize(const RunOptions& options, const Model& model) {
-  NORMRT_ASSIGN_OR_RETURN(auto vocab, text::WordPieceVocab::load(options.vocab));
-  text::BertTokenizerOptions tokenizer_options;
-  tokenizer_options.basic.lowercase = !options.keep_case;
-  tokenizer_options.basic.strip_accents = !options.keep_case;
-  tokenizer_options.max_length = model.max_sequence_length();
-  NORMRT_ASSIGN_OR_RETURN(auto tokenizer,
-                          text::BertTokenizer::create(std::move(vocab), tokenizer_options));
-  return tokenizer.encoding(options.text);
-}
-
 void print_output(const std::string& name, const TensorRef& out, size_t limit) {
   std::string shape;
   for (size_t dim : out.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(dim);
@@ -95,7 +84,7 @@ int run(const RunOptions& options) {
   std::vector<InputData> files;
   std::vector<std::pair<std::string, std::pair<const void*, size_t>>> bindings;
   if (options.has_text) {
-    auto encoded = tokenize(options, *model.value());
+    auto encoded = text_ids(options, *model.value());
     if (!encoded) return fail(encoded.status().message());
     ids = std::move(encoded.value().ids);
     if (encoded.value().truncated)
@@ -162,7 +151,11 @@ int main(int argc, char** argv) {
   bool help = false;
   auto options = normrt::run::parse_run_options(argc, argv, &help);
   if (help) {
-    std::fputs(normrt::run::run_usage(), stdout);
+    if (options && options->show_version) {
+      std::printf("normrt-run %s\n", normrt::version());
+    } else {
+      std::fputs(normrt::run::run_usage(), stdout);
+    }
     return 0;
   }
   if (!options) {

@@ -76,8 +76,8 @@ Status check_combinations(const RunOptions& o, const std::vector<std::string>& d
   if (!o.has_text && o.ids.empty() && o.input_files.empty()) {
     return Status::error("no input: give --text, --ids or --input");
   }
-  if (o.has_text && o.vocab.empty()) {
-    return Status::error("--text needs --vocab (the model's vocab.txt)");
+  if (o.keep_case && o.vocab.empty()) {
+    return Status::error("--cased applies to --vocab (a stored tokenizer carries its own casing)");
   }
   if (o.generate == 0) {
     if (!decode_flags.empty()) return Status::error(decode_flags.front() + " needs --generate N");
@@ -101,9 +101,12 @@ const char* run_usage() {
 Runs a normrt model file at batch 1 and prints its outputs, or decodes with it.
 
 inputs (--text or --ids, and any --input):
-  --text "sentence" --vocab vocab.txt   tokenize (BERT WordPiece) into the model's i32 input;
-                                        "" is [CLS] [SEP]; a text longer than the model's
-                                        maximum is truncated, and the tokens line says so
+  --text "sentence"                     tokenize with the tokenizer stored in the model file
+                                        (normrt-convert --model) into its i32 input; a text
+                                        longer than the model's maximum is truncated, and the
+                                        tokens line says so
+  --vocab vocab.txt                     with --text: BERT WordPiece from vocab.txt instead
+                                        ("" is [CLS] [SEP])
   --ids 101,2023,102                    token ids for the model's i32 input (the one
                                         not given by --input, or --token-input)
   --input name=file                     data for input `name` (repeatable): a .npy
@@ -135,6 +138,7 @@ options:
   --isa ISA           scalar, avx2, avx512, neon (default: the best this CPU runs)
   --no-fuse           run unfused (no fusion, no norm folding), to compare
   --print N           values printed per output (default 8, 0: all)
+  --version           print the version and exit
   --help              this text
 
 Token ids are checked by the model's Embedding: an id outside [0, V) is an error
@@ -157,6 +161,10 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
     std::string_view arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       *help = true;
+      return options;
+    }
+    if (arg == "--version") {
+      *help = options.show_version = true;
       return options;
     }
     static const std::string_view kWithValue[] = {

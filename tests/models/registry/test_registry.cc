@@ -62,7 +62,7 @@ TEST_CASE("every entry is complete and found by its name") {
     // A claim on configs without the two keys must say what it looks for.
     CHECK((a->match.claims == nullptr) == (a->match.claims_keys == nullptr));
   }
-  CHECK(names.size() == 12);
+  CHECK(names.size() == 15);
   CHECK(find_architecture("bert") == nullptr);
 }
 
@@ -75,6 +75,9 @@ TEST_CASE("each architecture is detected from the keys its documentation names")
   CHECK(detected(R"({"architecture": "ln_mlp"})") == "mlp");
   CHECK(detected(R"({"architecture": "torch_transformer"})") == "torch_transformer");
   CHECK(detected(R"({"architecture": "convpool_cnn_c"})") == "convpool_cnn_c");
+  CHECK(detected(R"({"architecture": "attentive_reader"})") == "attentive_reader");
+  CHECK(detected(R"({"architecture": "order_embeddings"})") == "order_embeddings");
+  CHECK(detected(R"({"architecture": "handwriting"})") == "handwriting");
   CHECK(detected(R"({"model_type": "bert"})") == "bert_encoder");
   CHECK(detected(R"({"model_type": "llama"})") == "llama_decoder");
   CHECK(detected(R"({"architectures": ["BertForMaskedLM"]})") == "bert_encoder");
@@ -88,7 +91,10 @@ TEST_CASE("each architecture is detected from the keys its documentation names")
 TEST_CASE("unknown and refused values are named, with what would be accepted") {
   const std::string unknown = refusal(R"({"architecture": "transformer_xl"})");
   CHECK_MESSAGE(contains(unknown, "test.json: unknown architecture 'transformer_xl'"), unknown);
-  CHECK_MESSAGE(contains(unknown, "lstm, gru, mlp, torch_transformer, convpool_cnn_c"), unknown);
+  CHECK_MESSAGE(contains(unknown,
+                         "lstm, gru, mlp, torch_transformer, convpool_cnn_c, attentive_reader, "
+                         "order_embeddings, handwriting"),
+                unknown);
   CHECK_MESSAGE(contains(unknown, "(or ln_lstm, ln_gru, ln_mlp)"), unknown);
 
   const std::string type = refusal(R"({"model_type": "gpt2"})");

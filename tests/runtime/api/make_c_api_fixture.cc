@@ -20,7 +20,8 @@ bool write_floats(const std::string& path, const std::vector<float>& values) {
 
 // A token-id model for the typed inputs: "ids" i32 [S] → Embedding of a
 // [50, 4] table whose row v is (v, v + 0.25, v + 0.5, v + 0.75), so a test
-// can tell which ids were looked up → "embedding" [S, 4]; S ≤ 16.
+// can tell which ids were looked up → "embedding" [S, 4]; S ≤ 16. A bytes
+// metadata entry "tokenizer" of 6 bytes, a NUL among them: "tk\0\xff\n!".
 normrt::Graph embedding_lookup() {
   using namespace normrt;
   std::vector<float> table;
@@ -32,6 +33,7 @@ normrt::Graph embedding_lookup() {
   TensorId out = b.node(OpType::kEmbedding, "lookup", {ids, rows}, {{kSequenceDim, 4}});
   b.rename(out, "embedding");
   b.output(out);
+  b.metadata("tokenizer", Blob{std::string("tk\0\xff\n!", 6)});
   return b.finish(16);
 }
 

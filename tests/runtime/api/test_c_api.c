@@ -137,6 +137,18 @@ static void check_typed_inputs(const char* directory) {
   CHECK(contains(normrt_last_error(), "struct_size = 0"));
   CHECK(strcmp(normrt_dtype_name(NORMRT_DTYPE_I64), "i64") == 0);
 
+  /* Bytes metadata: the stored entry as it was written, NULL/0 for a missing one. */
+  const void* bytes = NULL;
+  size_t size = 0;
+  CHECK(normrt_model_metadata_bytes(model, "tokenizer", &bytes, &size) == NORMRT_OK);
+  CHECK(size == 6 && bytes != NULL && memcmp(bytes, "tk\0\xff\n!", 6) == 0);
+  CHECK(normrt_model_metadata_bytes(model, "absent", &bytes, &size) == NORMRT_OK);
+  CHECK(bytes == NULL && size == 0);
+  CHECK(normrt_model_metadata_bytes(model, NULL, &bytes, &size) == NORMRT_INVALID_ARGUMENT);
+  CHECK(contains(normrt_last_error(), "key is null"));
+  CHECK(normrt_model_metadata_bytes(model, "tokenizer", &bytes, NULL) == NORMRT_INVALID_ARGUMENT);
+  CHECK(contains(normrt_last_error(), "size is null"));
+
   normrt_session* session = NULL;
   CHECK(normrt_session_create(model, NULL, &session) == NORMRT_OK);
   normrt_model_destroy(model);

@@ -137,7 +137,9 @@ Graph rich_graph() {
   graph.metadata = {{"architecture", std::string("rich")},
                     {"eps", 1e-6},
                     {"norm_kind", int64_t{2}},
-                    {"dims", std::vector<int64_t>{768, 12}}};
+                    {"dims", std::vector<int64_t>{768, 12}},
+                    // bytes (a stored tokenizer): NUL, invalid UTF-8, a newline
+                    {"blob", Blob{std::string("NRTK\0\xff\xfe bytes\n", 14)}}};
   return graph;
 }
 

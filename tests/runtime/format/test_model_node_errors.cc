@@ -61,7 +61,8 @@ TEST_CASE("node and attribute names are unique within their scope") {
 TEST_CASE("attribute records are checked field by field") {
   check_error(decode_with<uint8_t>(attribute(0) + spec::kAType, 9),
               {"node 0 'proj' attribute 0 'alpha' type", at_offset(attribute(0) + spec::kAType),
-               "expected an attribute type 0 (int), 1 (float), 2 (string) or 3 (int list)",
+               "expected an attribute type 0 (int), 1 (float), 2 (string), 3 (int list) or 4 "
+               "(bytes)",
                "found 9 (unknown attribute type)"});
   check_error(decode_with<uint8_t>(attribute(1) + spec::kAReserved + 1, 2),
               {"attribute 1 'mode' reserved byte", at_offset(attribute(1) + spec::kAReserved + 1)});
@@ -74,6 +75,22 @@ TEST_CASE("attribute records are checked field by field") {
   check_error(decode_with<uint32_t>(attribute(1) + spec::kAValue, 1u << 31),
               {"attribute 1 'mode' value (string reference)",
                at_offset(attribute(1) + spec::kAValue), "found offset 2147483648, length 4"});
+}
+
+TEST_CASE("bytes are a graph metadata type only, and metadata bytes decode as they were") {
+  // Node 0's string attribute 'mode' relabelled as bytes: refused on a node.
+  check_error(decode_with<uint8_t>(attribute(1) + spec::kAType, 4),
+              {"node 0 'proj' attribute 1 'mode' type", at_offset(attribute(1) + spec::kAType),
+               "(bytes are graph metadata only)", "found 4 (bytes)"});
+  // The same relabelling in the graph metadata: 'architecture' reads back as bytes.
+  const uint64_t graph_table = section_offset(base(), spec::kGraph);
+  const uint64_t metadata = graph_table + spec::kGraphFixed + 4 * (1 + 2 + 2);
+  Expected<Graph> relabelled = decode_with<uint8_t>(metadata + spec::kAType, 4);
+  REQUIRE_MESSAGE(relabelled.is_ok(), relabelled.status().message());
+  const Attribute& entry = relabelled.value().metadata[0];
+  CHECK(entry.name == "architecture");
+  REQUIRE(std::holds_alternative<Blob>(entry.value));
+  CHECK(std::get<Blob>(entry.value).bytes == "test");
 }
 
 TEST_CASE("huge counts are refused against the bytes left, before any allocation") {

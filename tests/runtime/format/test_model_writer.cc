@@ -60,6 +60,15 @@ TEST_CASE("serialize_model refuses dangling references and bad graph lists") {
                 g.metadata.push_back({"big", std::string((size_t{1} << 20) + 1, 'z')});
               }),
               {"graph metadata attribute 'big' value", "found 1048577 bytes"});
+  check_error(serialize_changed([](Graph& g) {
+                g.nodes[0].attributes.push_back({"blob", Blob{"bytes"}});
+              }),
+              {"node 0 'proj' attribute 'blob'", "(bytes are graph metadata only)", "found bytes"});
+  {
+    Graph g = small_graph();  // bytes are not held to the 1 MiB bound of strings
+    g.metadata.push_back({"big_bytes", Blob{std::string((size_t{1} << 20) + 1, '\0')}});
+    CHECK(serialize_model(g).is_ok());
+  }
   check_error(serialize_changed([](Graph& g) { g.inputs = {1}; }),
               {"graph input 0 'w'", "expected a tensor of kind input", "found kind weight"});
   check_error(serialize_changed([](Graph& g) { g.outputs = {kNoTensor}; }),

@@ -52,7 +52,9 @@ TEST_CASE("parse_convert_args reads every option and rejects bad values by name"
       {{"--p", "0.5"}, "--p applies"},
       {{"--norm", "prms_norm", "--p", "0"}, "(0, 1]"},
       {{"--norm", "prms_norm", "--p", "x"}, "number"},
-      {{"--pooling", "max"}, "--pooling"},
+      {{"--pooling", "sum"}, "--pooling: expected none, cls, mean or max"},
+      {{"--pooling", "none", "--no-normalize"}, "--no-normalize applies to a pooling head"},
+      {{"--model", "dir"}, "--model takes the config and weights from the folder"},
       {{"--max-seq", "0"}, "--max-seq"},
       {{"--max-seq", "12abc"}, "--max-seq"},
       {{"--bogus", "1"}, "unknown option '--bogus'"},
@@ -70,8 +72,16 @@ TEST_CASE("parse_convert_args reads every option and rejects bad values by name"
       if (base[i] != missing) args.insert(args.end(), {base[i], base[i + 1]});
     auto result = parse_convert_args(args);
     REQUIRE_FALSE(result.is_ok());
-    CHECK(result.status().message() == std::string("missing ") + missing);
+    CHECK(result.status().message().rfind(std::string("missing ") + missing, 0) == 0);
   }
+  auto folder = parse_convert_args({"--model", "dir", "--output", "o", "--pooling", "max",
+                                    "--no-normalize", "--tokenizer", "tok"});
+  REQUIRE_MESSAGE(folder.is_ok(), folder.status().message());
+  CHECK(folder.value().options.model_dir == "dir");
+  CHECK(folder.value().options.pooling == "max");
+  CHECK(folder.value().options.normalize == std::optional<bool>(false));
+  CHECK(folder.value().options.tokenizer_dir == "tok");
+  CHECK(parse_convert_args({"--model", "dir", "--output", "o"}).value().options.pooling.empty());
   auto help = parse_convert_args({"--help"});
   REQUIRE(help.is_ok());
   CHECK(help.value().help);

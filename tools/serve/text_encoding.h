@@ -1,0 +1,69 @@
+#pragma once
+// Texts to token ids for the embedding endpoints (/v1/embeddings, the v2
+// BYTES input): the one place where normrt-serve tokenizes. The tokenizer
+// is BERT's WordPiece from --vocab (with --cased), or else the one the
+// model file stores (normrt-convert --model / --tokenizer).
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "normrt/normrt.hpp"
+
+namespace normrt::text {
+class BertTokenizer;
+class Tokenizer;
+}  // namespace normrt::text
+
+namespace normrt::serve {
+
+/// The ids one input runs on, and whether its text was cut to fit.
+struct EncodedInput {
+  std::vector<int32_t> ids;
+  bool truncated = false;
+};
+
+class TextTokenizer {
+ public:
+  /// What a tokenizer does for encode() (text_tokenizer_impl.h).
+  class Impl;
+
+  /// BERT WordPiece whose max_length is one id more than the model's (load_tokenizer()).
+  static TextTokenizer wordpiece(text::BertTokenizer tokenizer);
+  /// A tokenizer read from a model file: it truncates at its own max_length
+  /// (sentence-transformers' length) and at the model's, whichever is less.
+  static TextTokenizer stored(text::Tokenizer tokenizer);
+
+  /// `text` as ids with the special tokens, cut to `max_length` (or the
+  /// tokenizer's own maximum, if less). An error (invalid UTF-8) names the
+  /// byte offset.
+  Expected<EncodedInput> encode(std::string_view text, size_t max_length) const;
+  /// Ids run from 0 to vocab_size() − 1.
+  size_t vocab_size() const;
+  /// "--vocab" or "the model file's tokenizer": the source, in messages.
+  const char* source() const;
+
+  explicit TextTokenizer(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<const Impl> impl_;  // never null; immutable, shared by copies
+};
+
+/// The WordPiece tokenizer of `vocab_path` for `model`, lowercased and
+/// accent-stripped unless `keep_case`. Its max_length is one id more than
+/// the model's max_sequence_length: encode() cuts a text to the model's
+/// length itself and so knows when it did ("truncated").
+Expected<TextTokenizer> load_tokenizer(const std::string& vocab_path, const Model& model,
+                                       bool keep_case);
+
+/// The tokenizer `model`'s file stores (metadata "tokenizer"), or nullopt
+/// when it stores none; an error if the stored bytes do not read.
+Expected<std::optional<TextTokenizer>> stored_tokenizer(const Model& model);
+
+/// tokenizer.encode(text, max_length).
+Expected<EncodedInput> encode_text(const TextTokenizer& tokenizer, std::string_view text,
+                                   size_t max_length);
+
+}  // namespace normrt::serve
