@@ -13,13 +13,22 @@ const Architecture& llama_decoder_architecture();
 const Architecture& rnnsearch_architecture();
 const Architecture& torch_transformer_architecture();
 const Architecture& convpool_cnn_c_architecture();
+const Architecture& bert_sequence_classifier_architecture();
+const Architecture& roberta_sequence_classifier_architecture();
+const Architecture& roberta_encoder_architecture();
+const Architecture& distilbert_encoder_architecture();
 const Architecture& attentive_reader_architecture();
 const Architecture& order_embeddings_architecture();
 const Architecture& handwriting_architecture();
 
 const std::vector<const Architecture*>& architectures() {
   static const std::vector<const Architecture*> all = {
+      // The sequence classifiers before their families' encoders (model_type_requires).
+      &bert_sequence_classifier_architecture(),
+      &roberta_sequence_classifier_architecture(),
       &bert_encoder_architecture(),
+      &roberta_encoder_architecture(),
+      &distilbert_encoder_architecture(),
       &lstm_architecture(),
       &gru_architecture(),
       &mlp_architecture(),
@@ -64,7 +73,8 @@ std::string known_model_types() {
   std::vector<std::string> entries;
   for (const Architecture* a : architectures())
     for (const std::string& type : a->match.model_type)
-      entries.push_back("'" + type + "' (" + a->name + ")");
+      if (a->match.model_type_requires == nullptr)  // a head's entry: listed by its family's
+        entries.push_back("'" + type + "' (" + a->name + ")");
   std::string out;
   for (size_t i = 0; i < entries.size(); ++i)
     out += (i == 0 ? "" : i + 1 == entries.size() ? " or " : ", ") + entries[i];
@@ -82,7 +92,9 @@ Expected<const Architecture*> by_architecture_key(const JsonConfig& config) {
 Expected<const Architecture*> by_model_type(const JsonConfig& config) {
   NORMRT_ASSIGN_OR_RETURN(const std::string value, config.require_string("model_type"));
   for (const Architecture* a : architectures()) {
-    if (contains(a->match.model_type, value)) return a;
+    if (contains(a->match.model_type, value) &&
+        (a->match.model_type_requires == nullptr || a->match.model_type_requires(config)))
+      return a;
     for (const auto& [type, reason] : a->match.refused_model_type)
       if (type == value)
         return Status::error(config.description() + ": model_type '" + value + "' " + reason);

@@ -57,6 +57,10 @@ struct ConfigMatch {
   std::vector<std::string> architecture;
   /// Values of Hugging Face's "model_type" key ("bert").
   std::vector<std::string> model_type;
+  /// With a matching model_type, the entry applies only if this accepts
+  /// the config (a head that "architectures" names); such entries come
+  /// before the family's plain entry in architectures().
+  bool (*model_type_requires)(const JsonConfig& config) = nullptr;
   /// model_type values that name a relative this builder cannot build, each
   /// with the reason ("mistral", "is not supported yet: ...").
   std::vector<std::pair<std::string, std::string>> refused_model_type;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "models/builder_support.h"
+#include "models/transformer/sequence_classifier.h"
 #include "models/transformer/transformer_limits.h"
 #include "runtime/graph/graph_builder.h"
 
@@ -52,10 +53,11 @@ class WithoutBuffers : public WeightSource {
 class BertEmitter {
  public:
   BertEmitter(const BertConfig& config, const WeightSource& source, std::string prefix,
-              DataType matrix_dtype, NormConfig norm)
+              std::string (*rename)(const std::string&), DataType matrix_dtype, NormConfig norm)
       : config_(config),
         check_(source),
         prefix_(std::move(prefix)),
+        rename_(rename),
         matrix_dtype_(matrix_dtype),
         norm_(std::move(norm)) {}
 
@@ -65,7 +67,16 @@ class BertEmitter {
   // A weight of `shape` called prefix + `name` in the graph and the source;
   // kNoTensor if it is bad (the problem is recorded).
   TensorId weight(const std::string& name, const Shape& shape) {
-    const std::string full = prefix_ + name;
+    return checkpoint_weight(source_name(name), shape);
+  }
+
+  // The checkpoint's name of BERT's tensor `name`.
+  std::string source_name(const std::string& name) const {
+    return prefix_ + (rename_ != nullptr ? rename_(name) : name);
+  }
+
+  // A weight called `full` in the checkpoint (a head's, outside the prefix).
+  TensorId checkpoint_weight(const std::string& full, const Shape& shape) {
     const SourceTensor* tensor = check_.expect(full, shape);
     if (tensor == nullptr) return kNoTensor;
     return add_weight(b_, full, shape, to_float(*tensor), matrix_dtype_);
@@ -74,7 +85,7 @@ class BertEmitter {
   // Row 0 of the token type table as a vector [H] (every token is type 0).
   TensorId type_row() {
     const int64_t h = config_.hidden_size;
-    const std::string full = prefix_ + "embeddings.token_type_embeddings.weight";
+    const std::string full = source_name("embeddings.token_type_embeddings.weight");
     const SourceTensor* tensor = check_.expect(full, {config_.type_vocab_size, h});
     if (tensor == nullptr) return kNoTensor;
     std::vector<float> table = to_float(*tensor);
@@ -109,7 +120,9 @@ class BertEmitter {
     TensorId positions =
         weight("embeddings.position_embeddings.weight", {config_.max_position_embeddings, h});
     TensorId type = kNoTensor;
-    if (type_ids == kNoTensor) {
+    if (!config_.token_types) {
+      // DistilBERT: no token type table.
+    } else if (type_ids == kNoTensor) {
       type = type_row();
     } else {
       TensorId table =
@@ -120,10 +133,16 @@ class BertEmitter {
     // HF's order: (words + token type) + positions.
     TensorId x = b_.node(OpType::kEmbedding, prefix_ + "embeddings.word_embeddings", {ids, words},
                          {{kSequenceDim, h}});
-    x = b_.node(OpType::kAdd, prefix_ + "embeddings.add_token_type", {x, type},
-                {{kSequenceDim, h}});
-    TensorId pos = b_.node(OpType::kEmbedding, prefix_ + "embeddings.position_embeddings",
-                           {positions}, {{kSequenceDim, h}}, {{"positions", int64_t{1}}});
+    if (config_.token_types) {
+      x = b_.node(OpType::kAdd, prefix_ + "embeddings.add_token_type", {x, type},
+                  {{kSequenceDim, h}});
+    }
+    TensorId pos = config_.position_padding_idx >= 0
+                       ? b_.node(OpType::kEmbedding, prefix_ + "embeddings.position_embeddings",
+                                 {ids, positions}, {{kSequenceDim, h}},
+                                 {{"padding_idx", config_.position_padding_idx}})
+                       : b_.node(OpType::kEmbedding, prefix_ + "embeddings.position_embeddings",
+                                 {positions}, {{kSequenceDim, h}}, {{"positions", int64_t{1}}});
     x = b_.node(OpType::kAdd, prefix_ + "embeddings.add_positions", {x, pos}, {{kSequenceDim, h}});
     return norm("embeddings.LayerNorm", x, kNoTensor);
   }
@@ -151,8 +170,8 @@ class BertEmitter {
   // never required, reported as skipped.
   void skip_pooler() {
     const int64_t h = config_.hidden_size;
-    check_.known_unused(prefix_ + "pooler.dense.weight", {h, h});
-    check_.known_unused(prefix_ + "pooler.dense.bias", {h});
+    check_.known_unused(source_name("pooler.dense.weight"), {h, h});
+    check_.known_unused(source_name("pooler.dense.bias"), {h});
   }
 
  private:
@@ -160,9 +179,16 @@ class BertEmitter {
   WeightChecker check_;
   GraphBuilder b_;
   std::string prefix_;
+  std::string (*rename_)(const std::string&);
   DataType matrix_dtype_;
   NormConfig norm_;
 };
+
+// The positions a sequence may use: BERT's all; RoBERTa's start past padding_idx.
+int64_t position_count(const BertConfig& config) {
+  if (config.position_padding_idx < 0) return config.max_position_embeddings;
+  return config.max_position_embeddings - config.position_padding_idx - 1;
+}
 
 }  // namespace
 
@@ -185,6 +211,11 @@ Status check_bert_config(const BertConfig& c) {
   if (activation_name(c.hidden_act) == nullptr)
     return Status::error("BERT config: hidden_act '" + c.hidden_act +
                          "' is not one of gelu, gelu_new, gelu_pytorch_tanh, relu");
+  if (c.position_padding_idx < -1 || c.position_padding_idx > c.max_position_embeddings - 2)
+    return Status::error("BERT config: padding_idx = " + std::to_string(c.position_padding_idx) +
+                         " leaves no position: RoBERTa's positions start at padding_idx + 1 < "
+                         "max_position_embeddings = " +
+                         std::to_string(c.max_position_embeddings));
   if (!std::isfinite(c.layer_norm_eps) || c.layer_norm_eps < 0)
     return Status::error("BERT config: layer_norm_eps = " + std::to_string(c.layer_norm_eps) +
                          " must be finite and >= 0");
@@ -196,40 +227,57 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
   NORMRT_RETURN_IF_ERROR(check_bert_config(config));
   NORMRT_RETURN_IF_ERROR(check_matrix_dtype(matrix_dtype));
   NORMRT_RETURN_IF_ERROR(check_pooling(options.pooling));
+  NORMRT_RETURN_IF_ERROR(check_sequence_classifier(options.classifier, options.pooling));
   NORMRT_ASSIGN_OR_RETURN(const NormConfig norm,
                           override_norm("BERT", options.norm, config.layer_norm_eps, options.p));
   NORMRT_ASSIGN_OR_RETURN(
       int64_t planned,
-      planned_sequence_length("BERT", options.max_sequence_length, config.max_position_embeddings));
+      planned_sequence_length("BERT", options.max_sequence_length, position_count(config)));
   const int64_t max_s = planned;
 
-  const std::string position_ids = "embeddings.position_ids";
+  const BertTensorNames& names = options.names;
+  const auto renamed = [&](const std::string& name) {
+    return names.rename != nullptr ? names.rename(name) : name;
+  };
   const std::string prefix =
-      weights.find("bert.embeddings.word_embeddings.weight") != nullptr ? "bert." : "";
-  WithoutBuffers source(weights, prefix + position_ids);
-  BertEmitter emit(config, source, prefix, matrix_dtype, norm);
+      weights.find(names.prefix + renamed("embeddings.word_embeddings.weight")) != nullptr
+          ? names.prefix
+          : "";
+  const std::string position_ids = prefix + renamed("embeddings.position_ids");
+  WithoutBuffers source(weights, position_ids);
+  BertEmitter emit(config, source, prefix, names.rename, matrix_dtype, norm);
   GraphBuilder& b = emit.builder();
 
   TensorId ids = b.input("input_ids", DataType::kI32, {kSequenceDim});
-  TensorId type_ids = options.token_type_ids
+  TensorId type_ids = options.token_type_ids && config.token_types
                           ? b.input("token_type_ids", DataType::kI32, {kSequenceDim})
                           : kNoTensor;
   TensorId h = emit.embeddings(ids, type_ids);
   const char* activation = activation_name(config.hidden_act);
   for (int64_t layer = 0; layer < config.num_hidden_layers; ++layer)
     h = emit.layer(layer, h, activation);
-  emit.skip_pooler();
-  if (weights.find(prefix + position_ids) != nullptr)
-    weights.skip_unused(prefix + position_ids, /*known=*/true);  // a buffer (0..max-1)
+  if (options.classifier.kind != "none") {
+    h = add_sequence_classifier(b, h, config.hidden_size, options.classifier,
+                                emit.source_name("pooler.dense"),
+                                [&](const std::string& name, const Shape& shape) {
+                                  return emit.checkpoint_weight(name, shape);
+                                });
+  } else {
+    emit.skip_pooler();
+  }
+  if (weights.find(position_ids) != nullptr)
+    weights.skip_unused(position_ids, /*known=*/true);  // a buffer (0..max-1)
   NORMRT_RETURN_IF_ERROR(emit.checker().finish());
 
-  if (options.pooling.mode != "none") {
+  if (options.classifier.kind != "none") {
+    b.metadata("classifier", options.classifier.kind);
+  } else if (options.pooling.mode != "none") {
     h = add_pooling_head(b, h, config.hidden_size, options.pooling);
   } else {
     b.rename(h, "last_hidden_state");
   }
   b.output(h);
-  b.metadata("architecture", std::string("bert_encoder"));
+  b.metadata("architecture", options.architecture);
   b.metadata("norm", norm.kind);
   b.metadata("eps", norm.eps);
   if (norm.kind == "prms_norm") b.metadata("p", norm.p);

@@ -13,6 +13,8 @@
 // token_type_ids adds the input "token_type_ids" i32 [S] (sentence pairs).
 // The graph runs batches (runtime/exec/batch_support.h): input_ids [B, S]
 // with Session::set_attention_mask for the padding.
+// RoBERTa, XLM-R and DistilBERT are this graph with their own positions and
+// names (BertConfig::position_padding_idx, BertTensorNames).
 #include <cstdint>
 #include <string>
 
@@ -36,6 +38,32 @@ struct BertConfig {
   int64_t max_position_embeddings = 512;
   int64_t type_vocab_size = 2;
   double layer_norm_eps = 1e-12;
+  /// RoBERTa / XLM-R (>= 0): positions are counted from the ids past this
+  /// padding id (HF's create_position_ids_from_input_ids: a padding id takes
+  /// row padding_idx, the k-th other id row padding_idx + k), so a sequence
+  /// holds at most max_position_embeddings - padding_idx - 1 tokens.
+  /// -1: positions 0 .. S-1 (BERT).
+  int64_t position_padding_idx = -1;
+  /// false: no token type table (DistilBERT).
+  bool token_types = true;
+};
+
+/// The head of a sequence classifier (cross-encoder rerankers): output
+/// "logits" [1, num_labels] from the first token's row h[0].
+///   bert_pooler   classifier(tanh(pooler.dense(h[0])))      BertForSequenceClassification
+///   roberta_head  out_proj(tanh(dense(h[0])))                RobertaClassificationHead
+struct SequenceClassifier {
+  std::string kind = "none";  ///< | "bert_pooler" | "roberta_head"
+  int64_t num_labels = 0;
+};
+
+/// How a checkpoint names the encoder's tensors: BERT's module names
+/// ("encoder.layer.0.attention.self.query") go through `rename` (null: kept)
+/// and get `prefix` when the checkpoint carries it (a *For* model's base
+/// model: "bert.", "roberta.", "distilbert.").
+struct BertTensorNames {
+  std::string prefix = "bert.";
+  std::string (*rename)(const std::string& bert_name) = nullptr;
 };
 
 struct BertBuildOptions {
@@ -51,8 +79,14 @@ struct BertBuildOptions {
   int64_t max_sequence_length = 0;
   /// Adds the input "token_type_ids" i32 [S] (0 or 1 per token: the segment
   /// of a sentence pair, as cross-encoders take it); false: every token is
-  /// of type 0 and the graph has only "input_ids".
+  /// of type 0 and the graph has only "input_ids". Ignored without token
+  /// types (DistilBERT).
   bool token_type_ids = false;
+  /// A classification head instead of the encoder's output (pooling "none").
+  SequenceClassifier classifier;
+  BertTensorNames names;
+  /// The graph's "architecture" metadata.
+  std::string architecture = "bert_encoder";
 };
 
 /// Builds the encoder graph. Every tensor the architecture needs is checked

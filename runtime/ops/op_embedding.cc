@@ -4,10 +4,21 @@
 //                                      position is the session's token count
 //                                      (learned position embeddings); in a
 //                                      batch, from 0 for each sequence
+//   (ids i32 [.., S], table), padding_idx = P → [.., S, D]
+//                                      position rows counted from the ids, as
+//                                      RoBERTa's create_position_ids_from_input_ids:
+//                                      row P + (number of non-P ids in ids[.., 0..s])
+//                                      for an id other than P, row P for P itself
+//                                      (+ row_offset); the session position is
+//                                      not used (one whole sequence per run, or
+//                                      each sequence of a batch from its start)
 // Attributes: "positions" (int 0 | 1, default 0), "row_offset" (int, default 0;
-// some checkpoints shift their rows, e.g. RoBERTa's positions by 2).
+// some checkpoints shift their rows, e.g. RoBERTa's positions by 2),
+// "padding_idx" (int >= 0, absent by default; only with positions = 0).
 // A row outside [0, V) is a run() error naming the node, the index, the value and V.
 // Aliasing: none (the output must not overlap ids or the table).
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -23,11 +34,12 @@ namespace {
 struct EmbeddingConfig {
   bool positions = false;
   int64_t row_offset = 0;
+  int64_t padding_idx = -1;  // >= 0: position rows counted from the ids
 };
 
 Expected<EmbeddingConfig> check_embedding_node(const Graph& graph, const Node& node,
                                                std::vector<InferredTensor>& outputs) {
-  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {"positions", "row_offset"}));
+  NORMRT_RETURN_IF_ERROR(check_attribute_names(node, {"positions", "row_offset", "padding_idx"}));
   EmbeddingConfig config;
   NORMRT_ASSIGN_OR_RETURN(int64_t positions, node.int_attribute("positions", 0));
   if (positions != 0 && positions != 1) {
@@ -42,6 +54,16 @@ Expected<EmbeddingConfig> check_embedding_node(const Graph& graph, const Node& n
         node, "attribute 'row_offset' must be within ±2^40, found " + std::to_string(offset));
   }
   config.row_offset = offset;
+  NORMRT_ASSIGN_OR_RETURN(config.padding_idx, node.int_attribute("padding_idx", -1));
+  if (node.find_attribute("padding_idx") != nullptr) {
+    if (config.positions)
+      return node_error(node,
+                        "attribute 'padding_idx' counts positions from the ids: it "
+                        "needs positions = 0");
+    if (config.padding_idx < 0 || config.padding_idx > (int64_t{1} << 40))
+      return node_error(node, "attribute 'padding_idx' must be within [0, 2^40], found " +
+                                  std::to_string(config.padding_idx));
+  }
 
   const size_t expected_inputs = config.positions ? 1 : 2;
   if (node.inputs.size() != expected_inputs) {
@@ -117,6 +139,7 @@ class EmbeddingOp final : public OpKernel {
     if (config_.positions) return positions(context, y, context.outputs[0].rows());
     const TensorView& ids = context.inputs[0];
     const size_t count = ids.elements();
+    if (config_.padding_idx >= 0) return counted_positions(context, ids, table, y);
     for (size_t i = 0; i < count; ++i) {
       const int64_t row = int64_t{ids.i32()[i]} + config_.row_offset;
       if (row < 0 || row >= static_cast<int64_t>(rows_)) {
@@ -145,6 +168,42 @@ class EmbeddingOp final : public OpKernel {
   }
 
  private:
+  // RoBERTa's positions: along the last axis, padding ids take row P and the
+  // others P + their rank among the non-padding ids (1, 2, ...).
+  // In a packed batch the count restarts at each sequence's first row.
+  Status counted_positions(const OpRunContext& context, const TensorView& ids,
+                           const TensorView& table, float* y) const {
+    const size_t count = ids.elements();
+    const size_t length = ids.cols();
+    const uint32_t* starts = context.sequence_offsets;
+    size_t next_sequence = 0;
+    // A padding_idx beyond int32 matches no id.
+    const int32_t padding = static_cast<int32_t>(std::min<int64_t>(config_.padding_idx, INT32_MAX));
+    int64_t seen = 0;
+    for (size_t i = 0; i < count; ++i) {
+      if (starts != nullptr) {
+        while (next_sequence < context.batch && starts[next_sequence] == i) {
+          seen = 0;
+          ++next_sequence;
+        }
+      } else if (i % length == 0) {
+        seen = 0;
+      }
+      const bool real = config_.padding_idx > INT32_MAX || ids.i32()[i] != padding;
+      if (real) ++seen;
+      const int64_t position = config_.padding_idx + (real ? seen : 0);
+      const int64_t row = position + config_.row_offset;
+      if (row < 0 || row >= static_cast<int64_t>(rows_)) {
+        return out_of_range("position " + std::to_string(position) + " of ids[" +
+                                std::to_string(i) + "] (padding_idx " +
+                                std::to_string(config_.padding_idx) + ")",
+                            row);
+      }
+      copy_row(table, static_cast<size_t>(row), y + i * width_);
+    }
+    return Status::ok();
+  }
+
   void copy_row(const TensorView& table, size_t row, float* dst) const {
     if (!bf16_) {
       std::memcpy(dst, table.data + row * width_ * sizeof(float), width_ * sizeof(float));

@@ -26,6 +26,8 @@ Expected<IdRange> id_range(const Graph& graph, TensorId input) {
     if (node.op != OpType::kEmbedding || node.inputs.size() != 2 || node.inputs[0] != input) {
       continue;
     }
+    // With padding_idx the ids count positions: any id gives rows in range.
+    if (node.find_attribute("padding_idx") != nullptr) continue;
     const Tensor& table = graph.tensors[node.inputs[1]];
     NORMRT_ASSIGN_OR_RETURN(int64_t offset, node.int_attribute("row_offset", 0));
     if (table.shape.empty()) continue;  // validation rejects it

@@ -62,7 +62,7 @@ TEST_CASE("every entry is complete and found by its name") {
     // A claim on configs without the two keys must say what it looks for.
     CHECK((a->match.claims == nullptr) == (a->match.claims_keys == nullptr));
   }
-  CHECK(names.size() == 11);
+  CHECK(names.size() == 15);
   CHECK(find_architecture("bert") == nullptr);
 }
 
@@ -99,7 +99,9 @@ TEST_CASE("unknown and refused values are named, with what would be accepted") {
 
   const std::string type = refusal(R"({"model_type": "gpt2"})");
   CHECK_MESSAGE(contains(type, "unknown model_type 'gpt2'"), type);
-  CHECK_MESSAGE(contains(type, "'bert' (bert_encoder) or 'llama' (llama_decoder)"), type);
+  CHECK_MESSAGE(contains(type, "'bert' (bert_encoder), 'roberta' (roberta_encoder)"), type);
+  CHECK_MESSAGE(contains(type, "'distilbert' (distilbert_encoder) or 'llama' (llama_decoder)"),
+                type);
 
   const std::string mistral = refusal(R"({"model_type": "mistral"})");
   CHECK_MESSAGE(contains(mistral, "model_type 'mistral' is not supported yet"), mistral);

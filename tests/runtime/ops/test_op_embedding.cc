@@ -98,6 +98,55 @@ TEST_SUITE("embedding_ops") {
     CHECK(shifted.h.get(shifted.y) == gather(shifted.values, 9, {12, 13, 14}));
   }
 
+  TEST_CASE("padding_idx counts positions from the ids along the last axis, skipping padding") {
+    // RoBERTa's create_position_ids_from_input_ids: mask = ids != P,
+    // position = cumsum(mask) * mask + P, per row of ids [B, S].
+    const int64_t pad = 1;
+    for (int64_t offset : {int64_t{0}, int64_t{3}}) {
+      OpHarness h;
+      TensorId ids = h.input("ids", {2, kSequenceDim}, DataType::kI32);
+      std::vector<float> table = random_floats(20 * 5, -1, 1, 43);
+      TensorId t = h.weight("pos", {20, 5}, table);
+      TensorId y = h.intermediate("y", {2, kSequenceDim, 5});
+      h.node(OpType::kEmbedding, "emb", {ids, t}, {y},
+             {{"padding_idx", pad}, {"row_offset", offset}});
+      Status valid = h.validate();
+      REQUIRE_MESSAGE(valid.is_ok(), valid.message());
+      auto kernel = h.create();
+      REQUIRE(kernel.is_ok());
+      const std::vector<int32_t> values = {0, 7, 1, 9, 1, 2,   // row 0: padding inside
+                                           1, 1, 4, 4, 4, 1};  // row 1: leading padding
+      h.set_i32(ids, values);
+      REQUIRE(h.run(**kernel, 6).is_ok());
+      std::vector<int64_t> rows;
+      for (size_t b = 0; b < 2; ++b) {
+        int64_t seen = 0;
+        for (size_t s = 0; s < 6; ++s) {
+          const bool real = values[b * 6 + s] != pad;
+          seen += real;
+          rows.push_back(pad + (real ? seen : 0) + offset);
+        }
+      }
+      CHECK(rows == std::vector<int64_t>{2 + offset, 3 + offset, 1 + offset, 4 + offset, 1 + offset,
+                                         5 + offset, 1 + offset, 1 + offset, 2 + offset, 3 + offset,
+                                         4 + offset, 1 + offset});
+      CHECK(h.get(y) == gather(table, 5, rows));
+    }
+  }
+
+  TEST_CASE("padding_idx positions past the table are an error naming the position") {
+    EmbeddingGraph g(6, 3, false, {{"padding_idx", int64_t{1}}});
+    auto kernel = g.h.create();
+    REQUIRE(kernel.is_ok());
+    g.h.set_i32(g.ids, {0, 5, 5, 5});  // positions 2..5 fit
+    Status fits = g.h.run(**kernel, 4);
+    REQUIRE_MESSAGE(fits.is_ok(), fits.message());
+    g.h.set_i32(g.ids, {0, 5, 5, 5, 5});  // position 6 does not
+    CHECK(g.h.run(**kernel, 5).message() ==
+          "node 'emb' (Embedding): position 6 of ids[4] (padding_idx 1) is out of range for "
+          "table 'tok_emb' of V = 6 rows");
+  }
+
   TEST_CASE("an id outside the table is an error naming the node, the index, the value and V") {
     EmbeddingGraph g(50, 4, false);
     auto kernel = g.h.create();
@@ -157,7 +206,13 @@ TEST_SUITE("embedding_ops") {
     CHECK(contains(error({t}, {{"positions", int64_t{2}}}),
                    "attribute 'positions' must be 0 or 1, found 2"));
     CHECK(contains(error({ids, t}, {{"offset", int64_t{2}}}),
-                   "unknown attribute 'offset' (Embedding takes positions, row_offset)"));
+                   "unknown attribute 'offset' (Embedding takes positions, row_offset, "
+                   "padding_idx)"));
+    CHECK(
+        contains(error({t}, {{"positions", int64_t{1}}, {"padding_idx", int64_t{1}}}),
+                 "attribute 'padding_idx' counts positions from the ids: it needs positions = 0"));
+    CHECK(contains(error({ids, t}, {{"padding_idx", int64_t{-1}}}),
+                   "attribute 'padding_idx' must be within [0, 2^40], found -1"));
     CHECK(contains(error({ids, t}, {{"row_offset", 1.5}}),
                    "attribute 'row_offset' must be an int, found float"));
   }

@@ -1,0 +1,105 @@
+// The registry entries of the sequence classifiers (cross-encoder
+// rerankers): a config.json whose model_type is BERT's or RoBERTa's and
+// whose "architectures" names BertForSequenceClassification,
+// RobertaForSequenceClassification or XLMRobertaForSequenceClassification.
+// The encoder is the family's (bert_encoder.h); the head is
+// sequence_classifier.h's, with num_labels from id2label.
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "models/transformer/encoder_plan.h"
+
+namespace normrt {
+
+namespace {
+
+const std::vector<std::string> kBertClasses = {"BertForSequenceClassification"};
+const std::vector<std::string> kRobertaClasses = {"RobertaForSequenceClassification",
+                                                  "XLMRobertaForSequenceClassification"};
+
+bool names_bert_classifier(const JsonConfig& config) { return names_class(config, kBertClasses); }
+bool names_roberta_classifier(const JsonConfig& config) {
+  return names_class(config, kRobertaClasses);
+}
+
+// HF saves the labels as id2label (num_labels is derived from it); a config
+// without it has PretrainedConfig's default of 2.
+Expected<int64_t> read_num_labels(const JsonConfig& config) {
+  if (config.has("num_labels")) return config.require_int("num_labels");
+  if (!config.has("id2label")) return int64_t{2};
+  const nlohmann::json& labels = config.root()["id2label"];
+  if (!labels.is_object() || labels.empty())
+    return Status::error(config.description() +
+                         ": key 'id2label', expected a non-empty object of labels");
+  return static_cast<int64_t>(labels.size());
+}
+
+Expected<EncoderPlan> plan(const JsonConfig& config, const ModelBuildOptions& options,
+                           bool roberta) {
+  NORMRT_ASSIGN_OR_RETURN(BertConfig c, read_bert_config(config));
+  if (roberta) {
+    NORMRT_ASSIGN_OR_RETURN(c.position_padding_idx, config.optional_int("pad_token_id", 1));
+    if (Status s = check_bert_config(c); !s)
+      return Status::error(config.description() + ": key 'pad_token_id': " + s.message());
+  }
+  const char* name = roberta ? "roberta_sequence_classifier" : "bert_sequence_classifier";
+  NORMRT_ASSIGN_OR_RETURN(EncoderPlan p,
+                          plan_encoder(std::move(c), options, roberta ? "RoBERTa" : "BERT", name));
+  p.build.names.prefix = roberta ? "roberta." : "bert.";
+  p.build.classifier.kind = roberta ? "roberta_head" : "bert_pooler";
+  NORMRT_ASSIGN_OR_RETURN(p.build.classifier.num_labels, read_num_labels(config));
+  // A BERT pair is [CLS] A [SEP] B [SEP] with B's tokens of type 1: the
+  // scores need the segment ids (RoBERTa's single type needs none).
+  p.build.token_type_ids = p.config.type_vocab_size > 1;
+  if (Status s = check_sequence_classifier(p.build.classifier, p.build.pooling); !s)
+    return Status::error(config.description() + ": " + s.message());
+  return p;
+}
+
+template <bool kRoberta>
+Status read(const JsonConfig& config, const ModelBuildOptions& options) {
+  return plan(config, options, kRoberta).status();
+}
+
+template <bool kRoberta>
+Expected<BuiltModel> build(const JsonConfig& config, const WeightSource& weights,
+                           const ModelBuildOptions& options) {
+  NORMRT_ASSIGN_OR_RETURN(EncoderPlan p, plan(config, options, kRoberta));
+  return build_encoder_plan(p, weights, options);
+}
+
+}  // namespace
+
+const Architecture& bert_sequence_classifier_architecture() {
+  static const Architecture entry = [] {
+    Architecture a;
+    a.name = "bert_sequence_classifier";
+    a.match.model_type = {"bert"};
+    a.match.model_type_requires = names_bert_classifier;
+    a.match.claims = names_bert_classifier;
+    a.match.claims_keys = "'architectures' naming BertForSequenceClassification";
+    a.read_config = read<false>;
+    a.build = build<false>;
+    return a;
+  }();
+  return entry;
+}
+
+const Architecture& roberta_sequence_classifier_architecture() {
+  static const Architecture entry = [] {
+    Architecture a;
+    a.name = "roberta_sequence_classifier";
+    a.match.model_type = {"roberta", "xlm-roberta"};
+    a.match.model_type_requires = names_roberta_classifier;
+    a.match.claims = names_roberta_classifier;
+    a.match.claims_keys =
+        "'architectures' naming RobertaForSequenceClassification or "
+        "XLMRobertaForSequenceClassification";
+    a.read_config = read<true>;
+    a.build = build<true>;
+    return a;
+  }();
+  return entry;
+}
+
+}  // namespace normrt
