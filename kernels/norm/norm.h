@@ -77,10 +77,19 @@ struct NormRows {
 /// Number of elements the statistic is taken over: n, or floor(p * n) for pRMSNorm.
 size_t norm_stat_count(const NormParams& params, size_t n);
 
-/// Checks params and operands; the message names the offending argument.
+/// Checks the parameters for rows of `n` values, without operands: eps
+/// finite and >= 0, pRMSNorm's p in (0, 1] with floor(p·n) >= 1, and a gain
+/// present (`has_gain`) for the (1 + g) convention. What a plan checks once
+/// per node; the message names the offending parameter.
+Status norm_params_validate(const NormParams& params, size_t n, bool has_gain);
+
+/// norm_params_validate() plus the operands: pointers, strides, aliasing.
+/// The message names the offending argument.
 Status norm_validate(const NormParams& params, const NormRows& rows);
 
-/// A kernel for one ISA. Preconditions: norm_validate() returned ok.
+/// A kernel for one ISA: unchecked, for callers that validated once (a plan
+/// validates the parameters with norm_params_validate() and places the
+/// buffers itself). Preconditions: norm_validate() returned ok.
 using NormKernel = void (*)(const NormParams& params, const NormRows& rows);
 
 /// The kernel compiled for `isa`, or nullptr if this build has none.

@@ -136,14 +136,9 @@ Expected<ConvConfig> check_conv_node(const Graph& graph, const Node& node,
     return s;
   }
   if (config.norm.enabled) {  // the kernel's parameter checks (eps, p with OH·OW, gain)
-    float dummy = 0.0f;
-    NormPlanes planes;
-    planes.images = 0;
-    planes.plane = shape.out_height() * shape.out_width();
-    planes.src = planes.dst = &dummy;
-    planes.gain = gain != nullptr ? &dummy : nullptr;
-    if (Status valid = norm_spatial_validate(config.norm.params, planes); !valid) {
-      return node_error(node, valid.message());
+    const size_t plane = shape.out_height() * shape.out_width();
+    if (Status valid = norm_params_validate(config.norm.params, plane, gain != nullptr); !valid) {
+      return node_error(node, "norm_spatial: " + valid.message().substr(sizeof("norm: ") - 1));
     }
   }
   outputs = {{DataType::kF32,

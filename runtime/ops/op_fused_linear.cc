@@ -79,15 +79,9 @@ Expected<FusedConfig> check_fused_node(const Graph& graph, const Node& node,
     return node_error(node, "output 1 (sum) needs operand 3 (residual): there is nothing to sum");
   }
   if (config.norm.enabled) {  // the kernel's parameter checks (eps, p with n, gain convention)
-    float dummy = 0.0f;
-    NormRows rows;
-    rows.rows = 0;
-    rows.n = static_cast<size_t>(n);
-    rows.src = rows.dst = &dummy;
-    rows.gain = gain != nullptr ? &dummy : nullptr;
-    if (Status valid = norm_validate(config.norm.params, rows); !valid) {
-      return node_error(node, valid.message());
-    }
+    Status valid =
+        norm_params_validate(config.norm.params, static_cast<size_t>(n), gain != nullptr);
+    if (!valid) return node_error(node, valid.message());
   }
   outputs.assign(node.outputs.size(), {DataType::kF32, y});
   return config;

@@ -77,13 +77,7 @@ Status check_optional_vector(const NodeChecker& c, size_t index, const char* wha
 Status check_norm_for_width(const NodeChecker& c, const NormSelection& norm, size_t n,
                             bool has_gain) {
   if (!norm.enabled) return Status::ok();
-  float dummy = 0.0f;
-  NormRows rows;
-  rows.rows = 0;
-  rows.n = n;
-  rows.src = rows.dst = &dummy;
-  rows.gain = has_gain ? &dummy : nullptr;
-  if (Status s = norm_validate(norm.params, rows); !s)
+  if (Status s = norm_params_validate(norm.params, n, has_gain); !s)
     return c.error("rows of " + std::to_string(n) + ": " + s.message());
   return Status::ok();
 }

@@ -45,14 +45,9 @@ Status check_spatial_operands(const Graph& graph, const Node& node, const NormPa
     return node_error(node, "axes \"spatial\" takes no residual (operand 3) and no sum (output 1)");
   }
   // The kernel's own parameter checks (eps, p with H·W, gain convention).
-  float dummy = 0.0f;
-  NormPlanes planes;
-  planes.images = 0;
-  planes.plane = static_cast<size_t>(shape[2] * shape[3]);
-  planes.src = planes.dst = &dummy;
-  planes.gain = gain != nullptr ? &dummy : nullptr;
-  if (Status valid = norm_spatial_validate(params, planes); !valid) {
-    return node_error(node, valid.message());
+  const auto plane = static_cast<size_t>(shape[2] * shape[3]);
+  if (Status valid = norm_params_validate(params, plane, gain != nullptr); !valid) {
+    return node_error(node, "norm_spatial: " + valid.message().substr(sizeof("norm: ") - 1));
   }
   return Status::ok();
 }
@@ -98,15 +93,9 @@ Expected<NormConfig> check_norm_node(const Graph& graph, const Node& node, NormK
   if (output_tensor(graph, node, 1) != nullptr && residual == nullptr) {
     return node_error(node, "output 1 (sum) needs operand 3 (residual): there is nothing to sum");
   }
-  // The kernel's own parameter checks (eps, p with n, gain convention), on a
-  // call of zero rows: only the parameters and n matter.
-  float dummy = 0.0f;
-  NormRows rows;
-  rows.rows = 0;
-  rows.n = static_cast<size_t>(n);
-  rows.src = rows.dst = &dummy;
-  rows.gain = gain != nullptr ? &dummy : nullptr;
-  if (Status valid = norm_validate(params, rows); !valid) return node_error(node, valid.message());
+  // The kernel's own parameter checks (eps, p with n, gain convention).
+  if (Status valid = norm_params_validate(params, static_cast<size_t>(n), gain != nullptr); !valid)
+    return node_error(node, valid.message());
 
   outputs.assign(node.outputs.size(), {DataType::kF32, x->shape});
   return NormConfig{params, axes};
@@ -119,8 +108,7 @@ Status infer_norm(const Graph& graph, const Node& node, std::vector<InferredTens
 
 class SpatialNormOp final : public OpKernel {
  public:
-  SpatialNormOp(NormParams params, NormSpatialKernel kernel)
-      : params_(params), kernel_(kernel) {}
+  SpatialNormOp(NormParams params, NormSpatialKernel kernel) : params_(params), kernel_(kernel) {}
 
   Status run(const OpRunContext& context) const override {
     const TensorView& x = context.inputs[0];
@@ -185,8 +173,8 @@ Expected<std::unique_ptr<OpKernel>> create_norm(const OpBuildContext& context) {
   if (config.axes == NormAxes::kSpatial) {
     NormSpatialKernel kernel = norm_spatial_kernel_for(context.isa);
     if (kernel == nullptr) {
-      return node_error(context.node,
-                        std::string("no spatial norm kernel compiled for ") + isa_name(context.isa));
+      return node_error(context.node, std::string("no spatial norm kernel compiled for ") +
+                                          isa_name(context.isa));
     }
     return std::unique_ptr<OpKernel>(new SpatialNormOp(config.params, kernel));
   }

@@ -252,6 +252,73 @@ TEST_SUITE("validation") {
       }
     }
   }
+
+  // What a plan checks once per node: the parameters for a row length,
+  // without buffers. It must refuse exactly what norm_validate() refuses for
+  // the parameters, with the same message, and accept every valid one.
+  TEST_CASE("norm_params_validate refuses the parameter errors norm_validate refuses") {
+    struct Case {
+      const char* what;
+      NormParams params;
+      size_t n;
+      bool has_gain;
+      const char* names;
+    };
+    auto params = [](NormKind kind, float eps, double p, GainConvention gain) {
+      NormParams out;
+      out.kind = kind;
+      out.eps = eps;
+      out.partial_fraction = p;
+      out.gain_convention = gain;
+      return out;
+    };
+    const GainConvention as_stored = GainConvention::kAsStored;
+    const Case cases[] = {
+        {"n = 0", params(NormKind::kLayerNorm, 1e-5f, 1.0, as_stored), 0, true, "n"},
+        {"eps < 0", params(NormKind::kRmsNorm, -1e-5f, 1.0, as_stored), 16, true, "eps"},
+        {"eps NaN", params(NormKind::kRmsNorm, NAN, 1.0, as_stored), 16, true, "eps"},
+        {"eps inf", params(NormKind::kLayerNorm, INFINITY, 1.0, as_stored), 16, true, "eps"},
+        {"p = 0", params(NormKind::kRmsNormPartial, 1e-5f, 0.0, as_stored), 16, true,
+         "partial_fraction"},
+        {"p > 1", params(NormKind::kRmsNormPartial, 1e-5f, 1.5, as_stored), 16, true,
+         "partial_fraction"},
+        {"floor(p·n) = 0", params(NormKind::kRmsNormPartial, 1e-5f, 0.1, as_stored), 9, true,
+         "partial_fraction"},
+        {"1 + g without a gain", params(NormKind::kLayerNorm, 1e-5f, 1.0, GainConvention::kOnePlus),
+         16, false, "gain"},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.what);
+      const Status planned = norm_params_validate(c.params, c.n, c.has_gain);
+      REQUIRE_FALSE(planned.is_ok());
+      CHECK_MESSAGE(names_word(planned.message(), c.names), planned.message());
+      Operands o;
+      o.rows.rows = 1;
+      o.rows.n = c.n;
+      if (!c.has_gain) o.rows.gain = nullptr;
+      const Status called = norm_validate(c.params, o.rows);
+      REQUIRE_FALSE(called.is_ok());
+      CHECK(called.message() == planned.message());
+    }
+  }
+
+  TEST_CASE("norm_params_validate accepts valid parameters for every row length") {
+    for (size_t n : {size_t{1}, size_t{7}, size_t{16}, size_t{4097}}) {
+      for (NormKind kind : {NormKind::kLayerNorm, NormKind::kRmsNorm, NormKind::kRmsNormPartial}) {
+        for (GainConvention gain : {GainConvention::kAsStored, GainConvention::kOnePlus}) {
+          NormParams params;
+          params.kind = kind;
+          params.eps = 0.0f;
+          params.partial_fraction = 1.0;  // floor(1·n) = n ≥ 1
+          params.gain_convention = gain;
+          CAPTURE(n);
+          CHECK(norm_params_validate(params, n, true).is_ok());
+          if (gain == GainConvention::kAsStored)
+            CHECK(norm_params_validate(params, n, false).is_ok());
+        }
+      }
+    }
+  }
 }
 
 }  // namespace normrt::testing
