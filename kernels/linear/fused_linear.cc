@@ -373,10 +373,13 @@ Status fused_linear_validate(const PackedWeights& w, const float* x, size_t m, s
   return Status::ok();
 }
 
-Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
-                    const LinearEpilogue& epilogue, float* y, size_t y_stride, ThreadPool* pool) {
-  NORMRT_RETURN_IF_ERROR(fused_linear_validate(w, x, m, x_stride, epilogue, y, y_stride));
-  if (m == 0) return Status::ok();
+namespace {
+
+// The call after validation.
+void run_fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
+                      const LinearEpilogue& epilogue, float* y, size_t y_stride,
+                      ThreadPool* pool) {
+  if (m == 0) return;
   NormParams params = epilogue.norm;
   if (!epilogue.normalize) params = NormParams{NormKind::kRmsNorm};  // no centering, scale 1
   const FusedCall call{w,
@@ -390,7 +393,7 @@ Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_s
                        norm_stat_count(params, w.n())};
   if (m > 1) {
     run_rows(call, m, pool);
-    return Status::ok();
+    return;
   }
   const size_t threads = pool == nullptr || w.size_bytes() < min_parallel_weight_bytes
                              ? 1
@@ -400,6 +403,24 @@ Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_s
   } else {
     run_row_serial(call);
   }
+}
+
+}  // namespace
+
+Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
+                    const LinearEpilogue& epilogue, float* y, size_t y_stride, ThreadPool* pool) {
+  NORMRT_RETURN_IF_ERROR(fused_linear_validate(w, x, m, x_stride, epilogue, y, y_stride));
+  run_fused_linear(w, x, m, x_stride, epilogue, y, y_stride, pool);
+  return Status::ok();
+}
+
+Status fused_linear_unchecked(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
+                              const LinearEpilogue& epilogue, float* y, size_t y_stride,
+                              ThreadPool* pool) {
+#ifndef NDEBUG
+  NORMRT_RETURN_IF_ERROR(fused_linear_validate(w, x, m, x_stride, epilogue, y, y_stride));
+#endif
+  run_fused_linear(w, x, m, x_stride, epilogue, y, y_stride, pool);
   return Status::ok();
 }
 

@@ -75,6 +75,15 @@ Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_s
                     const LinearEpilogue& epilogue, float* y, size_t y_stride,
                     ThreadPool* pool = nullptr);
 
+/// fused_linear() for a caller that validated once: a runtime plan checks
+/// the parameters (norm_params_validate(), the weight and operand shapes) when
+/// it builds the node and places the buffers itself, so a run need not check
+/// them again. Preconditions: fused_linear_validate() would return ok. Debug
+/// builds still validate and return its error; release builds return ok.
+Status fused_linear_unchecked(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
+                              const LinearEpilogue& epilogue, float* y, size_t y_stride,
+                              ThreadPool* pool = nullptr);
+
 namespace detail {
 /// Tests and benchmarks: from how many weight bytes an m = 1 call splits its
 /// columns across the pool's threads (below, one thread is faster). Returns

@@ -113,9 +113,11 @@ class FusedLinearOp final : public OpKernel {
     epilogue.norm_bias = optional_input_f32(context, kNormBias);
     epilogue.activation = config_.activation.kind;
     epilogue.activation_alpha = config_.activation.alpha;
-    Status s = fused_linear(w_, x.f32(), x.rows(), w_.k(), epilogue, context.outputs[0].f32(), n,
-                            context.pool);
-    // Only a plan that broke the aliasing contract fails here.
+    // Validated when the node was built (check_fused_node) and placed by the
+    // plan: unchecked, except in debug builds, where only a plan that broke the
+    // aliasing contract fails.
+    Status s = fused_linear_unchecked(w_, x.f32(), x.rows(), w_.k(), epilogue,
+                                      context.outputs[0].f32(), n, context.pool);
     return s ? s : Status::error(label_ + ": " + s.message());
   }
 

@@ -186,8 +186,9 @@ class GruRecurrenceOp final : public OpKernel {
     float* h_seq = context.outputs[kHSeq].f32();
     for (size_t i = 0; i < rows; ++i) {
       const size_t t = config_.reverse ? rows - 1 - i : i;
-      Status s = fused_linear(w_g_, h_prev, 1, h, gates, g, 2 * h, context.pool);
-      if (s) s = fused_linear(w_c_, h_prev, 1, h, candidate, c, h, context.pool);
+      // Validated when the node was built; debug builds check again.
+      Status s = fused_linear_unchecked(w_g_, h_prev, 1, h, gates, g, 2 * h, context.pool);
+      if (s) s = fused_linear_unchecked(w_c_, h_prev, 1, h, candidate, c, h, context.pool);
       if (!s) return Status::error(label_ + ": " + s.message());  // a plan bug, not bad data
       const float* xg_t = xg + t * 2 * h;
       const float* xc_t = xc + t * h;
