@@ -45,7 +45,7 @@ std::vector<TensorId> add_layer_weights(GraphBuilder& b, WeightChecker& weights,
   const size_t hs = static_cast<size_t>(h), ins = static_cast<size_t>(in);
   const NormConfig& norm = config.norm;
   std::vector<TensorId> ids(12, kNoTensor);
-  if (norm.kind == "none") {  // nn.GRUCell
+  if (!norm.enabled) {  // nn.GRUCell
     const auto w_ih = weights.read(p + "weight_ih", {3 * h, in});
     const auto w_hh = weights.read(p + "weight_hh", {3 * h, h});
     const auto b_ih = weights.read(p + "bias_ih", {3 * h});
@@ -91,7 +91,7 @@ Expected<Graph> build_ln_gru(const RnnConfig& config, const WeightSource& source
   WeightChecker weights(source);
   const int64_t h = config.hidden_size;
   std::vector<Attribute> attributes = norm_attributes(config.norm);
-  attributes.push_back({"norm", config.norm.kind});
+  attributes.push_back(norm_selection_attribute(config.norm));
   TensorId x = add_rnn_input(b, weights, config, matrix_dtype);
   for (int64_t l = 0; l < config.num_layers; ++l) {
     const std::string name = "layers." + std::to_string(l);

@@ -39,10 +39,11 @@ TensorId NematusEmitter::matrix_t(const std::string& name, int64_t in, int64_t o
 
 TensorId NematusEmitter::norm(const std::string& node, TensorId x, int64_t rows, int64_t n,
                               const NormSite& site) {
-  if (c_.norm.kind == "none") return x;
+  if (!c_.norm.enabled) return x;
   TensorId gain = weight(site.gain, {n});
   TensorId bias = weight(site.bias, {n});
-  return b_->node(norm_op(c_.norm), node, {x, gain, bias}, {{rows, n}}, norm_attributes(c_.norm));
+  return b_->node(norm_op_type(c_.norm.kind), node, {x, gain, bias}, {{rows, n}},
+                  norm_attributes(c_.norm));
 }
 
 TensorId NematusEmitter::projection(const std::string& node, TensorId x, int64_t rows,
@@ -66,8 +67,8 @@ NematusEmitter::Projections NematusEmitter::gru_inputs(const std::string& prefix
 }
 
 std::vector<Attribute> NematusEmitter::gru_attributes(bool reverse) const {
-  std::vector<Attribute> attributes = {{"norm", c_.norm.kind}};
-  if (c_.norm.kind != "none")
+  std::vector<Attribute> attributes = {norm_selection_attribute(c_.norm)};
+  if (c_.norm.enabled)
     for (Attribute& a : norm_attributes(c_.norm)) attributes.push_back(std::move(a));
   if (reverse) attributes.push_back({"reverse", int64_t{1}});
   return attributes;
@@ -77,7 +78,7 @@ TensorId NematusEmitter::gru(const std::string& node, Projections x, TensorId h0
                              const std::string& prefix, const std::string& u, const std::string& ux,
                              const std::string& b_u, const std::string& b_ux, bool reverse) {
   const int64_t d = c_.dim;
-  const bool normalized = c_.norm.kind != "none";
+  const bool normalized = c_.norm.enabled;
   const NormSite gates = gru_site(prefix, u), candidate = gru_site(prefix, ux);
   std::vector<TensorId> inputs = {x.xg, x.xc, h0, matrix_t(prefix + "_" + u, d, 2 * d),
                                   matrix_t(prefix + "_" + ux, d, d)};

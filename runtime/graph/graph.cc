@@ -134,19 +134,6 @@ const char* op_type_name(OpType type) {
   return index < static_cast<size_t>(OpType::kCount) ? kNames[index] : "invalid";
 }
 
-const char* norm_op_kind(OpType type) {
-  switch (type) {
-    case OpType::kLayerNorm:
-      return "layer_norm";
-    case OpType::kRmsNorm:
-      return "rms_norm";
-    case OpType::kPRmsNorm:
-      return "prms_norm";
-    default:
-      return nullptr;
-  }
-}
-
 const AttributeValue* Node::find_attribute(const std::string& attribute_name) const {
   for (const Attribute& attribute : attributes) {
     if (attribute.name == attribute_name) return &attribute.value;

@@ -116,9 +116,6 @@ enum class OpType : uint16_t {
   kCount
 };
 const char* op_type_name(OpType type);  ///< "Linear", ...; "invalid" otherwise
-/// The normalization a norm op applies, as attributes spell it ("layer_norm",
-/// "rms_norm", "prms_norm"); null for an op that is not a norm.
-const char* norm_op_kind(OpType type);
 
 /// A typed attribute value.
 using AttributeValue = std::variant<int64_t, double, std::string, std::vector<int64_t>>;

@@ -4,7 +4,7 @@
 //   t = x · Wᵀ + bias + residual      (written to sum if present; needs a residual)
 //   y = act(norm(t; gain, norm_bias))
 // One fused_linear() call (kernels/linear/fused_linear.h) with the session's
-// thread pool. Attributes: "norm" and the norm convention (op_norm_attributes.h),
+// thread pool. Attributes: "norm" and the norm convention (runtime/graph/norm_attributes.h),
 // "activation" (default "none") and "negative_slope" (op_activation_attributes.h).
 // Aliasing: y must not overlap x or residual; sum may be residual, nothing else.
 #include <memory>
@@ -12,9 +12,9 @@
 #include <utility>
 
 #include "kernels/linear/fused_linear.h"
+#include "runtime/graph/norm_attributes.h"
 #include "runtime/ops/op_activation_attributes.h"
 #include "runtime/ops/op_linear_weights.h"
-#include "runtime/ops/op_norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/op_support.h"
 

@@ -6,7 +6,7 @@
 //            bias_x? [2H], gain_w? [H], bias_w? [H], gain_u? [H], bias_u? [H]
 //            (weights f32 or bf16; gate blocks z, r)
 //   outputs  h_seq [S, H], h_last? [1, H]
-//   attrs    the norm attributes (op_norm_attributes.h; "none": the plain
+//   attrs    the norm attributes (runtime/graph/norm_attributes.h; "none": the plain
 //            GRU, β's as biases, no gains), reverse 0/1
 //
 // reverse = 1 consumes x[S−1], ..., x[0]: h_seq[t] is the state after x[t..S−1]
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "kernels/rnn/ln_gru.h"
-#include "runtime/ops/op_norm_attributes.h"
+#include "runtime/graph/norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/rnn_op_cell.h"
 #include "runtime/ops/rnn_op_operands.h"

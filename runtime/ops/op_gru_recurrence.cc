@@ -11,7 +11,7 @@
 //            norm_bias_g? [2H], bias_c? [H], gain_c? [H], norm_bias_c? [H]
 //            (f32); R is S or fixed
 //   outputs  h_seq [R, H], h_last? [1, H]
-//   attrs    the norm attributes (op_norm_attributes.h; "none": no norm,
+//   attrs    the norm attributes (runtime/graph/norm_attributes.h; "none": no norm,
 //            gains and norm biases rejected), reverse 0/1
 //
 //   g   = N(w_g·h_{t−1} + bias_g; gain_g, norm_bias_g) + xg_t
@@ -31,8 +31,8 @@
 
 #include "kernels/activation/activation.h"
 #include "kernels/linear/fused_linear.h"
+#include "runtime/graph/norm_attributes.h"
 #include "runtime/ops/op_linear_weights.h"
-#include "runtime/ops/op_norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/op_support.h"
 #include "runtime/ops/rnn_op_operands.h"

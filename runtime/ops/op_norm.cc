@@ -2,10 +2,10 @@
 //   (x [.., n] f32, gain [n]?, bias [n]?, residual [same as x]?) → (y [same as x], sum?)
 // With a residual, s = x + residual is normalized and, if the second output is
 // present, written to sum (the pre-norm residual stream). The convention comes
-// from the attributes (op_norm_attributes.h).
+// from the attributes (runtime/graph/norm_attributes.h).
 // Aliasing: y may be x or residual; sum may be x or residual; y and sum differ.
 //
-// With attribute axes = "spatial" (op_norm_attributes.h), per channel over
+// With attribute axes = "spatial" (runtime/graph/norm_attributes.h), per channel over
 // H×W (kernels/norm/norm_spatial.h):
 //   (x [N, C, H, W] f32, gain [C]?, bias [C]?) → y [N, C, H, W]
 // no residual, no sum; y may be x. The channels are split over the session's
@@ -15,7 +15,7 @@
 
 #include "kernels/norm/norm.h"
 #include "kernels/norm/norm_spatial.h"
-#include "runtime/ops/op_norm_attributes.h"
+#include "runtime/graph/norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/op_support.h"
 #include "runtime/ops/spatial_norm_run.h"
@@ -52,14 +52,14 @@ Status check_spatial_operands(const Graph& graph, const Node& node, const NormPa
   return Status::ok();
 }
 
-struct NormConfig {
+struct NormNodeConfig {
   NormParams params;
   NormAxes axes = NormAxes::kLast;
 };
 
 // Checks everything, and returns the parameters create() needs.
-Expected<NormConfig> check_norm_node(const Graph& graph, const Node& node, NormKind kind,
-                                     std::vector<InferredTensor>& outputs) {
+Expected<NormNodeConfig> check_norm_node(const Graph& graph, const Node& node, NormKind kind,
+                                         std::vector<InferredTensor>& outputs) {
   std::vector<std::string_view> names = kNormConventionAttributeNames;
   names.push_back("axes");
   if (kind == NormKind::kRmsNormPartial) names.push_back("p");
@@ -72,7 +72,7 @@ Expected<NormConfig> check_norm_node(const Graph& graph, const Node& node, NormK
     if (s) s = check_spatial_operands(graph, node, params, *x);
     if (!s) return s;
     outputs.assign(node.outputs.size(), {DataType::kF32, x->shape});
-    return NormConfig{params, axes};
+    return NormNodeConfig{params, axes};
   }
 
   NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, 0, "x"));
@@ -98,7 +98,7 @@ Expected<NormConfig> check_norm_node(const Graph& graph, const Node& node, NormK
     return node_error(node, valid.message());
 
   outputs.assign(node.outputs.size(), {DataType::kF32, x->shape});
-  return NormConfig{params, axes};
+  return NormNodeConfig{params, axes};
 }
 
 template <NormKind kKind>
@@ -167,7 +167,7 @@ class NormOp final : public OpKernel {
 template <NormKind kKind>
 Expected<std::unique_ptr<OpKernel>> create_norm(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  NORMRT_ASSIGN_OR_RETURN(NormConfig config,
+  NORMRT_ASSIGN_OR_RETURN(NormNodeConfig config,
                           check_norm_node(context.graph, context.node, kKind, outputs));
   NORMRT_RETURN_IF_ERROR(check_build_isa(context));
   if (config.axes == NormAxes::kSpatial) {

@@ -5,24 +5,12 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/ops/op_norm_attributes.h"
+#include "runtime/graph/norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/op_support.h"
 
 namespace normrt {
 namespace {
-
-OpType norm_op_type(NormKind kind) {
-  switch (kind) {
-    case NormKind::kLayerNorm:
-      return OpType::kLayerNorm;
-    case NormKind::kRmsNorm:
-      return OpType::kRmsNorm;
-    case NormKind::kRmsNormPartial:
-      return OpType::kPRmsNorm;
-  }
-  return OpType::kCount;
-}
 
 bool known_kind(NormKind kind) { return norm_op_type(kind) != OpType::kCount; }
 
@@ -31,42 +19,13 @@ enum class NormSite { kNone, kNormOp, kFused, kCell };
 
 NormSite norm_site(const Node& node) {
   if (norm_op_kind(node.op) != nullptr) return NormSite::kNormOp;
-  if (node.op != OpType::kFusedLinear && node.op != OpType::kLstmCell &&
-      node.op != OpType::kGruCell && node.op != OpType::kGruRecurrence &&
-      node.op != OpType::kConv2d) {
-    return NormSite::kNone;
-  }
+  if (!takes_norm_attribute(node.op)) return NormSite::kNone;
   const AttributeValue* norm = node.find_attribute("norm");
   const auto* name = norm != nullptr ? std::get_if<std::string>(norm) : nullptr;
   // A non-string "norm" is left for validation to reject; "none" normalizes nothing.
   if (name == nullptr || *name == "none") return NormSite::kNone;
   return node.op == OpType::kFusedLinear || node.op == OpType::kConv2d ? NormSite::kFused
                                                                         : NormSite::kCell;
-}
-
-void remove_attribute(std::vector<Attribute>& attributes, const std::string& name) {
-  attributes.erase(std::remove_if(attributes.begin(), attributes.end(),
-                                  [&](const Attribute& a) { return a.name == name; }),
-                   attributes.end());
-}
-
-void set_kind_attributes(std::vector<Attribute>& attributes, const NormReplacement& target,
-                         bool write_norm_name) {
-  auto set = [&](const std::string& name, AttributeValue value) {
-    for (Attribute& a : attributes) {
-      if (a.name == name) {
-        a.value = std::move(value);
-        return;
-      }
-    }
-    attributes.push_back({name, std::move(value)});
-  };
-  if (write_norm_name) set("norm", std::string(norm_kind_attribute_name(target.kind)));
-  if (target.kind == NormKind::kRmsNormPartial) {
-    set("p", target.p);
-  } else {
-    remove_attribute(attributes, "p");
-  }
 }
 
 // ⌊p·n⌋ ≥ 1 for the node's normalized row of n values (the kernel's own count).
@@ -98,16 +57,7 @@ Status check_partial_count(const Graph& graph, const Node& node, const NormRepla
 Expected<NormReplacement> norm_replacement(std::string_view kind, double p) {
   NormReplacement target;
   target.p = p;
-  if (kind == "layer_norm") {
-    target.kind = NormKind::kLayerNorm;
-  } else if (kind == "rms_norm") {
-    target.kind = NormKind::kRmsNorm;
-  } else if (kind == "prms_norm") {
-    target.kind = NormKind::kRmsNormPartial;
-  } else {
-    return Status::error("unknown norm '" + std::string(kind) +
-                         "': expected layer_norm, rms_norm or prms_norm");
-  }
+  NORMRT_ASSIGN_OR_RETURN(target.kind, norm_kind_from_name(kind));
   if (target.kind == NormKind::kRmsNormPartial && !(p > 0.0 && p <= 1.0)) {
     return Status::error("pRMSNorm's p must be in (0, 1], found " + message_number(p));
   }
@@ -116,7 +66,7 @@ Expected<NormReplacement> norm_replacement(std::string_view kind, double p) {
 }
 
 std::string norm_replacement_label(const NormReplacement& target) {
-  std::string label = norm_kind_attribute_name(target.kind);
+  std::string label = norm_kind_name(target.kind);
   if (target.kind == NormKind::kRmsNormPartial) label += ":" + message_number(target.p);
   return label;
 }
@@ -152,15 +102,15 @@ Expected<ReplaceNormReport> replace_norm(Graph& graph, const NormReplacement& ta
         continue;
       case NormSite::kNormOp:
         node.op = norm_op_type(target.kind);
-        set_kind_attributes(node.attributes, target, /*write_norm_name=*/false);
+        set_norm_kind_attributes(node.attributes, target.kind, target.p, /*with_norm_name=*/false);
         ++report.norm_nodes;
         break;
       case NormSite::kFused:
-        set_kind_attributes(node.attributes, target, /*write_norm_name=*/true);
+        set_norm_kind_attributes(node.attributes, target.kind, target.p, /*with_norm_name=*/true);
         ++report.fused_nodes;
         break;
       case NormSite::kCell:
-        set_kind_attributes(node.attributes, target, /*write_norm_name=*/true);
+        set_norm_kind_attributes(node.attributes, target.kind, target.p, /*with_norm_name=*/true);
         ++report.recurrent_cells;
         break;
     }
@@ -168,7 +118,7 @@ Expected<ReplaceNormReport> replace_norm(Graph& graph, const NormReplacement& ta
   if (report.total() == 0) return report;
   for (const Attribute& entry : graph.metadata) {
     if (entry.name != "norm") continue;
-    set_kind_attributes(graph.metadata, target, /*write_norm_name=*/true);
+    set_norm_kind_attributes(graph.metadata, target.kind, target.p, /*with_norm_name=*/true);
     break;
   }
 

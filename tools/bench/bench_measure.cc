@@ -9,6 +9,7 @@
 
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
+#include "runtime/graph/norm_attributes.h"
 #include "tools/bench/bench_inputs.h"
 
 namespace normrt::bench {

@@ -15,13 +15,17 @@ bool ends_with(const std::string& text, const std::string& suffix) {
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// --norm names a kind (not "none": a Transformer keeps its norms).
+Status check_norm_option(const std::string& norm) {
+  Expected<NormKind> kind = norm_kind_from_name(norm);
+  return kind ? Status::ok() : Status::error("--norm: " + kind.status().message());
+}
+
 Expected<BertBuildOptions> bert_options(const ConvertOptions& options) {
   BertBuildOptions b;
   if (!options.norm.empty()) b.norm = options.norm;
-  if (b.norm != "layer_norm" && b.norm != "rms_norm" && b.norm != "prms_norm")
-    return Status::error("--norm " + options.norm +
-                         ": expected one of layer_norm, rms_norm, prms_norm");
-  if (b.norm == "prms_norm" && !(options.p > 0 && options.p <= 1))
+  NORMRT_RETURN_IF_ERROR(check_norm_option(b.norm));
+  if (b.norm == norm_kind_name(NormKind::kRmsNormPartial) && !(options.p > 0 && options.p <= 1))
     return Status::error("--norm prms_norm needs --p in (0, 1], found " +
                          std::to_string(options.p));
   b.p = options.p;
@@ -47,7 +51,7 @@ Status check_norm_change(const ConvertOptions& options, const std::string& norm,
 // --p against the hidden size, over which every norm of a Transformer runs.
 Status check_p_option(const std::string& norm, double p, int64_t hidden_size) {
   NormConfig partial;
-  partial.kind = norm;
+  if (Expected<NormKind> kind = norm_kind_from_name(norm)) partial.kind = *kind;
   partial.p = p;
   Status s = check_partial_width(partial, hidden_size, "hidden_size");
   return s ? s : Status::error("--p" + s.message());
@@ -80,9 +84,7 @@ Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
     NORMRT_ASSIGN_OR_RETURN(LlamaConfig llama, read_llama_config(config));
     LlamaBuildOptions build;
     if (!options.norm.empty()) build.norm = options.norm;
-    if (build.norm != "rms_norm" && build.norm != "layer_norm" && build.norm != "prms_norm")
-      return Status::error("--norm " + options.norm +
-                           ": expected one of rms_norm, layer_norm, prms_norm");
+    NORMRT_RETURN_IF_ERROR(check_norm_option(build.norm));
     build.p = options.p;
     NORMRT_RETURN_IF_ERROR(check_norm_change(options, build.norm, "rms_norm", "Llama"));
     NORMRT_RETURN_IF_ERROR(check_p_option(build.norm, options.p, llama.hidden_size));

@@ -8,6 +8,7 @@
 
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
+#include "runtime/ops/op.h"
 #include "runtime/passes/fold_norm_affine.h"
 #include "runtime/passes/fuse_linear_chains.h"
 #include "runtime_test_graphs.h"
@@ -93,6 +94,27 @@ TEST_SUITE("passes") {
     REQUIRE(fused.outputs.size() == 2);
     CHECK(fused.outputs[0] == y);
     CHECK(fused.outputs[1] == s);
+  }
+
+  // FusedLinear takes no "axes": the fusion must not copy a row norm's
+  // explicit axes = "last" onto it.
+  TEST_CASE("a row norm spelling axes = last fuses into a valid FusedLinear") {
+    GraphBuilder b;
+    TensorId x = b.input("x", DataType::kF32, {1, 8});
+    TensorId w = b.weight("w", {8, 8}, test::random_values(64, 0.3f, 5));
+    TensorId t = b.node(OpType::kLinear, "fc", {x, w}, {{1, 8}});
+    TensorId y = b.node(OpType::kRmsNorm, "norm", {t}, {{1, 8}},
+                        {{"axes", std::string("last")}, {"eps", 1e-6}});
+    b.output(y);
+    Graph graph = b.finish(1);
+    REQUIRE(fuse_linear_chains(graph).is_ok());
+    REQUIRE(graph.nodes.size() == 1);
+    CHECK(graph.nodes[0].find_attribute("axes") == nullptr);
+    CHECK(std::get<double>(*graph.nodes[0].find_attribute("eps")) == 1e-6);
+    std::vector<InferredTensor> outputs;
+    Status valid =
+        find_op_schema(OpType::kFusedLinear)->infer_shapes(graph, graph.nodes[0], outputs);
+    CHECK_MESSAGE(valid.is_ok(), valid.message());
   }
 
   TEST_CASE("a norm with its own residual is absorbed with its sum output") {
