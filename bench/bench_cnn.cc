@@ -176,11 +176,9 @@ void whole_network(benchmark::State& state, std::string norm, bool fuse, std::st
 
 void spatial_norm(benchmark::State& state, std::string norm, size_t channels, size_t side) {
   NormParams params;
-  params.kind = norm == "layer_norm" ? NormKind::kLayerNorm
-                : norm == "rms_norm" ? NormKind::kRmsNorm
-                                     : NormKind::kRmsNormPartial;
+  params.kind = *norm_kind_from_name(norm);  // the names registered below
   params.eps = 1e-6f;
-  params.partial_fraction = 1.0 / 8;
+  params.p = 1.0 / 8;
   const size_t count = channels * side * side;
   const std::vector<float> source = random_values(count, 0.3f, 1.0f, 5);
   std::vector<float> y = source;

@@ -313,7 +313,7 @@ void bench_onednn(benchmark::State& state, Shape shape, size_t m) {
 }
 
 // The fused benchmarks' normalizations.
-enum class FusedNorm { kLayerNorm, kRmsNorm, kRmsNormPartial };
+enum class FusedNorm { kLayerNorm, kRmsNorm, kPRmsNorm };
 
 LinearEpilogue epilogue_for(Operands& ops, FusedNorm norm) {
   LinearEpilogue e;
@@ -328,9 +328,9 @@ LinearEpilogue epilogue_for(Operands& ops, FusedNorm norm) {
     case FusedNorm::kRmsNorm:
       e.norm.kind = NormKind::kRmsNorm;
       break;
-    case FusedNorm::kRmsNormPartial:
-      e.norm.kind = NormKind::kRmsNormPartial;
-      e.norm.partial_fraction = kPartialFraction;
+    case FusedNorm::kPRmsNorm:
+      e.norm.kind = NormKind::kPRmsNorm;
+      e.norm.p = kPartialFraction;
       break;
   }
   return e;
@@ -378,7 +378,7 @@ const char* fused_name(FusedNorm norm) {
       return "fused_layernorm";
     case FusedNorm::kRmsNorm:
       return "fused_rmsnorm";
-    case FusedNorm::kRmsNormPartial:
+    case FusedNorm::kPRmsNorm:
       return "fused_prmsnorm";
   }
   return "";
@@ -674,12 +674,12 @@ void register_shape(const Shape& shape, size_t m, bool with_sweep) {
   }
   for (auto [name, norm] : {std::pair{"fused_layernorm/", FusedNorm::kLayerNorm},
                             std::pair{"fused_rmsnorm/", FusedNorm::kRmsNorm},
-                            std::pair{"fused_prmsnorm/", FusedNorm::kRmsNormPartial}}) {
+                            std::pair{"fused_prmsnorm/", FusedNorm::kPRmsNorm}}) {
     benchmark::RegisterBenchmark((name + suffix).c_str(), [=](benchmark::State& s) {
       bench_fused(s, shape, m, best, norm, nullptr);
     });
   }
-  for (FusedNorm norm : {FusedNorm::kLayerNorm, FusedNorm::kRmsNorm, FusedNorm::kRmsNormPartial}) {
+  for (FusedNorm norm : {FusedNorm::kLayerNorm, FusedNorm::kRmsNorm, FusedNorm::kPRmsNorm}) {
     const std::string name = std::string(fused_name(norm)).replace(0, 5, "paired");
     benchmark::RegisterBenchmark((name + "/" + suffix).c_str(), [=](benchmark::State& s) {
       bench_paired(s, shape, m, best, norm);

@@ -133,7 +133,7 @@ Expected<NormConfig> override_norm(const std::string& model, const std::string& 
   if (!norm.enabled) {
     return Status::error(model + " options: norm 'none' would drop the model's norms");
   }
-  if (!norm.is(NormKind::kRmsNormPartial) && p != 0.0) {
+  if (!norm.is(NormKind::kPRmsNorm) && p != 0.0) {
     return Status::error(model + " options: p = " + std::to_string(p) +
                          " is only for prms_norm, not " + kind);
   }

@@ -25,7 +25,18 @@
 
 namespace normrt {
 
-enum class NormKind { kLayerNorm, kRmsNorm, kRmsNormPartial };
+/// One name per kind everywhere: NormKind::kPRmsNorm, OpType::kPRmsNorm,
+/// "prms_norm" (runtime/graph/norm_attributes.h owns the strings).
+enum class NormKind {
+  kLayerNorm,
+  kRmsNorm,
+  kPRmsNorm,
+  kRmsNormPartial = kPRmsNorm,  ///< the old spelling, for branches in flight; do not use
+};
+
+/// eps where a model, a config or an attribute leaves it out: PyTorch's
+/// nn.LayerNorm default. The one place it is written.
+inline constexpr double kDefaultNormEps = 1e-5;
 
 /// Where eps enters the denominator.
 enum class EpsPlacement {
@@ -43,12 +54,12 @@ enum class GainConvention {
 /// model files by the converter.
 struct NormParams {
   NormKind kind = NormKind::kLayerNorm;
-  float eps = 1e-5f;
+  float eps = static_cast<float>(kDefaultNormEps);
   EpsPlacement eps_placement = EpsPlacement::kInsideSqrt;
   GainConvention gain_convention = GainConvention::kAsStored;
   /// p of pRMSNorm, in (0, 1]; k = floor(p·n) is computed in double, as the
   /// reference code's int(d * p). Ignored by the other kinds.
-  double partial_fraction = 1.0;
+  double p = 1.0;
 };
 
 /// The operands of one call: `rows` rows of `n` floats (rows == 0 is a no-op).

@@ -56,7 +56,7 @@ Status check_convpool_cnn_config(const ConvPoolCnnConfig& c) {
     return Status::error("config: negative_slope must be finite");
   }
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
-  if (c.norm.is(NormKind::kRmsNormPartial)) {
+  if (c.norm.is(NormKind::kPRmsNorm)) {
     const NormParams params = c.norm.params();
     const int64_t side = last_side(c.image_size);
     const size_t smallest = static_cast<size_t>(side * side);
@@ -133,7 +133,7 @@ Expected<Graph> build_convpool_cnn_c(const ConvPoolCnnConfig& config, const Weig
   b.metadata("eps", norm.eps);
   b.metadata("eps_placement", std::string(eps_placement_name(norm.eps_placement)));
   b.metadata("gain_convention", std::string(gain_convention_name(norm.gain_convention)));
-  if (norm.is(NormKind::kRmsNormPartial)) b.metadata("p", norm.p);
+  if (norm.is(NormKind::kPRmsNorm)) b.metadata("p", norm.p);
   b.metadata("negative_slope", config.negative_slope);
   NORMRT_RETURN_IF_ERROR(weights.finish());
   return b.finish(1);

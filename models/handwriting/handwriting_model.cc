@@ -28,7 +28,7 @@ Status check_handwriting_config(const HandwritingConfig& c) {
   if (c.graph != "predict" && c.graph != "sample")
     return Status::error("config: graph '" + c.graph + "' is not predict or sample");
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
-  if (c.norm.is(NormKind::kRmsNormPartial)) {
+  if (c.norm.is(NormKind::kPRmsNorm)) {
     const NormParams params = c.norm.params();
     if (norm_stat_count(params, static_cast<size_t>(c.hidden_size)) == 0)
       return Status::error("config: p = " + std::to_string(c.norm.p) + " keeps floor(p·" +

@@ -77,7 +77,7 @@ Expected<Graph> build_ln_mlp(const MlpConfig& config, const WeightSource& source
   b.metadata("eps", norm.eps);
   b.metadata("eps_placement", std::string(eps_placement_name(norm.eps_placement)));
   b.metadata("gain_convention", std::string(gain_convention_name(norm.gain_convention)));
-  if (norm.is(NormKind::kRmsNormPartial)) b.metadata("p", norm.p);
+  if (norm.is(NormKind::kPRmsNorm)) b.metadata("p", norm.p);
   NORMRT_RETURN_IF_ERROR(weights.finish());
   return b.finish(config.max_sequence_length);
 }

@@ -164,7 +164,7 @@ Status check_attentive_reader_config(const AttentiveReaderConfig& c) {
   if (c.weight_format != "theano" && c.weight_format != "torch")
     return Status::error("config: weight_format '" + c.weight_format + "' is not theano or torch");
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
-  if (c.norm.is(NormKind::kRmsNormPartial)) {
+  if (c.norm.is(NormKind::kPRmsNorm)) {
     const NormParams params = c.norm.params();
     if (norm_stat_count(params, static_cast<size_t>(c.hidden_size)) == 0)
       return Status::error("config: p = " + std::to_string(c.norm.p) + " keeps floor(p·" +

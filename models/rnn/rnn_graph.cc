@@ -36,7 +36,7 @@ void add_rnn_metadata(GraphBuilder& builder, const RnnConfig& config,
   builder.metadata("eps_placement", std::string(eps_placement_name(config.norm.eps_placement)));
   builder.metadata("gain_convention",
                    std::string(gain_convention_name(config.norm.gain_convention)));
-  if (config.norm.is(NormKind::kRmsNormPartial)) builder.metadata("p", config.norm.p);
+  if (config.norm.is(NormKind::kPRmsNorm)) builder.metadata("p", config.norm.p);
   if (architecture == "lstm" && config.norm.enabled)
     builder.metadata("placement", config.placement);
   builder.metadata("num_layers", config.num_layers);

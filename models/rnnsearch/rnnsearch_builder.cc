@@ -19,7 +19,7 @@ void add_metadata(GraphBuilder& b, const RnnSearchConfig& c, const char* role, i
     b.metadata("eps", c.norm.eps);
     b.metadata("eps_placement", std::string(eps_placement_name(c.norm.eps_placement)));
   }
-  if (c.norm.is(NormKind::kRmsNormPartial)) b.metadata("p", c.norm.p);
+  if (c.norm.is(NormKind::kPRmsNorm)) b.metadata("p", c.norm.p);
   b.metadata("dim_word", c.dim_word);
   b.metadata("dim", c.dim);
   b.metadata("n_words_src", c.n_words_src);

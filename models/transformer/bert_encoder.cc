@@ -216,7 +216,7 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
   b.metadata("architecture", std::string("bert_encoder"));
   b.metadata("norm", std::string(norm_name(norm)));
   b.metadata("eps", norm.eps);
-  if (norm.is(NormKind::kRmsNormPartial)) b.metadata("p", norm.p);
+  if (norm.is(NormKind::kPRmsNorm)) b.metadata("p", norm.p);
   b.metadata("hidden_act", config.hidden_act);
   b.metadata("pooling", std::string(options.pooling == BertPooling::kNone ? "none" : "mean_l2"));
   return b.finish(max_s);

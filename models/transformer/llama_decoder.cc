@@ -171,7 +171,7 @@ Expected<Graph> build_llama_decoder(const LlamaConfig& config, const WeightSourc
   b.metadata("architecture", std::string("llama_decoder"));
   b.metadata("norm", std::string(norm_name(norm)));
   b.metadata("eps", norm.eps);
-  if (norm.is(NormKind::kRmsNormPartial)) b.metadata("p", norm.p);
+  if (norm.is(NormKind::kPRmsNorm)) b.metadata("p", norm.p);
   b.metadata("rope_theta", config.rope_theta);
   b.metadata("tie_word_embeddings", int64_t{config.tie_word_embeddings ? 1 : 0});
   return b.finish(capacity);

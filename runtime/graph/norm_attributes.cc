@@ -19,7 +19,7 @@ struct KindNames {
 constexpr KindNames kKinds[] = {
     {NormKind::kLayerNorm, OpType::kLayerNorm, "layer_norm", "LayerNorm"},
     {NormKind::kRmsNorm, OpType::kRmsNorm, "rms_norm", "RMSNorm"},
-    {NormKind::kRmsNormPartial, OpType::kPRmsNorm, "prms_norm", "pRMSNorm"},
+    {NormKind::kPRmsNorm, OpType::kPRmsNorm, "prms_norm", "pRMSNorm"},
 };
 
 const KindNames* find_kind(NormKind kind) {
@@ -140,7 +140,7 @@ NormParams NormConfig::params() const {
   out.eps = static_cast<float>(eps);
   out.eps_placement = eps_placement;
   out.gain_convention = gain_convention;
-  if (kind == NormKind::kRmsNormPartial) out.partial_fraction = p;
+  if (kind == NormKind::kPRmsNorm) out.p = p;
   return out;
 }
 
@@ -169,7 +169,7 @@ Status check_norm_config(const NormConfig& norm) {
                          std::to_string(static_cast<int>(norm.gain_convention)) +
                          " is not as_stored or one_plus");
   }
-  if (norm.is(NormKind::kRmsNormPartial) && !(norm.p > 0 && norm.p <= 1))
+  if (norm.is(NormKind::kPRmsNorm) && !(norm.p > 0 && norm.p <= 1))
     return Status::error("config: p = " + std::to_string(norm.p) +
                          " must be in (0, 1] for prms_norm");
   return Status::ok();
@@ -215,7 +215,7 @@ std::vector<Attribute> norm_attributes(const NormConfig& norm, NormAxes axes) {
       {kEps, norm.eps},
       {kEpsPlacement, std::string(eps_placement_name(norm.eps_placement))},
       {kGainConvention, std::string(gain_convention_name(norm.gain_convention))}};
-  if (norm.is(NormKind::kRmsNormPartial)) attributes.push_back({kP, norm.p});
+  if (norm.is(NormKind::kPRmsNorm)) attributes.push_back({kP, norm.p});
   if (axes == NormAxes::kSpatial) attributes.push_back({kAxes, std::string("spatial")});
   return attributes;
 }
@@ -234,7 +234,7 @@ void copy_norm_attributes(const Node& norm_node, Node& fused) {
 void set_norm_kind_attributes(std::vector<Attribute>& attributes, NormKind kind, double p,
                               bool with_norm_name) {
   if (with_norm_name) set(attributes, kNorm, std::string(norm_kind_name(kind)));
-  if (kind == NormKind::kRmsNormPartial) {
+  if (kind == NormKind::kPRmsNorm) {
     set(attributes, kP, p);
   } else {
     attributes.erase(std::remove_if(attributes.begin(), attributes.end(),
@@ -266,7 +266,7 @@ Expected<NormParams> norm_params_from_attributes(const Node& node, NormKind kind
   params.gain_convention = gain;
 
   const bool has_p = node.find_attribute(kP) != nullptr;
-  if (kind != NormKind::kRmsNormPartial) {
+  if (kind != NormKind::kPRmsNorm) {
     if (has_p) {
       return node_error(
           node, std::string("attribute 'p' applies only to pRMSNorm, not ") + norm_kind_name(kind));
@@ -278,7 +278,7 @@ Expected<NormParams> norm_params_from_attributes(const Node& node, NormKind kind
   if (!(p > 0.0 && p <= 1.0)) {
     return node_error(node, "attribute 'p' must be in (0, 1], found " + number(p));
   }
-  params.partial_fraction = p;
+  params.p = p;
   return params;
 }
 

@@ -6,7 +6,7 @@
 //
 // The attributes (docs/ops.md, "Normalization attributes"):
 //
-//   eps              float, finite as a float, ≥ 0  default 1e-5 (kDefaultNormEps)
+//   eps              float, finite as a float, ≥ 0  default kDefaultNormEps (kernels/norm/norm.h)
 //   eps_placement    "inside_sqrt" | "added_to_rms"  default "inside_sqrt"
 //   gain_convention  "as_stored" | "one_plus"        default "as_stored"
 //   p                float in (0, 1]                 pRMSNorm only, and required there
@@ -30,11 +30,11 @@
 //   NormKind          op (code)      attributes, configs, --norm   messages
 //   kLayerNorm        LayerNorm (1)  "layer_norm"                  LayerNorm
 //   kRmsNorm          RmsNorm (2)    "rms_norm"                    RMSNorm
-//   kRmsNormPartial   PRmsNorm (3)   "prms_norm"                   pRMSNorm
+//   kPRmsNorm         PRmsNorm (3)   "prms_norm"                   pRMSNorm
 //
-// pRMSNorm's fraction is "p" in attributes and configs, partial_fraction in
-// NormParams. These spellings are part of the model file format (attributes
-// are stored by name and value, ops by code): never change one, only add.
+// pRMSNorm's fraction is p in attributes, configs and NormParams. These spellings are part of the
+// model file format (attributes are stored by name and value, ops by code): never change one, only
+// add.
 //
 // Decoding errors name the node, the attribute, the expected and the found
 // value; config errors name the field.
@@ -47,9 +47,6 @@
 #include "runtime/graph/graph.h"
 
 namespace normrt {
-
-/// eps where an attribute or a config leaves it out (PyTorch's nn.LayerNorm).
-inline constexpr double kDefaultNormEps = 1e-5;
 
 // ---- Names ----------------------------------------------------------------
 
@@ -146,7 +143,7 @@ void set_gain_convention(Node& node, GainConvention convention);
 extern const std::vector<std::string_view> kNormConventionAttributeNames;
 
 /// The NormParams of `kind` from the node's attributes. "p" is required for
-/// kRmsNormPartial and rejected for the other kinds.
+/// kPRmsNorm and rejected for the other kinds.
 Expected<NormParams> norm_params_from_attributes(const Node& node, NormKind kind);
 
 /// The "norm" attribute and the convention it selects.

@@ -62,7 +62,7 @@ Expected<NormNodeConfig> check_norm_node(const Graph& graph, const Node& node, N
                                          std::vector<InferredTensor>& outputs) {
   std::vector<std::string_view> names = kNormConventionAttributeNames;
   names.push_back("axes");
-  if (kind == NormKind::kRmsNormPartial) names.push_back("p");
+  if (kind == NormKind::kPRmsNorm) names.push_back("p");
   NORMRT_RETURN_IF_ERROR(check_attribute_names(node, names));
   NORMRT_ASSIGN_OR_RETURN(NormParams params, norm_params_from_attributes(node, kind));
   NORMRT_ASSIGN_OR_RETURN(NormAxes axes, norm_axes_from_attributes(node));
@@ -210,7 +210,7 @@ const OpSchema kPRmsNormSchema = {OpType::kPRmsNorm,
                                   4,
                                   1,
                                   2,
-                                  infer_norm<NormKind::kRmsNormPartial>,
-                                  create_norm<NormKind::kRmsNormPartial>};
+                                  infer_norm<NormKind::kPRmsNorm>,
+                                  create_norm<NormKind::kPRmsNorm>};
 
 }  // namespace normrt

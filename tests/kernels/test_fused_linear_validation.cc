@@ -149,9 +149,9 @@ TEST_SUITE("fused_linear") {
         CAPTURE(p);
         LinearEpilogue e;
         e.normalize = true;
-        e.norm.kind = NormKind::kRmsNormPartial;
-        e.norm.partial_fraction = p;
-        check(rejection(o, e), "partial_fraction");
+        e.norm.kind = NormKind::kPRmsNorm;
+        e.norm.p = p;
+        check(rejection(o, e), "p");
       }
     }
     SUBCASE("a negative or NaN eps") {
@@ -189,8 +189,8 @@ TEST_SUITE("fused_linear") {
       e.residual = o.residual.data();
       e.residual_stride = kN;
       e.normalize = true;
-      e.norm.kind = NormKind::kRmsNormPartial;
-      e.norm.partial_fraction = 0.25;
+      e.norm.kind = NormKind::kPRmsNorm;
+      e.norm.p = 0.25;
       e.gain = o.problem.gain.data();
       e.norm_bias = o.problem.norm_bias.data();
       e.activation = Activation::kGeluErf;

@@ -14,7 +14,7 @@ json variant_json(const VariantResult& v) {
   json j;
   j["label"] = norm_replacement_label(v.norm);
   j["norm"] = norm_kind_name(v.norm.kind);
-  j["p"] = v.norm.kind == NormKind::kRmsNormPartial ? json(v.norm.p) : json(nullptr);
+  j["p"] = v.norm.kind == NormKind::kPRmsNorm ? json(v.norm.p) : json(nullptr);
   j["fused"] = v.fused;
   j["as_stored"] = v.as_stored;
   j["runs"] = v.samples_ms.size();

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/passes/replace_norm.h"
+#include "tools/bench/replace_norm.h"
 
 namespace normrt::bench {
 

@@ -146,7 +146,7 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
                             {"--weights", &o.weights_path},
                             {"--output", &o.output_path}})
     if (path->empty()) return Status::error(std::string("missing ") + flag);
-  const bool partial = o.norm == norm_kind_name(NormKind::kRmsNormPartial);
+  const bool partial = o.norm == norm_kind_name(NormKind::kPRmsNorm);
   if (partial && !have_p) return Status::error("--norm prms_norm needs --p");
   if (have_p && !partial) return Status::error("--p applies to --norm prms_norm only");
   if (!command.quiet) o.progress = stderr;

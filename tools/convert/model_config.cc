@@ -50,7 +50,7 @@ Expected<NormConfig> read_norm_config(const JsonConfig& config) {
   for (const Status& s : {kind.status(), eps.status(), placement.status(), gain.status()})
     if (!s) return s;
   double p = 0.0;
-  if (kind.value() == norm_kind_name(NormKind::kRmsNormPartial)) {
+  if (kind.value() == norm_kind_name(NormKind::kPRmsNorm)) {
     NORMRT_ASSIGN_OR_RETURN(p, config.require_double("p"));
   } else if (config.has("p")) {  // ignored, it would hide a misspelt or wrong "norm"
     return Status::error(config.description() + ": key 'p' applies to norm \"prms_norm\" only, " +
@@ -62,7 +62,7 @@ Expected<NormConfig> read_norm_config(const JsonConfig& config) {
 }
 
 Status check_partial_width(const NormConfig& norm, int64_t width, const std::string& what) {
-  if (!norm.is(NormKind::kRmsNormPartial) || width <= 0) return Status::ok();
+  if (!norm.is(NormKind::kPRmsNorm) || width <= 0) return Status::ok();
   const NormParams params = norm.params();
   const size_t n = static_cast<size_t>(width);
   if (norm_stat_count(params, n) >= 1) return Status::ok();

@@ -81,7 +81,7 @@ Expected<RnnSearchConfig> read_rnnsearch_config(const JsonConfig& config, const 
     Expected<NormKind> kind = norm_kind_from_name(norm);
     if (!kind) return Status::error("--norm: " + kind.status().message());
     c.norm.kind = *kind;
-    if (c.norm.is(NormKind::kRmsNormPartial)) c.norm.p = p;
+    if (c.norm.is(NormKind::kPRmsNorm)) c.norm.p = p;
   }
   if (Status s = check_rnnsearch_config(c); !s)
     return Status::error(config.description() + ": " + s.message());

@@ -130,7 +130,7 @@ TEST_CASE("bad config values name the field, before any weight is read") {
       {"eps", [](RnnConfig& c) { c.norm.eps = -1; }, "eps = -1.000000 must be finite and >= 0"},
       {"eps nan", [](RnnConfig& c) { c.norm.eps = NAN; }, "eps = nan must be finite"},
       {"eps above FLT_MAX", [](RnnConfig& c) { c.norm.eps = 1e39; }, "eps = 99999999999"},
-      {"p", [](RnnConfig& c) { c.norm.kind = NormKind::kRmsNormPartial, c.norm.p = 0; },
+      {"p", [](RnnConfig& c) { c.norm.kind = NormKind::kPRmsNorm, c.norm.p = 0; },
        "p = 0.000000 must be in (0, 1]"},
       {"max S", [](RnnConfig& c) { c.max_sequence_length = 0; }, "max_sequence_length = 0"},
   };

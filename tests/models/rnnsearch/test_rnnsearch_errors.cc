@@ -44,7 +44,7 @@ TEST_CASE("check_rnnsearch_config names the field and its range") {
   CHECK(mentions(check_rnnsearch_config(c).message(),
                  {"tie_encoder_decoder_embeddings", "30", "31"}));
   c = small_config();
-  c.norm.kind = NormKind::kRmsNormPartial;
+  c.norm.kind = NormKind::kPRmsNorm;
   CHECK(mentions(check_rnnsearch_config(c).message(), {"p = 0", "prms_norm"}));
 }
 

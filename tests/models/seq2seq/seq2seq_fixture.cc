@@ -33,7 +33,7 @@ TorchTransformerConfig config_of(const std::string& name) {
   c.activation = name.find("gelu") != std::string::npos ? "gelu" : "relu";
   c.encoder_final_norm = c.decoder_final_norm = name.find("_nofinal") == std::string::npos;
   if (name.find("_prms_") != std::string::npos) {
-    c.norm.kind = NormKind::kRmsNormPartial;  // RMSNorm(d, 0.25, 1e-8, eps_added=True)
+    c.norm.kind = NormKind::kPRmsNorm;  // RMSNorm(d, 0.25, 1e-8, eps_added=True)
     c.norm.p = 0.25;
     c.norm.eps = 1e-8;
     c.norm.eps_placement = EpsPlacement::kAddedToRms;

@@ -131,7 +131,7 @@ TEST_SUITE("torch_transformer") {
     config.norm.enabled = false;
     CHECK(contains(build_error(config, *f.weights), "norm 'none'"));
     config = f.config;
-    config.norm.kind = NormKind::kRmsNormPartial;  // p missing
+    config.norm.kind = NormKind::kPRmsNorm;  // p missing
     CHECK(!build_torch_transformer(config, *f.weights, DataType::kF32, source_of(6)).is_ok());
 
     CHECK(contains(build_error(f.config, *f.weights, source_of(0)),

@@ -14,7 +14,7 @@
 namespace normrt {
 namespace {
 
-constexpr NormKind kKinds[] = {NormKind::kLayerNorm, NormKind::kRmsNorm, NormKind::kRmsNormPartial};
+constexpr NormKind kKinds[] = {NormKind::kLayerNorm, NormKind::kRmsNorm, NormKind::kPRmsNorm};
 
 Node node_with(OpType op, std::vector<Attribute> attributes) {
   Node node;
@@ -26,8 +26,7 @@ Node node_with(OpType op, std::vector<Attribute> attributes) {
 
 bool same(const NormParams& a, const NormParams& b) {
   return a.kind == b.kind && a.eps == b.eps && a.eps_placement == b.eps_placement &&
-         a.gain_convention == b.gain_convention &&
-         (a.kind != NormKind::kRmsNormPartial || a.partial_fraction == b.partial_fraction);
+         a.gain_convention == b.gain_convention && (a.kind != NormKind::kPRmsNorm || a.p == b.p);
 }
 
 const AttributeValue* find(const std::vector<Attribute>& attributes, const std::string& name) {
@@ -45,10 +44,10 @@ TEST_SUITE("norm_attributes") {
   TEST_CASE("the spellings files hold are pinned") {
     CHECK(std::string(norm_kind_name(NormKind::kLayerNorm)) == "layer_norm");
     CHECK(std::string(norm_kind_name(NormKind::kRmsNorm)) == "rms_norm");
-    CHECK(std::string(norm_kind_name(NormKind::kRmsNormPartial)) == "prms_norm");
+    CHECK(std::string(norm_kind_name(NormKind::kPRmsNorm)) == "prms_norm");
     CHECK(static_cast<int>(norm_op_type(NormKind::kLayerNorm)) == 1);
     CHECK(static_cast<int>(norm_op_type(NormKind::kRmsNorm)) == 2);
-    CHECK(static_cast<int>(norm_op_type(NormKind::kRmsNormPartial)) == 3);
+    CHECK(static_cast<int>(norm_op_type(NormKind::kPRmsNorm)) == 3);
     CHECK(std::string(eps_placement_name(EpsPlacement::kInsideSqrt)) == "inside_sqrt");
     CHECK(std::string(eps_placement_name(EpsPlacement::kAddedToRms)) == "added_to_rms");
     CHECK(std::string(gain_convention_name(GainConvention::kAsStored)) == "as_stored");
@@ -86,7 +85,7 @@ TEST_SUITE("norm_attributes") {
             config.eps = eps;
             config.eps_placement = placement;
             config.gain_convention = gain;
-            config.p = kind == NormKind::kRmsNormPartial ? 0.0625 : 0.0;
+            config.p = kind == NormKind::kPRmsNorm ? 0.0625 : 0.0;
             CAPTURE(norm_kind_name(kind));
             CAPTURE(eps);
             const NormParams want = config.params();
@@ -130,7 +129,7 @@ TEST_SUITE("norm_attributes") {
     CHECK(find(written, "p") == nullptr);
     CHECK(find(written, "axes") == nullptr);
 
-    config.kind = NormKind::kRmsNormPartial;
+    config.kind = NormKind::kPRmsNorm;
     config.p = 0.25;
     written = norm_attributes(config, NormAxes::kSpatial);
     REQUIRE(find(written, "p") != nullptr);
@@ -165,7 +164,7 @@ TEST_SUITE("norm_attributes") {
     Expected<NormConfig> partial =
         norm_config_from_names("prms_norm", 1e-8, "added_to_rms", "one_plus", 0.125);
     REQUIRE(partial.is_ok());
-    CHECK(partial->is(NormKind::kRmsNormPartial));
+    CHECK(partial->is(NormKind::kPRmsNorm));
     CHECK(partial->eps == 1e-8);
     CHECK(partial->eps_placement == EpsPlacement::kAddedToRms);
     CHECK(partial->gain_convention == GainConvention::kOnePlus);
@@ -205,7 +204,7 @@ TEST_SUITE("norm_attributes") {
 
   TEST_CASE("a fused op takes the norm's kind and convention, never its axes") {
     NormConfig config;
-    config.kind = NormKind::kRmsNormPartial;
+    config.kind = NormKind::kPRmsNorm;
     config.eps = 1e-6;
     config.p = 0.5;
     const Node norm = node_with(OpType::kPRmsNorm, norm_attributes(config, NormAxes::kSpatial));
@@ -223,12 +222,12 @@ TEST_SUITE("norm_attributes") {
     config.gain_convention = GainConvention::kOnePlus;
     std::vector<Attribute> attributes = norm_attributes(config);
     attributes.push_back(norm_selection_attribute(config));
-    set_norm_kind_attributes(attributes, NormKind::kRmsNormPartial, 0.25, true);
+    set_norm_kind_attributes(attributes, NormKind::kPRmsNorm, 0.25, true);
     Node node = node_with(OpType::kFusedLinear, attributes);
     Expected<NormSelection> partial = node_norm(node);
     REQUIRE(partial.is_ok());
-    CHECK(partial->params.kind == NormKind::kRmsNormPartial);
-    CHECK(partial->params.partial_fraction == 0.25);
+    CHECK(partial->params.kind == NormKind::kPRmsNorm);
+    CHECK(partial->params.p == 0.25);
     CHECK(partial->params.gain_convention == GainConvention::kOnePlus);
     set_norm_kind_attributes(node.attributes, NormKind::kRmsNorm, 0.25, true);
     CHECK(node.find_attribute("p") == nullptr);

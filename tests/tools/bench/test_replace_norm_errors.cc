@@ -11,8 +11,8 @@
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
 #include "runtime/graph/graph_builder.h"
-#include "runtime/passes/replace_norm.h"
 #include "runtime/validate/graph_validate.h"
+#include "tools/bench/replace_norm.h"
 
 namespace normrt {
 namespace {
@@ -101,7 +101,7 @@ TEST_SUITE("replace_norm") {
     for (double p : {0.0, 2.0, std::numeric_limits<double>::quiet_NaN()}) {
       CAPTURE(p);
       Graph graph = before;
-      auto report = replace_norm(graph, NormReplacement{NormKind::kRmsNormPartial, p});
+      auto report = replace_norm(graph, NormReplacement{NormKind::kPRmsNorm, p});
       REQUIRE_FALSE(report.is_ok());
       CHECK(contains(report.status().message(), "must be in (0, 1]"));
       check_unchanged(before, graph);

@@ -56,7 +56,7 @@ TEST_CASE("write_checked_outputs loads every file before it renames any") {
   config.hidden_size = 7;
   config.num_layers = 2;
   config.max_sequence_length = 16;
-  config.norm.kind = NormKind::kRmsNormPartial;
+  config.norm.kind = NormKind::kPRmsNorm;
   config.norm.eps = 1e-8;
   config.norm.eps_placement = EpsPlacement::kAddedToRms;
   config.norm.p = 0.1;

@@ -49,9 +49,10 @@ Expected<NormReplacement> norm_replacement(std::string_view kind, double p);
 std::string norm_replacement_label(const NormReplacement& target);
 
 struct ReplaceNormReport {
-  size_t norm_nodes = 0;       ///< LayerNorm / RmsNorm / PRmsNorm nodes rewritten
-  size_t fused_nodes = 0;      ///< FusedLinear nodes whose norm was rewritten
-  size_t recurrent_cells = 0;  ///< LstmCell / GruCell / GruRecurrence nodes whose norm was rewritten
+  size_t norm_nodes = 0;   ///< LayerNorm / RmsNorm / PRmsNorm nodes rewritten
+  size_t fused_nodes = 0;  ///< FusedLinear nodes whose norm was rewritten
+  size_t recurrent_cells =
+      0;  ///< LstmCell / GruCell / GruRecurrence nodes whose norm was rewritten
   size_t total() const { return norm_nodes + fused_nodes + recurrent_cells; }
 };
 
