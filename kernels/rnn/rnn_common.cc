@@ -19,9 +19,9 @@ LinearEpilogue PreparedNorm::epilogue() const {
   return e;
 }
 
-Expected<PreparedNorm> prepare_norm(const NormSite& site, bool enabled, const NormParams& params,
-                                    size_t n, const float* gain, const float* bias,
-                                    std::initializer_list<const float*> folded,
+Expected<PreparedNorm> prepare_norm(const CellNormLabel& site, bool enabled,
+                                    const NormParams& params, size_t n, const float* gain,
+                                    const float* bias, std::initializer_list<const float*> folded,
                                     bool bias_allowed_disabled) {
   const std::string where = std::string(site.cell) + ": " + site.what;
   PreparedNorm p;
