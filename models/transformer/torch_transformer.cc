@@ -7,6 +7,7 @@
 #include "models/transformer/graph_split.h"
 #include "models/transformer/transformer_limits.h"
 #include "runtime/graph/graph_builder.h"
+#include "runtime/passes/eliminate_dead_nodes.h"
 
 namespace normrt {
 namespace {
@@ -176,7 +177,7 @@ void split_torch_transformer(Graph& graph, const CrossList& cross, TorchTransfor
       }
     }
   }
-  keep_only_needed(graph);
+  eliminate_dead_nodes(graph);
 }
 
 }  // namespace
@@ -265,7 +266,7 @@ Expected<Graph> build_torch_transformer(const TorchTransformerConfig& config,
   b.metadata("architecture", std::string("torch_transformer"));
   b.metadata("norm", std::string(norm_name(config.norm)));
   b.metadata("eps", config.norm.eps);
-  if (config.norm.is(NormKind::kRmsNormPartial)) b.metadata("p", config.norm.p);
+  if (config.norm.is(NormKind::kPRmsNorm)) b.metadata("p", config.norm.p);
   b.metadata("norm_first", int64_t{config.norm_first ? 1 : 0});
   b.metadata("activation", config.activation);
   b.metadata("source_length", l);
