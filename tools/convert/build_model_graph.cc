@@ -26,7 +26,7 @@ Expected<BertBuildOptions> bert_options(const ConvertOptions& options) {
   BertBuildOptions b;
   if (!options.norm.empty()) b.norm = options.norm;
   NORMRT_RETURN_IF_ERROR(check_norm_option(b.norm));
-  if (b.norm == norm_kind_name(NormKind::kRmsNormPartial) && !(options.p > 0 && options.p <= 1))
+  if (b.norm == norm_kind_name(NormKind::kPRmsNorm) && !(options.p > 0 && options.p <= 1))
     return Status::error("--norm prms_norm needs --p in (0, 1], found " +
                          std::to_string(options.p));
   b.p = options.p;
@@ -58,13 +58,14 @@ Status check_p_option(const std::string& norm, double p, int64_t hidden_size) {
   return s ? s : Status::error("--p" + s.message());
 }
 
-// RNN/MLP configs carry their own norm; the BERT-only options are refused
-// rather than ignored.
+// RNN/MLP/CNN configs carry their own norm (--norm is for BERT, Llama and
+// Nematus checkpoints) and have no pooling: the options are refused rather
+// than ignored.
 Status refuse_bert_options(const ConvertOptions& options, ModelFamily family) {
   const std::string family_name = model_family_name(family);
   if (!options.norm.empty())
-    return Status::error("--norm applies to BERT encoders only; the " + family_name +
-                         " config sets its norm with the key 'norm'");
+    return Status::error("--norm applies to BERT, Llama and Nematus checkpoints; the " +
+                         family_name + " config sets its norm with the key 'norm'");
   if (options.pooling != "none")
     return Status::error("--pooling applies to BERT encoders only, not to " + family_name);
   return Status::ok();

@@ -1,13 +1,15 @@
 #pragma once
 // Which architecture a config file describes, and its mapping onto the
-// builders' config structs. Two kinds of config are understood:
-//   - a Hugging Face config.json ("model_type": "bert", or "architectures"
-//     naming a Bert* class) → BertConfig (HF's defaults for absent keys);
-//   - normrt's RNN/MLP config (docs/models_rnn.md), recognised by its
-//     "architecture" key ("lstm" | "gru" | "mlp", also spelled "ln_lstm",
-//     "ln_gru", "ln_mlp") → RnnConfig / MlpConfig. Its keys are checked
-//     against the documented list, so a misspelt key is an error rather than
-//     a silent default;
+// builders' config structs (ModelFamily lists them all). The kinds of config:
+//   - a Hugging Face config.json: "model_type": "bert" (or "architectures"
+//     naming a Bert* class) → BertConfig, "model_type": "llama" →
+//     LlamaConfig (HF's defaults for absent keys);
+//   - normrt's own JSON, recognised by its "architecture" key: "lstm" |
+//     "gru" | "mlp" (also "ln_lstm", "ln_gru", "ln_mlp"; docs/models_rnn.md),
+//     "torch_transformer", "convpool_cnn_c", "attentive_reader",
+//     "order_embeddings", "handwriting". Its keys are checked against the
+//     documented list, so a misspelt key is an error rather than a silent
+//     default;
 //   - a Nematus (Theano) model.npz.json, recognised by "decoder": "gru_cond"
 //     or, without "architecture" and "model_type", by "dim_word" and
 //     "n_words_src" → RnnSearchConfig (docs/rnnsearch.md, "Config").
@@ -44,14 +46,6 @@ Expected<BertConfig> read_bert_config(const JsonConfig& config);
 Expected<LlamaConfig> read_llama_config(const JsonConfig& config);
 Expected<RnnConfig> read_rnn_config(const JsonConfig& config, bool is_lstm);
 Expected<MlpConfig> read_mlp_config(const JsonConfig& config);
-/// A Nematus config: dim_word, dim, n_words_src, n_words (required),
-/// layer_normalisation and the two tie_* flags; the keys that select another
-/// architecture (encoder, decoder, enc_depth, dec_depth, the recurrence
-/// transition depths, factors, weight_normalisation, ...) must keep the
-/// values of the supported one, and the error names the key otherwise;
-/// training keys are ignored. `norm` ("" or layer_norm | rms_norm |
-/// prms_norm, normrt-convert's --norm) says which norm a checkpoint with
-/// layer_normalisation was trained with (default layer_norm); `p` for prms_norm.
 /// The keys norm, eps, eps_placement, gain_convention and p (docs/models_rnn.md);
 /// "p" with a norm other than prms_norm is an error.
 Expected<NormConfig> read_norm_config(const JsonConfig& config);
@@ -76,6 +70,14 @@ Expected<TorchTransformerJson> read_torch_transformer_config(const JsonConfig& c
 /// required; eps 1e-6 by default (the authors' RMSNormLayer).
 Expected<ConvPoolCnnConfig> read_convpool_cnn_config(const JsonConfig& config);
 
+/// A Nematus config: dim_word, dim, n_words_src, n_words (required),
+/// layer_normalisation and the two tie_* flags; the keys that select another
+/// architecture (encoder, decoder, enc_depth, dec_depth, the recurrence
+/// transition depths, factors, weight_normalisation, ...) must keep the
+/// values of the supported one, and the error names the key otherwise;
+/// training keys are ignored. `norm` ("" or layer_norm | rms_norm |
+/// prms_norm, normrt-convert's --norm) says which norm a checkpoint with
+/// layer_normalisation was trained with (default layer_norm); `p` for prms_norm.
 Expected<RnnSearchConfig> read_rnnsearch_config(const JsonConfig& config, const std::string& norm,
                                                 double p);
 
