@@ -144,7 +144,7 @@ Expected<Graph> build_order_embeddings(const OrderEmbeddingConfig& config,
     if (!normalized || (bias && !norm.is(NormKind::kLayerNorm))) return kNoTensor;
     return add(name, {n}, values);
   };
-  b.node(OpType::kGruRecurrence, "encoder",
+  b.node(OpType::kGruRecurrenceCho, "encoder",
          {xg, xc, kNoTensor, add("encoder.hidden_gates.weight", {2 * d, d}, w.u_gates),
           add("encoder.hidden_candidate.weight", {d, d}, w.u_cand), kNoTensor,
           norm_vector("encoder.norm_hidden_gates.gain", 2 * d, w.gain[2], false),

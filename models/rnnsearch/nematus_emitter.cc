@@ -88,7 +88,7 @@ TensorId NematusEmitter::gru(const std::string& node, Projections x, TensorId h0
   inputs.push_back(b_ux.empty() ? kNoTensor : weight(b_ux, {d}));
   inputs.push_back(normalized ? weight(candidate.gain, {d}) : kNoTensor);
   inputs.push_back(normalized ? weight(candidate.bias, {d}) : kNoTensor);
-  return b_->node(OpType::kGruRecurrence, node, std::move(inputs), {{rows, d}},
+  return b_->node(OpType::kGruRecurrenceCho, node, std::move(inputs), {{rows, d}},
                   gru_attributes(reverse));
 }
 

@@ -60,7 +60,7 @@ class NematusEmitter {
   };
   Projections gru_inputs(const std::string& prefix, TensorId x, int64_t rows, int64_t in);
 
-  /// The recurrence (GruRecurrence) of `prefix`'s matrices `u` [dim, 2·dim]
+  /// The recurrence (GruRecurrenceCho) of `prefix`'s matrices `u` [dim, 2·dim]
   /// and `ux` [dim, dim] ("U", "Ux"; "U_nl", "Ux_nl") with their norm sites,
   /// optional biases `b_u`, `b_ux` inside the norms (gru_cond_layer's b_nl,
   /// bx_nl; "" for none), over x's `rows` rows from h0 (kNoTensor: zeros).

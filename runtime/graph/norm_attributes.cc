@@ -306,7 +306,7 @@ Expected<NormSelection> norm_selection_from_attributes(const Node& node) {
 
 bool takes_norm_attribute(OpType type) {
   return type == OpType::kFusedLinear || type == OpType::kConv2d || type == OpType::kLstmCell ||
-         type == OpType::kGruCell || type == OpType::kGruRecurrence;
+         type == OpType::kGruCellBa || type == OpType::kGruRecurrenceCho;
 }
 
 Expected<NormSelection> node_norm(const Node& node) {

@@ -12,7 +12,7 @@
 //   p                float in (0, 1]                 pRMSNorm only, and required there
 //
 // and, for ops whose normalization is optional or selectable (FusedLinear,
-// Conv2d, LstmCell, GruCell, GruRecurrence):
+// Conv2d, LstmCell, GruCellBa, GruRecurrenceCho):
 //
 //   norm             "none" | "layer_norm" | "rms_norm" | "prms_norm"   default "none"
 //
@@ -159,7 +159,7 @@ Expected<NormSelection> norm_selection_from_attributes(const Node& node);
 
 /// What any node normalizes with: a norm op's kind and convention, the
 /// "norm" selection of the ops that take one (FusedLinear, Conv2d, LstmCell,
-/// GruCell, GruRecurrence), nothing (enabled = false) for the other ops.
+/// GruCellBa, GruRecurrenceCho), nothing (enabled = false) for the other ops.
 Expected<NormSelection> node_norm(const Node& node);
 
 /// True for the ops whose normalization the "norm" attribute selects.

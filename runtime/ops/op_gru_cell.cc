@@ -1,4 +1,4 @@
-// GruCell: a (layer-normalized) GRU over the S rows of x, wrapping
+// GruCellBa: a (layer-normalized) GRU over the S rows of x, wrapping
 // kernels/rnn/ln_gru.h (LayerNorm paper eqs. 26-28; docs/ops_sequence.md).
 //
 //   inputs   x [S, D], h0? [1, H] (absent: zeros), w_x [2H, D], w_h [2H, H],
@@ -112,8 +112,8 @@ class GruKernel final : public OpKernel {
   }
 
   Status run(const OpRunContext& context) const override {
-    NORMRT_ASSIGN_OR_RETURN(LnGruWorkspace * workspace,
-                            seq_op::cell_workspace<LnGruWorkspace>(context, node_name_, "GruCell"));
+    NORMRT_ASSIGN_OR_RETURN(LnGruWorkspace * workspace, seq_op::cell_workspace<LnGruWorkspace>(
+                                                            context, node_name_, "GruCellBa"));
     LnGruWorkspace& ws = *workspace;
     const TensorView* in = context.inputs;
     const size_t hidden = config_.sequence.hidden, input = cell_.input_size();
@@ -181,6 +181,7 @@ Expected<std::unique_ptr<OpKernel>> create_gru(const OpBuildContext& context) {
 
 }  // namespace
 
-const OpSchema kGruCellSchema = {OpType::kGruCell, "GruCell", 6, 14, 1, 2, infer_gru, create_gru};
+const OpSchema kGruCellBaSchema = {OpType::kGruCellBa, "GruCellBa", 6, 14, 1, 2,
+                                   infer_gru,          create_gru};
 
 }  // namespace normrt

@@ -1,4 +1,4 @@
-// GruRecurrence: the recurrent half of a GRU in Cho et al.'s convention
+// GruRecurrenceCho: the recurrent half of a GRU in Cho et al.'s convention
 // (gate order r, u; h = u⊙h_prev + (1 − u)⊙h̃), run over R rows of input
 // projections the graph computed beforehand (Linear → norm, any norm, in the
 // projections' own column order). Nematus' gru_layer and the two halves of
@@ -230,8 +230,8 @@ Expected<std::unique_ptr<OpKernel>> create_recurrence(const OpBuildContext& cont
 
 }  // namespace
 
-const OpSchema kGruRecurrenceSchema = {
-    OpType::kGruRecurrence, "GruRecurrence",  5, kInputCount, 1, 2,
-    infer_recurrence,       create_recurrence};
+const OpSchema kGruRecurrenceChoSchema = {
+    OpType::kGruRecurrenceCho, "GruRecurrenceCho", 5, kInputCount, 1, 2,
+    infer_recurrence,          create_recurrence};
 
 }  // namespace normrt

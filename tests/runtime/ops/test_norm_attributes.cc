@@ -65,7 +65,7 @@ TEST_SUITE("norm_attributes") {
       CHECK(*norm_kind_of_op(norm_op_type(kind)) == kind);
       CHECK(std::string(norm_op_kind(norm_op_type(kind))) == norm_kind_name(kind));
     }
-    for (OpType op : {OpType::kLinear, OpType::kFusedLinear, OpType::kConv2d, OpType::kGruCell}) {
+    for (OpType op : {OpType::kLinear, OpType::kFusedLinear, OpType::kConv2d, OpType::kGruCellBa}) {
       CHECK_FALSE(norm_kind_of_op(op).has_value());
       CHECK(norm_op_kind(op) == nullptr);
     }
@@ -99,7 +99,7 @@ TEST_SUITE("norm_attributes") {
             std::vector<Attribute> selectable = norm_attributes(config);
             selectable.push_back(norm_selection_attribute(config));
             for (OpType op : {OpType::kFusedLinear, OpType::kConv2d, OpType::kLstmCell,
-                              OpType::kGruCell, OpType::kGruRecurrence}) {
+                              OpType::kGruCellBa, OpType::kGruRecurrenceCho}) {
               Expected<NormSelection> selection = node_norm(node_with(op, selectable));
               REQUIRE_MESSAGE(selection.is_ok(), selection.status().message());
               CHECK(selection->enabled);
