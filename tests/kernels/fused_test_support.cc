@@ -127,8 +127,8 @@ double activation_slope(Activation activation) {
 NormParams FusedSpec::params() const {
   NormParams params;
   params.kind = norm == NormChoice::kRmsNorm    ? NormKind::kRmsNorm
-           : norm == NormChoice::kPRmsNorm ? NormKind::kPRmsNorm
-                                           : NormKind::kLayerNorm;
+                : norm == NormChoice::kPRmsNorm ? NormKind::kPRmsNorm
+                                                : NormKind::kLayerNorm;
   params.eps = eps;
   params.eps_placement = eps_placement;
   params.gain_convention =

@@ -138,8 +138,7 @@ TEST_SUITE("properties") {
     for (float delta : kScales) {
       CAPTURE(delta);
       check_invariant(
-          params_of(NormKind::kPRmsNorm, 0.0f, 0.25), [delta](float v) { return delta * v; },
-          14);
+          params_of(NormKind::kPRmsNorm, 0.0f, 0.25), [delta](float v) { return delta * v; }, 14);
     }
   }
 
