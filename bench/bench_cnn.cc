@@ -50,7 +50,7 @@ std::vector<float> random_values(size_t count, float mean, float stddev, uint32_
 class RandomWeights : public WeightSource {
  public:
   explicit RandomWeights(const ConvPoolCnnConfig& c) {
-    const bool norm = c.norm.kind != "none";
+    const bool norm = c.norm.enabled;
     const int64_t c1 = c.stage1_channels, c2 = c.stage2_channels;
     const int64_t outs[] = {c1, c1, c1, c2, c2, c2, c2, c2, c2};
     const int64_t kernels[] = {3, 3, 3, 3, 3, 3, 3, 1, 1};
@@ -108,7 +108,8 @@ class RandomWeights : public WeightSource {
 ConvPoolCnnConfig cnn_config(const std::string& norm, const std::string& algorithm) {
   ConvPoolCnnConfig c;
   c.conv_algorithm = algorithm;
-  c.norm.kind = norm;
+  Expected<NormConfig> parsed = norm_config_from_name(norm);
+  if (parsed) c.norm.enabled = parsed->enabled, c.norm.kind = parsed->kind;
   if (norm == "prms_norm") c.norm.p = 1.0 / 8;  // ⌊p·10⌋ ≥ 1 for the dense norm
   return c;
 }
@@ -175,11 +176,9 @@ void whole_network(benchmark::State& state, std::string norm, bool fuse, std::st
 
 void spatial_norm(benchmark::State& state, std::string norm, size_t channels, size_t side) {
   NormParams params;
-  params.kind = norm == "layer_norm" ? NormKind::kLayerNorm
-                : norm == "rms_norm" ? NormKind::kRmsNorm
-                                     : NormKind::kRmsNormPartial;
+  params.kind = *norm_kind_from_name(norm);  // the names registered below
   params.eps = 1e-6f;
-  params.partial_fraction = 1.0 / 8;
+  params.p = 1.0 / 8;
   const size_t count = channels * side * side;
   const std::vector<float> source = random_values(count, 0.3f, 1.0f, 5);
   std::vector<float> y = source;

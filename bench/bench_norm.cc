@@ -62,20 +62,20 @@ struct NormCase {
   bool has_bias;
 };
 
-NormParams make_params(NormKind kind, double partial_fraction) {
+NormParams make_params(NormKind kind, double p) {
   NormParams params;
   params.kind = kind;
   params.eps = kEps;
   params.eps_placement = EpsPlacement::kInsideSqrt;
   params.gain_convention = GainConvention::kAsStored;
-  params.partial_fraction = partial_fraction;
+  params.p = p;
   return params;
 }
 
 const NormCase kNormCases[] = {
     {"layernorm", make_params(NormKind::kLayerNorm, 1.0), true},
     {"rmsnorm", make_params(NormKind::kRmsNorm, 1.0), false},
-    {"prmsnorm", make_params(NormKind::kRmsNormPartial, 1.0 / 16), false},
+    {"prmsnorm", make_params(NormKind::kPRmsNorm, 1.0 / 16), false},
 };
 
 // The operands of one shape, shared by every benchmark of that shape so that

@@ -18,7 +18,7 @@ constexpr size_t kFusedRowCounts[] = {1, 128};
 constexpr double kPartialFraction = 1.0 / 16;
 
 // The fused benchmarks' normalizations.
-enum class FusedNorm { kLayerNorm, kRmsNorm, kRmsNormPartial };
+enum class FusedNorm { kLayerNorm, kRmsNorm, kPRmsNorm };
 
 LinearEpilogue epilogue_for(Operands& ops, FusedNorm norm) {
   LinearEpilogue e;
@@ -33,9 +33,9 @@ LinearEpilogue epilogue_for(Operands& ops, FusedNorm norm) {
     case FusedNorm::kRmsNorm:
       e.norm.kind = NormKind::kRmsNorm;
       break;
-    case FusedNorm::kRmsNormPartial:
-      e.norm.kind = NormKind::kRmsNormPartial;
-      e.norm.partial_fraction = kPartialFraction;
+    case FusedNorm::kPRmsNorm:
+      e.norm.kind = NormKind::kPRmsNorm;
+      e.norm.p = kPartialFraction;
       break;
   }
   return e;
@@ -83,7 +83,7 @@ const char* fused_name(FusedNorm norm) {
       return "fused_layernorm";
     case FusedNorm::kRmsNorm:
       return "fused_rmsnorm";
-    case FusedNorm::kRmsNormPartial:
+    case FusedNorm::kPRmsNorm:
       return "fused_prmsnorm";
   }
   return "";
@@ -251,12 +251,12 @@ void register_fused_benchmarks(const Shape& shape, size_t m, const LinearVariant
   const std::string suffix = shape.name() + "/" + std::to_string(m);
   for (auto [name, norm] : {std::pair{"fused_layernorm/", FusedNorm::kLayerNorm},
                             std::pair{"fused_rmsnorm/", FusedNorm::kRmsNorm},
-                            std::pair{"fused_prmsnorm/", FusedNorm::kRmsNormPartial}}) {
+                            std::pair{"fused_prmsnorm/", FusedNorm::kPRmsNorm}}) {
     benchmark::RegisterBenchmark((name + suffix).c_str(), [=](benchmark::State& s) {
       bench_fused(s, shape, m, best, norm, nullptr);
     });
   }
-  for (FusedNorm norm : {FusedNorm::kLayerNorm, FusedNorm::kRmsNorm, FusedNorm::kRmsNormPartial}) {
+  for (FusedNorm norm : {FusedNorm::kLayerNorm, FusedNorm::kRmsNorm, FusedNorm::kPRmsNorm}) {
     const std::string name = std::string(fused_name(norm)).replace(0, 5, "paired");
     benchmark::RegisterBenchmark((name + "/" + suffix).c_str(), [=](benchmark::State& s) {
       bench_paired(s, shape, m, best, norm);

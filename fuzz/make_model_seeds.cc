@@ -164,7 +164,7 @@ Graph gru() {
   const TensorId x = b.input("x", DataType::kF32, {S, 3});
   const TensorId h0 = b.state("h", DataType::kF32, {1, 2});
   const TensorId h_seq =
-      b.node(OpType::kGruCell, "gru",
+      b.node(OpType::kGruCellBa, "gru",
              {x, h0, weight(b, "w_x", {4, 3}, true), weight(b, "w_h", {4, 2}, true),
               weight(b, "w", {2, 3}, true), weight(b, "u", {2, 2}, true), weight(b, "gain_h", {4}),
               kNoTensor, weight(b, "gain_x", {4})},
@@ -175,7 +175,7 @@ Graph gru() {
   return b.finish(4);
 }
 
-// RNNSearch's pieces: a GruRecurrence over projected inputs (h in state,
+// RNNSearch's pieces: a GruRecurrenceCho over projected inputs (h in state,
 // pRMSNorm in the recurrence) feeding an AdditiveAttention over the inputs.
 Graph recurrence_attention() {
   GraphBuilder b;
@@ -184,7 +184,7 @@ Graph recurrence_attention() {
   const TensorId xg = b.node(OpType::kLinear, "xg", {x, weight(b, "xg.w", {4, 3})}, {{S, 4}});
   const TensorId xc = b.node(OpType::kLinear, "xc", {x, weight(b, "xc.w", {2, 3})}, {{S, 2}});
   const TensorId h_seq =
-      b.node(OpType::kGruRecurrence, "gru",
+      b.node(OpType::kGruRecurrenceCho, "gru",
              {xg, xc, h0, weight(b, "w_g", {4, 2}), weight(b, "w_c", {2, 2}, true),
               weight(b, "b_g", {4}), weight(b, "gain_g", {4})},
              {{S, 2}, {1, 2}}, {{"norm", std::string("prms_norm")}, {"p", 0.5}});

@@ -26,7 +26,7 @@ Expected<std::string> transformer_norm(const ModelBuildOptions& options, const c
 
 Status check_p_option(const std::string& norm, double p, int64_t hidden_size) {
   NormConfig partial;
-  partial.kind = norm;
+  if (Expected<NormKind> kind = norm_kind_from_name(norm)) partial.kind = *kind;
   partial.p = p;
   Status s = check_partial_width(partial, hidden_size, "hidden_size");
   return s ? s : Status::error("--p" + s.message());
@@ -40,8 +40,8 @@ Status refuse_pooling(const ModelBuildOptions& options, const char* architecture
 
 Status refuse_norm_and_pooling(const ModelBuildOptions& options, const char* architecture) {
   if (!options.norm.empty())
-    return Status::error(std::string("--norm applies to BERT encoders only; the ") + architecture +
-                         " config sets its norm with the key 'norm'");
+    return Status::error(std::string("--norm applies to BERT, Llama and Nematus checkpoints; the ") +
+                         architecture + " config sets its norm with the key 'norm'");
   return refuse_pooling(options, architecture);
 }
 

@@ -35,39 +35,6 @@ float float_from_f16(uint16_t h) {
 
 }  // namespace
 
-Status check_norm_config(const NormConfig& norm) {
-  const std::string& k = norm.kind;
-  if (k != "layer_norm" && k != "rms_norm" && k != "prms_norm" && k != "none")
-    return Status::error("config: norm '" + k +
-                         "' is not one of layer_norm, rms_norm, prms_norm, none");
-  if (!std::isfinite(norm.eps) || norm.eps < 0)
-    return Status::error("config: eps = " + std::to_string(norm.eps) + " must be finite and >= 0");
-  if (norm.eps_placement != "inside_sqrt" && norm.eps_placement != "added_to_rms")
-    return Status::error("config: eps_placement '" + norm.eps_placement +
-                         "' is not inside_sqrt or added_to_rms");
-  if (norm.gain_convention != "as_stored" && norm.gain_convention != "one_plus")
-    return Status::error("config: gain_convention '" + norm.gain_convention +
-                         "' is not as_stored or one_plus");
-  if (k == "prms_norm" && !(norm.p > 0 && norm.p <= 1))
-    return Status::error("config: p = " + std::to_string(norm.p) +
-                         " must be in (0, 1] for prms_norm");
-  return Status::ok();
-}
-
-std::vector<Attribute> norm_attributes(const NormConfig& norm) {
-  std::vector<Attribute> attributes = {{"eps", norm.eps},
-                                       {"eps_placement", norm.eps_placement},
-                                       {"gain_convention", norm.gain_convention}};
-  if (norm.kind == "prms_norm") attributes.push_back({"p", norm.p});
-  return attributes;
-}
-
-OpType norm_op(const NormConfig& norm) {
-  if (norm.kind == "rms_norm") return OpType::kRmsNorm;
-  if (norm.kind == "prms_norm") return OpType::kPRmsNorm;
-  return OpType::kLayerNorm;
-}
-
 const SourceTensor* WeightChecker::expect(const std::string& name,
                                           const std::vector<int64_t>& shape) {
   expected_.push_back(name);
@@ -168,17 +135,16 @@ Status check_matrix_dtype(DataType dtype) {
 
 Expected<NormConfig> override_norm(const std::string& model, const std::string& kind, double eps,
                                    double p) {
-  NormConfig norm;
-  norm.kind = kind;
-  norm.eps = eps;
-  norm.p = p;
-  if (norm.kind == "none") {
+  NORMRT_ASSIGN_OR_RETURN(NormConfig norm, norm_config_from_name(kind));
+  if (!norm.enabled) {
     return Status::error(model + " options: norm 'none' would drop the model's norms");
   }
-  if (norm.kind != "prms_norm" && p != 0.0) {
+  if (!norm.is(NormKind::kPRmsNorm) && p != 0.0) {
     return Status::error(model + " options: p = " + std::to_string(p) +
-                         " is only for prms_norm, not " + norm.kind);
+                         " is only for prms_norm, not " + kind);
   }
+  norm.eps = eps;  // the checkpoint's; the rest of its convention is the default
+  norm.p = p;
   NORMRT_RETURN_IF_ERROR(check_norm_config(norm));
   return norm;
 }

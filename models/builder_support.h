@@ -1,5 +1,6 @@
 #pragma once
-// What every builder in models/ shares: the normalization part of a config,
+// What every builder in models/ shares: the norm a Transformer runs its
+// checkpoint with (the convention itself is runtime/graph/norm_attributes.h),
 // a checker that compares a WeightSource with the tensors an architecture
 // expects and reports every problem in one message, the conversion of the
 // exported float types to float, and adding weights to a graph in the
@@ -12,38 +13,20 @@
 #include "models/weight_source.h"
 #include "runtime/graph/graph.h"
 #include "runtime/graph/graph_builder.h"
+#include "runtime/graph/norm_attributes.h"
 
 namespace normrt {
 
-/// The normalization convention of a model, as the ops' shared attributes
-/// spell it (docs/ops.md, "Normalization attributes").
-struct NormConfig {
-  std::string kind = "layer_norm";  ///< "layer_norm" | "rms_norm" | "prms_norm" | "none"
-  double eps = 1e-5;
-  std::string eps_placement = "inside_sqrt";  ///< | "added_to_rms"
-  std::string gain_convention = "as_stored";  ///< | "one_plus"
-  double p = 0.0;                             ///< pRMSNorm only, in (0, 1]
-};
-
-/// An error naming the field if `norm` is not one of the spellings above
-/// (kind, placements, conventions; eps finite ≥ 0; p in (0, 1] for prms_norm).
-Status check_norm_config(const NormConfig& norm);
 /// The norm a Transformer builder runs its checkpoint's norms with: `kind`
-/// ("layer_norm" | "rms_norm" | "prms_norm"; not "none": the model needs its
-/// norms) with the checkpoint's eps, and p only for prms_norm. `model` names
-/// the builder in messages ("BERT", "Llama").
+/// (a norm_kind_name(): "layer_norm" | "rms_norm" | "prms_norm"; not "none":
+/// the model needs its norms) with the checkpoint's eps, and p only for
+/// prms_norm. `model` names the builder in messages ("BERT", "Llama").
 Expected<NormConfig> override_norm(const std::string& model, const std::string& kind, double eps,
                                    double p);
 /// The longest sequence a graph is planned for: `requested`, or
 /// `max_positions` when 0; an error outside [1, max_positions].
 Expected<int64_t> planned_sequence_length(const std::string& model, int64_t requested,
                                           int64_t max_positions);
-
-/// The attributes eps, eps_placement, gain_convention (and p for prms_norm)
-/// of a norm node or an RNN cell. Does not include "norm".
-std::vector<Attribute> norm_attributes(const NormConfig& norm);
-/// The op of a standalone norm node: kLayerNorm, kRmsNorm or kPRmsNorm.
-OpType norm_op(const NormConfig& norm);
 
 /// Collects, for one WeightSource, every tensor an architecture expects that
 /// is missing, has another shape, an unsupported dtype or a wrong byte size,

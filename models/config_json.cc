@@ -8,34 +8,30 @@
 namespace normrt {
 
 Expected<NormConfig> read_norm_config(const JsonConfig& config) {
-  NormConfig norm;
-  Expected<std::string> kind = config.optional_string("norm", norm.kind);
-  Expected<double> eps = config.optional_double("eps", norm.eps);
-  Expected<std::string> placement = config.optional_string("eps_placement", norm.eps_placement);
-  Expected<std::string> gain = config.optional_string("gain_convention", norm.gain_convention);
+  const NormConfig defaults;
+  Expected<std::string> kind = config.optional_string("norm", norm_name(defaults));
+  Expected<double> eps = config.optional_double("eps", defaults.eps);
+  Expected<std::string> placement =
+      config.optional_string("eps_placement", eps_placement_name(defaults.eps_placement));
+  Expected<std::string> gain =
+      config.optional_string("gain_convention", gain_convention_name(defaults.gain_convention));
   for (const Status& s : {kind.status(), eps.status(), placement.status(), gain.status()})
     if (!s) return s;
-  norm.kind = kind.value();
-  norm.eps = eps.value();
-  norm.eps_placement = placement.value();
-  norm.gain_convention = gain.value();
-  if (norm.kind == "prms_norm") {
-    NORMRT_ASSIGN_OR_RETURN(double p, config.require_double("p"));
-    norm.p = p;
+  double p = 0.0;
+  if (kind.value() == norm_kind_name(NormKind::kPRmsNorm)) {
+    NORMRT_ASSIGN_OR_RETURN(p, config.require_double("p"));
   } else if (config.has("p")) {  // ignored, it would hide a misspelt or wrong "norm"
     return Status::error(config.description() + ": key 'p' applies to norm \"prms_norm\" only, " +
-                         "found with norm \"" + norm.kind + "\"");
+                         "found with norm \"" + kind.value() + "\"");
   }
-  if (Status s = check_norm_config(norm); !s)
-    return Status::error(config.description() + ": " + s.message());
+  Expected<NormConfig> norm = norm_config_from_names(*kind, *eps, *placement, *gain, p);
+  if (!norm) return Status::error(config.description() + ": " + norm.status().message());
   return norm;
 }
 
 Status check_partial_width(const NormConfig& norm, int64_t width, const std::string& what) {
-  if (norm.kind != "prms_norm" || width <= 0) return Status::ok();
-  NormParams params;
-  params.kind = NormKind::kRmsNormPartial;
-  params.partial_fraction = norm.p;
+  if (!norm.is(NormKind::kPRmsNorm) || width <= 0) return Status::ok();
+  const NormParams params = norm.params();
   const size_t n = static_cast<size_t>(width);
   if (norm_stat_count(params, n) >= 1) return Status::ok();
   char text[200];

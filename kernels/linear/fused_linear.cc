@@ -29,17 +29,18 @@ using detail::NormScale;
 constexpr size_t kBlockColumns = 512;
 // m > 1: rows per block so that a block's outputs stay in L2 until normalized,
 // unless the weights themselves are bigger: then re-reading them once per
-// block costs more (measured 1.26-1.46x at 128 rows) than normalizing rows
-// from L3, and the rows go in one block.
+// block costs more than normalizing rows from L3 (measured:
+// docs/bench_kernels.md), and the rows go in one block.
 constexpr size_t kRowBlockBytes = 512 * 1024;
 // Most participants a fused call uses (stack slots for their statistics).
 constexpr size_t kMaxThreads = 64;
 // m = 1 splits the columns across threads only from this many weight bytes.
-// Measured (bench_linear fused_threads, 2-core Sapphire Rapids VM): weights
-// in L2 ran 1.3-3.3x slower on 2 threads (barrier and wake-up cost more than
-// the halved matmul), weights from DRAM 0.88-1.23x (one core already reaches
-// the read floor). So by default one thread; set_fused_linear_min_parallel_bytes
-// turns the split on where more cores share more bandwidth.
+// On 2 cores, weights in L2 ran slower on 2 threads (barrier and wake-up
+// cost more than the halved matmul) and weights from DRAM gained little (one
+// core already reaches the read floor): bench_linear fused_threads, figures
+// in docs/bench_kernels.md. So by default one thread;
+// set_fused_linear_min_parallel_bytes turns the split on where more cores
+// share more bandwidth.
 size_t min_parallel_weight_bytes = SIZE_MAX;
 
 // Statistics of part of one row.
@@ -192,7 +193,7 @@ size_t block_end(const FusedCall& call, size_t c, size_t limit) {
 // y = act(norm(t)) for rows [row, row + rows) of a finished matmul, by the
 // norm kernel itself: with the residual add, sum_dst, the float map and
 // the activation inlined, it costs about half of what the building blocks
-// do per row (256x256, M = 128: 8.6 -> ~4 µs over the matmul's 98 µs).
+// do per row (docs/bench_kernels.md).
 void normalize_rows(const FusedCall& call, size_t row, size_t rows) {
   const LinearEpilogue& e = call.e;
   NormRows block;
@@ -214,7 +215,7 @@ void normalize_rows(const FusedCall& call, size_t row, size_t rows) {
 // come first (the first floor(p·n) for pRMSNorm, none without a norm); every
 // later block is normalized as soon as it exists.
 void run_row_serial(const FusedCall& call) {
-  if (call.e.normalize && call.params.kind != NormKind::kRmsNormPartial) {
+  if (call.e.normalize && call.params.kind != NormKind::kPRmsNorm) {
     call.matmul(0, 1, 0, call.n(), false);
     normalize_rows(call, 0, 1);
     return;
@@ -373,10 +374,13 @@ Status fused_linear_validate(const PackedWeights& w, const float* x, size_t m, s
   return Status::ok();
 }
 
-Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
-                    const LinearEpilogue& epilogue, float* y, size_t y_stride, ThreadPool* pool) {
-  NORMRT_RETURN_IF_ERROR(fused_linear_validate(w, x, m, x_stride, epilogue, y, y_stride));
-  if (m == 0) return Status::ok();
+namespace {
+
+// The call after validation.
+void run_fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
+                      const LinearEpilogue& epilogue, float* y, size_t y_stride,
+                      ThreadPool* pool) {
+  if (m == 0) return;
   NormParams params = epilogue.norm;
   if (!epilogue.normalize) params = NormParams{NormKind::kRmsNorm};  // no centering, scale 1
   const FusedCall call{w,
@@ -390,7 +394,7 @@ Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_s
                        norm_stat_count(params, w.n())};
   if (m > 1) {
     run_rows(call, m, pool);
-    return Status::ok();
+    return;
   }
   const size_t threads = pool == nullptr || w.size_bytes() < min_parallel_weight_bytes
                              ? 1
@@ -400,6 +404,24 @@ Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_s
   } else {
     run_row_serial(call);
   }
+}
+
+}  // namespace
+
+Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
+                    const LinearEpilogue& epilogue, float* y, size_t y_stride, ThreadPool* pool) {
+  NORMRT_RETURN_IF_ERROR(fused_linear_validate(w, x, m, x_stride, epilogue, y, y_stride));
+  run_fused_linear(w, x, m, x_stride, epilogue, y, y_stride, pool);
+  return Status::ok();
+}
+
+Status fused_linear_unchecked(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
+                              const LinearEpilogue& epilogue, float* y, size_t y_stride,
+                              ThreadPool* pool) {
+#ifndef NDEBUG
+  NORMRT_RETURN_IF_ERROR(fused_linear_validate(w, x, m, x_stride, epilogue, y, y_stride));
+#endif
+  run_fused_linear(w, x, m, x_stride, epilogue, y, y_stride, pool);
   return Status::ok();
 }
 

@@ -13,12 +13,11 @@
 //     (at most a few tens of KB, so it stays in L1/L2), then the norm kernel
 //     sweeps it twice from there (statistics with the residual add, then the
 //     output with the activation). Gathering the statistics block by block
-//     while each block was in L1 measured slower: fused ÷ GEMV 1.04-1.07
-//     against 1.02-1.05 this way at 256x256 and 256x1024. So did gathering
-//     them (and the residual add) in the matmul kernel after each panel:
-//     1.067 against 1.041 at 256x256, 1.047 against 1.029 at 256x1024 (f32,
-//     medians of 2000 alternations); the statistics sweep over a hot row
-//     costs less than the kernel's per-panel additions.
+//     while each block was in L1 measured slower, and so did gathering them
+//     (and the residual add) in the matmul kernel after each panel: the
+//     statistics sweep over a hot row costs less than the kernel's per-panel
+//     additions (figures: docs/bench_kernels.md, "Measurements behind the
+//     fused-norm kernels' design").
 //   m = 1 otherwise: output columns are produced in blocks; each block gets its
 //     residual add and its share of the row statistics while it is in L1.
 //     pRMSNorm needs only the first floor(p·n) outputs for its
@@ -74,6 +73,15 @@ Status fused_linear_validate(const PackedWeights& w, const float* x, size_t m, s
 Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
                     const LinearEpilogue& epilogue, float* y, size_t y_stride,
                     ThreadPool* pool = nullptr);
+
+/// fused_linear() for a caller that validated once: a runtime plan checks
+/// the parameters (norm_params_validate(), the weight and operand shapes) when
+/// it builds the node and places the buffers itself, so a run need not check
+/// them again. Preconditions: fused_linear_validate() would return ok. Debug
+/// builds still validate and return its error; release builds return ok.
+Status fused_linear_unchecked(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
+                              const LinearEpilogue& epilogue, float* y, size_t y_stride,
+                              ThreadPool* pool = nullptr);
 
 namespace detail {
 /// Tests and benchmarks: from how many weight bytes an m = 1 call splits its

@@ -27,7 +27,18 @@
 
 namespace normrt {
 
-enum class NormKind { kLayerNorm, kRmsNorm, kRmsNormPartial };
+/// One name per kind everywhere: NormKind::kPRmsNorm, OpType::kPRmsNorm,
+/// "prms_norm" (runtime/graph/norm_attributes.h owns the strings).
+enum class NormKind {
+  kLayerNorm,
+  kRmsNorm,
+  kPRmsNorm,
+  kRmsNormPartial = kPRmsNorm,  ///< the old spelling, for branches in flight; do not use
+};
+
+/// eps where a model, a config or an attribute leaves it out: PyTorch's
+/// nn.LayerNorm default. The one place it is written.
+inline constexpr double kDefaultNormEps = 1e-5;
 
 /// Where eps enters the denominator.
 enum class EpsPlacement {
@@ -45,12 +56,12 @@ enum class GainConvention {
 /// model files by the converter.
 struct NormParams {
   NormKind kind = NormKind::kLayerNorm;
-  float eps = 1e-5f;
+  float eps = static_cast<float>(kDefaultNormEps);
   EpsPlacement eps_placement = EpsPlacement::kInsideSqrt;
   GainConvention gain_convention = GainConvention::kAsStored;
   /// p of pRMSNorm, in (0, 1]; k = floor(p·n) is computed in double, as the
   /// reference code's int(d * p). Ignored by the other kinds.
-  double partial_fraction = 1.0;
+  double p = 1.0;
 };
 
 /// The operands of one call: `rows` rows of `n` floats (rows == 0 is a no-op).
@@ -79,10 +90,19 @@ struct NormRows {
 /// Number of elements the statistic is taken over: n, or floor(p * n) for pRMSNorm.
 size_t norm_stat_count(const NormParams& params, size_t n);
 
-/// Checks params and operands; the message names the offending argument.
+/// Checks the parameters for rows of `n` values, without operands: eps
+/// finite and >= 0, pRMSNorm's p in (0, 1] with floor(p·n) >= 1, and a gain
+/// present (`has_gain`) for the (1 + g) convention. What a plan checks once
+/// per node; the message names the offending parameter.
+Status norm_params_validate(const NormParams& params, size_t n, bool has_gain);
+
+/// norm_params_validate() plus the operands: pointers, strides, aliasing.
+/// The message names the offending argument.
 Status norm_validate(const NormParams& params, const NormRows& rows);
 
-/// A kernel for one ISA. Preconditions: norm_validate() returned ok.
+/// A kernel for one ISA: unchecked, for callers that validated once (a plan
+/// validates the parameters with norm_params_validate() and places the
+/// buffers itself). Preconditions: norm_validate() returned ok.
 using NormKernel = void (*)(const NormParams& params, const NormRows& rows);
 
 namespace detail {

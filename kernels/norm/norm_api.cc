@@ -43,32 +43,37 @@ bool bad_alias(const Operand& a, const Operand& b, const NormRows& rows) {
 }  // namespace
 
 size_t norm_stat_count(const NormParams& params, size_t n) {
-  if (params.kind != NormKind::kRmsNormPartial) return n;
+  if (params.kind != NormKind::kPRmsNorm) return n;
   // As the RMSNorm authors' code: int(d * p).
-  return static_cast<size_t>(std::floor(params.partial_fraction * static_cast<double>(n)));
+  return static_cast<size_t>(std::floor(params.p * static_cast<double>(n)));
+}
+
+Status norm_params_validate(const NormParams& params, size_t n, bool has_gain) {
+  if (n == 0) return Status::error("norm: n must be at least 1 (got 0)");
+  if (!(params.eps >= 0.0f) || !std::isfinite(params.eps)) {
+    return Status::error("norm: eps must be finite and >= 0 (got " + str(params.eps) + ")");
+  }
+  if (params.kind == NormKind::kPRmsNorm) {
+    const double p = params.p;
+    if (!(p > 0.0 && p <= 1.0)) {
+      return Status::error("norm: pRMSNorm's p must be in (0, 1] (got " + str(p) + ")");
+    }
+    if (norm_stat_count(params, n) == 0) {
+      return Status::error("norm: pRMSNorm statistic covers floor(p * n) = floor(" + str(p) + "*" +
+                           std::to_string(n) + ") = 0 elements; it needs at least 1");
+    }
+  }
+  if (params.gain_convention == GainConvention::kOnePlus && !has_gain) {
+    return Status::error("norm: gain convention (1 + g) needs a gain, but gain is null");
+  }
+  return Status::ok();
 }
 
 Status norm_validate(const NormParams& params, const NormRows& rows) {
   if (rows.n == 0) return Status::error("norm: n must be at least 1 (got 0)");
   if (rows.src == nullptr) return Status::error("norm: src is null");
   if (rows.dst == nullptr) return Status::error("norm: dst is null");
-  if (!(params.eps >= 0.0f) || !std::isfinite(params.eps)) {
-    return Status::error("norm: eps must be finite and >= 0 (got " + str(params.eps) + ")");
-  }
-  if (params.kind == NormKind::kRmsNormPartial) {
-    const double p = params.partial_fraction;
-    if (!(p > 0.0 && p <= 1.0)) {
-      return Status::error("norm: partial_fraction p must be in (0, 1] (got " + str(p) + ")");
-    }
-    if (norm_stat_count(params, rows.n) == 0) {
-      return Status::error("norm: pRMSNorm statistic covers floor(partial_fraction * n) = floor(" +
-                           str(p) + "*" + std::to_string(rows.n) +
-                           ") = 0 elements; it needs at least 1");
-    }
-  }
-  if (params.gain_convention == GainConvention::kOnePlus && rows.gain == nullptr) {
-    return Status::error("norm: gain convention (1 + g) needs a gain, but gain is null");
-  }
+  NORMRT_RETURN_IF_ERROR(norm_params_validate(params, rows.n, rows.gain != nullptr));
   if (rows.sum_dst != nullptr && rows.residual == nullptr) {
     return Status::error("norm: sum_dst is set but residual is null (nothing to sum)");
   }

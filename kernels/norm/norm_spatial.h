@@ -53,10 +53,12 @@ struct NormPlanes {
   float alpha = 0.0f;  ///< the activation's parameter (leaky_relu's slope)
 };
 
-/// Checks params and operands; the message names the offending argument.
+/// Checks params (norm_params_validate() with n = H·W) and operands; the
+/// message names the offending argument.
 Status norm_spatial_validate(const NormParams& params, const NormPlanes& planes);
 
-/// A kernel for one ISA. Preconditions: norm_spatial_validate() returned ok.
+/// A kernel for one ISA, unchecked (a plan validates once). Preconditions:
+/// norm_spatial_validate() returned ok.
 using NormSpatialKernel = void (*)(const NormParams& params, const NormPlanes& planes);
 
 /// One compiled spatial norm kernel: the unit that dispatch, tests and

@@ -22,15 +22,8 @@ Status norm_spatial_validate(const NormParams& params, const NormPlanes& p) {
     return Status::error(std::string("norm_spatial: ") + activation_name(p.activation) +
                          "'s alpha must be finite (got " + std::to_string(p.alpha) + ")");
   }
-  // The row checks on the parameters (eps, p with n = H·W, the gain
-  // convention), on a call of zero rows.
-  NormRows rows;
-  rows.rows = 0;
-  rows.n = p.plane;
-  rows.src = p.src;
-  rows.dst = p.dst;
-  rows.gain = p.gain;
-  if (Status s = norm_validate(params, rows); !s) {
+  // The row checks on the parameters (eps, p with n = H·W, the gain convention).
+  if (Status s = norm_params_validate(params, p.plane, p.gain != nullptr); !s) {
     return Status::error("norm_spatial: " + s.message().substr(sizeof("norm: ") - 1));
   }
   if (p.images == 0 || p.channels == 0) return Status::ok();

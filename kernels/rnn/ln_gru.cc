@@ -115,7 +115,7 @@ Expected<LnGruCell> make_ln_gru_cell(const LnGruWeights& w, WeightType type, Isa
   }
 
   struct Norm {
-    detail::NormSite site;
+    detail::CellNormLabel site;
     size_t n;
     const float *gain, *bias;
     PreparedNorm LnGruCell::Impl::*dst;

@@ -39,8 +39,9 @@
 // would instead sweep the T×3H outputs back from memory once T·3H no longer
 // fits in L2, which fused_linear's row blocking avoids.
 // bench_rnn's gru_hproj rows time the stacked alternative for the step's
-// GEMVs (one linear() then two norm()): within ±5% of the two fused calls,
-// except bf16 at H = 512 (weights in L2), where it is ~15% faster.
+// GEMVs (one linear() then two norm()): about even with the two fused calls,
+// faster only with bf16 weights that fit in L2 (figures:
+// docs/bench_kernels.md).
 
 #include <cstddef>
 #include <memory>

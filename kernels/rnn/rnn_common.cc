@@ -19,9 +19,9 @@ LinearEpilogue PreparedNorm::epilogue() const {
   return e;
 }
 
-Expected<PreparedNorm> prepare_norm(const NormSite& site, bool enabled, const NormParams& params,
-                                    size_t n, const float* gain, const float* bias,
-                                    std::initializer_list<const float*> folded,
+Expected<PreparedNorm> prepare_norm(const CellNormLabel& site, bool enabled,
+                                    const NormParams& params, size_t n, const float* gain,
+                                    const float* bias, std::initializer_list<const float*> folded,
                                     bool bias_allowed_disabled) {
   const std::string where = std::string(site.cell) + ": " + site.what;
   PreparedNorm p;
@@ -29,15 +29,8 @@ Expected<PreparedNorm> prepare_norm(const NormSite& site, bool enabled, const No
   p.n = n;
   if (enabled) {
     // The norm's own checks of its parameters (eps, p and floor(p·n) ≥ 1,
-    // a gain for the (1 + g) convention), on a stand-in row.
-    const float stand_in = 0.0f;
-    NormRows rows;
-    rows.rows = 0;
-    rows.n = n;
-    rows.src = &stand_in;
-    rows.dst = const_cast<float*>(&stand_in);
-    rows.gain = gain;
-    Status s = norm_validate(params, rows);
+    // a gain for the (1 + g) convention).
+    Status s = norm_params_validate(params, n, gain != nullptr);
     if (!s)
       return Status::error(where + " over " + std::to_string(n) + " elements: " + s.message());
     p.params = params;

@@ -37,7 +37,7 @@ struct PreparedNorm {
 };
 
 /// Describes one normalization for prepare_norm's messages.
-struct NormSite {
+struct CellNormLabel {
   const char* cell;       ///< "ln_lstm"
   const char* what;       ///< "N(W_h·h_{t-1})"
   const char* gain_name;  ///< "gain_h"
@@ -48,9 +48,9 @@ struct NormSite {
 /// (n) or null; `folded` are further (n) biases (or nulls) added to β. A
 /// disabled normalization rejects a gain; `bias_allowed_disabled` says
 /// whether it may carry a bias (added as v + β).
-Expected<PreparedNorm> prepare_norm(const NormSite& site, bool enabled, const NormParams& params,
-                                    size_t n, const float* gain, const float* bias,
-                                    std::initializer_list<const float*> folded,
+Expected<PreparedNorm> prepare_norm(const CellNormLabel& site, bool enabled,
+                                    const NormParams& params, size_t n, const float* gain,
+                                    const float* bias, std::initializer_list<const float*> folded,
                                     bool bias_allowed_disabled);
 
 /// An operand of a step for the aliasing checks: n floats at p.

@@ -56,10 +56,8 @@ Status check_convpool_cnn_config(const ConvPoolCnnConfig& c) {
     return Status::error("config: negative_slope must be finite");
   }
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
-  if (c.norm.kind == "prms_norm") {
-    NormParams params;
-    params.kind = NormKind::kRmsNormPartial;
-    params.partial_fraction = c.norm.p;
+  if (c.norm.is(NormKind::kPRmsNorm)) {
+    const NormParams params = c.norm.params();
     const int64_t side = last_side(c.image_size);
     const size_t smallest = static_cast<size_t>(side * side);
     if (norm_stat_count(params, smallest) == 0) {
@@ -78,7 +76,7 @@ Status check_convpool_cnn_config(const ConvPoolCnnConfig& c) {
 Expected<Graph> build_convpool_cnn_c(const ConvPoolCnnConfig& config, const WeightSource& source) {
   NORMRT_RETURN_IF_ERROR(check_convpool_cnn_config(config));
   const NormConfig& norm = config.norm;
-  const bool normalized = norm.kind != "none";
+  const bool normalized = norm.enabled;
   GraphBuilder b;
   WeightChecker weights(source);
   auto weight = [&](const std::string& name, const Shape& shape) {
@@ -86,8 +84,7 @@ Expected<Graph> build_convpool_cnn_c(const ConvPoolCnnConfig& config, const Weig
   };
   const std::vector<Attribute> lrelu = {{"activation", std::string("leaky_relu")},
                                         {"negative_slope", config.negative_slope}};
-  std::vector<Attribute> spatial = norm_attributes(norm);
-  spatial.push_back({"axes", std::string("spatial")});
+  const std::vector<Attribute> spatial = norm_attributes(norm, NormAxes::kSpatial);
 
   const int64_t batch = config.batch;
   int64_t channels = config.in_channels, side = config.image_size;
@@ -106,8 +103,8 @@ Expected<Graph> build_convpool_cnn_c(const ConvPoolCnnConfig& config, const Weig
                 {"algorithm", config.conv_algorithm}});
     if (normalized) {
       const std::string n = "norm." + std::to_string(i);
-      x = b.node(norm_op(norm), n, {x, weight(n + ".weight", {out}), weight(n + ".bias", {out})},
-                 {shape}, spatial);
+      x = b.node(norm_op_type(norm.kind), n,
+                 {x, weight(n + ".weight", {out}), weight(n + ".bias", {out})}, {shape}, spatial);
     }
     x = b.node(OpType::kActivation, "lrelu." + std::to_string(i), {x}, {shape}, lrelu);
     channels = out;
@@ -125,18 +122,18 @@ Expected<Graph> build_convpool_cnn_c(const ConvPoolCnnConfig& config, const Weig
   if (!dense_norm) dense.push_back(weight("dense.bias", {classes}));
   x = b.node(OpType::kLinear, "dense", dense, {{batch, classes}});
   if (dense_norm) {
-    x = b.node(norm_op(norm), "dense_norm",
+    x = b.node(norm_op_type(norm.kind), "dense_norm",
                {x, weight("dense_norm.weight", {classes}), weight("dense_norm.bias", {classes})},
                {{batch, classes}}, norm_attributes(norm));
   }
   b.rename(x, "logits");
   b.output(x);
   b.metadata("architecture", std::string("convpool_cnn_c"));
-  b.metadata("norm", norm.kind);
+  b.metadata("norm", std::string(norm_name(norm)));
   b.metadata("eps", norm.eps);
-  b.metadata("eps_placement", norm.eps_placement);
-  b.metadata("gain_convention", norm.gain_convention);
-  if (norm.kind == "prms_norm") b.metadata("p", norm.p);
+  b.metadata("eps_placement", std::string(eps_placement_name(norm.eps_placement)));
+  b.metadata("gain_convention", std::string(gain_convention_name(norm.gain_convention)));
+  if (norm.is(NormKind::kPRmsNorm)) b.metadata("p", norm.p);
   b.metadata("negative_slope", config.negative_slope);
   NORMRT_RETURN_IF_ERROR(weights.finish());
   return b.finish(1);

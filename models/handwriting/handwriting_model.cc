@@ -28,10 +28,8 @@ Status check_handwriting_config(const HandwritingConfig& c) {
   if (c.graph != "predict" && c.graph != "sample")
     return Status::error("config: graph '" + c.graph + "' is not predict or sample");
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
-  if (c.norm.kind == "prms_norm") {
-    NormParams params;
-    params.kind = NormKind::kRmsNormPartial;
-    params.partial_fraction = c.norm.p;
+  if (c.norm.is(NormKind::kPRmsNorm)) {
+    const NormParams params = c.norm.params();
     if (norm_stat_count(params, static_cast<size_t>(c.hidden_size)) == 0)
       return Status::error("config: p = " + std::to_string(c.norm.p) + " keeps floor(p·" +
                            std::to_string(c.hidden_size) + ") = 0 of the cell's columns");
@@ -44,7 +42,7 @@ Expected<Graph> build_handwriting_model(const HandwritingConfig& config,
   NORMRT_RETURN_IF_ERROR(check_handwriting_config(config));
   WeightChecker weights(source);
   const NormConfig& norm = config.norm;
-  const bool normalized = norm.kind != "none";
+  const bool normalized = norm.enabled;
   const bool sample = config.graph == "sample";
   const int64_t h = config.hidden_size, g = 4 * h, m = config.components, out = 1 + 6 * m;
   const int64_t rows = sample ? 1 : kSequenceDim;
@@ -62,7 +60,7 @@ Expected<Graph> build_handwriting_model(const HandwritingConfig& config,
   const TensorId x = sample ? pen : b.input("x", DataType::kF32, {kSequenceDim, kPenFeatures});
 
   std::vector<Attribute> cell = norm_attributes(norm);
-  cell.push_back({"norm", norm.kind});
+  cell.push_back(norm_selection_attribute(norm));
   cell.push_back({"placement", std::string(normalized ? "projections_and_cell" : "none")});
   std::vector<TensorId> hidden;
   for (int64_t l = 0; l < config.num_layers; ++l) {
@@ -120,7 +118,7 @@ Expected<Graph> build_handwriting_model(const HandwritingConfig& config,
   }
   b.output(params);
   b.metadata("architecture", std::string("handwriting"));
-  b.metadata("norm", norm.kind);
+  b.metadata("norm", std::string(norm_name(norm)));
   NORMRT_RETURN_IF_ERROR(weights.finish());
   return b.finish(sample ? 1 : config.max_sequence_length);
 }

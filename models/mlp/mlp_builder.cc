@@ -56,13 +56,13 @@ Expected<Graph> build_ln_mlp(const MlpConfig& config, const WeightSource& source
     const std::string p = "hidden." + std::to_string(l);
     const int64_t n = config.hidden_sizes[l];
     x = add_linear(b, weights, p + ".linear", x, width, n, matrix_dtype);
-    if (norm.kind != "none") {
-      const bool layer_norm = norm.kind == "layer_norm";
+    if (norm.enabled) {
+      const bool layer_norm = norm.is(NormKind::kLayerNorm);
       const std::string gain = p + (layer_norm ? ".norm.weight" : ".norm.scale");
       const std::string bias = p + (layer_norm ? ".norm.bias" : ".norm.offset");
       const TensorId g = add_weight(b, gain, {n}, weights.read(gain, {n}), matrix_dtype);
       const TensorId beta = add_weight(b, bias, {n}, weights.read(bias, {n}), matrix_dtype);
-      x = b.node(norm_op(norm), p + ".norm", {x, g, beta}, {{kSequenceDim, n}},
+      x = b.node(norm_op_type(norm.kind), p + ".norm", {x, g, beta}, {{kSequenceDim, n}},
                  norm_attributes(norm));
     }
     x = b.node(OpType::kActivation, p + ".relu", {x}, {{kSequenceDim, n}},
@@ -73,11 +73,11 @@ Expected<Graph> build_ln_mlp(const MlpConfig& config, const WeightSource& source
   b.rename(logits, "logits");
   b.output(logits);
   b.metadata("architecture", std::string("mlp"));
-  b.metadata("norm", norm.kind);
+  b.metadata("norm", std::string(norm_name(norm)));
   b.metadata("eps", norm.eps);
-  b.metadata("eps_placement", norm.eps_placement);
-  b.metadata("gain_convention", norm.gain_convention);
-  if (norm.kind == "prms_norm") b.metadata("p", norm.p);
+  b.metadata("eps_placement", std::string(eps_placement_name(norm.eps_placement)));
+  b.metadata("gain_convention", std::string(gain_convention_name(norm.gain_convention)));
+  if (norm.is(NormKind::kPRmsNorm)) b.metadata("p", norm.p);
   NORMRT_RETURN_IF_ERROR(weights.finish());
   return b.finish(config.max_sequence_length);
 }

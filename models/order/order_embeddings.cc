@@ -39,12 +39,12 @@ EncoderWeights read_theano(WeightChecker& w, const OrderEmbeddingConfig& c) {
   r.b_cand = w.read("encoder_bx", {d});
   r.u_gates = transposed(w.read("encoder_U", {d, 2 * d}), ud, 2 * ud);
   r.u_cand = transposed(w.read("encoder_Ux", {d, d}), ud, ud);
-  if (c.norm.kind != "none") {
+  if (c.norm.enabled) {
     const int64_t widths[4] = {2 * d, d, 2 * d, d};
     for (int i = 0; i < 4; ++i) {
       const std::string n = std::to_string(i + 1);
       r.gain[i] = w.read("encoder_s" + n, {widths[i]});
-      if (c.norm.kind == "layer_norm") r.bias[i] = w.read("encoder_b" + n, {widths[i]});
+      if (c.norm.is(NormKind::kLayerNorm)) r.bias[i] = w.read("encoder_b" + n, {widths[i]});
     }
   }
   r.w_image = transposed(w.read("ff_image_W", {f, d}), static_cast<size_t>(f), ud);
@@ -62,7 +62,7 @@ EncoderWeights read_torch(WeightChecker& w, const OrderEmbeddingConfig& c) {
   r.b_cand = w.read("encoder.input_candidate.bias", {d});
   r.u_gates = w.read("encoder.hidden_gates.weight", {2 * d, d});
   r.u_cand = w.read("encoder.hidden_candidate.weight", {d, d});
-  if (c.norm.kind != "none") {
+  if (c.norm.enabled) {
     const char* names[4] = {"norm_input_gates", "norm_input_candidate", "norm_hidden_gates",
                             "norm_hidden_candidate"};
     const int64_t widths[4] = {2 * d, d, 2 * d, d};
@@ -70,7 +70,8 @@ EncoderWeights read_torch(WeightChecker& w, const OrderEmbeddingConfig& c) {
       const std::string p = std::string("encoder.") + names[i];
       // nn.LayerNorm: weight, bias; the RMSNorm module without a bias (rln has none): scale.
       r.gain[i] = w.read(norm_gain_name(c.norm, p), {widths[i]});
-      if (c.norm.kind == "layer_norm") r.bias[i] = w.read(norm_bias_name(c.norm, p), {widths[i]});
+      if (c.norm.is(NormKind::kLayerNorm))
+        r.bias[i] = w.read(norm_bias_name(c.norm, p), {widths[i]});
     }
   }
   r.w_image = w.read("image.weight", {d, f});
@@ -90,10 +91,8 @@ Status check_order_embedding_config(const OrderEmbeddingConfig& c) {
   if (c.weight_format != "theano" && c.weight_format != "torch")
     return Status::error("config: weight_format '" + c.weight_format + "' is not theano or torch");
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
-  if (c.norm.kind == "prms_norm") {
-    NormParams params;
-    params.kind = NormKind::kRmsNormPartial;
-    params.partial_fraction = c.norm.p;
+  if (c.norm.is(NormKind::kPRmsNorm)) {
+    const NormParams params = c.norm.params();
     if (norm_stat_count(params, static_cast<size_t>(c.dim)) == 0)
       return Status::error("config: p = " + std::to_string(c.norm.p) + " keeps floor(p·" +
                            std::to_string(c.dim) + ") = 0 of the candidate's columns");
@@ -109,7 +108,7 @@ Expected<Graph> build_order_embeddings(const OrderEmbeddingConfig& config,
   const EncoderWeights w =
       config.weight_format == "theano" ? read_theano(weights, config) : read_torch(weights, config);
   const NormConfig& norm = config.norm;
-  const bool normalized = norm.kind != "none";
+  const bool normalized = norm.enabled;
   const int64_t e = config.word_size, d = config.dim, f = config.image_size;
   const int64_t b_images = config.num_images;
   GraphBuilder b;
@@ -132,19 +131,20 @@ Expected<Graph> build_order_embeddings(const OrderEmbeddingConfig& config,
     const std::string nn = name + ".norm";
     const TensorId gain = add(nn + ".gain", {n}, w.gain[norm_index]);
     const TensorId nbias =
-        norm.kind == "layer_norm" ? add(nn + ".bias", {n}, w.bias[norm_index]) : kNoTensor;
-    return b.node(norm_op(norm), nn, {y, gain, nbias}, {{kSequenceDim, n}}, norm_attributes(norm));
+        norm.is(NormKind::kLayerNorm) ? add(nn + ".bias", {n}, w.bias[norm_index]) : kNoTensor;
+    return b.node(norm_op_type(norm.kind), nn, {y, gain, nbias}, {{kSequenceDim, n}},
+                  norm_attributes(norm));
   };
   const TensorId xg = projection("encoder.input_gates", w.w_gates, w.b_gates, 2 * d, 0);
   const TensorId xc = projection("encoder.input_candidate", w.w_cand, w.b_cand, d, 1);
   std::vector<Attribute> cell = norm_attributes(norm);
-  cell.push_back({"norm", norm.kind});
+  cell.push_back(norm_selection_attribute(norm));
   auto norm_vector = [&](const std::string& name, int64_t n, const std::vector<float>& values,
                          bool bias) {
-    if (!normalized || (bias && norm.kind != "layer_norm")) return kNoTensor;
+    if (!normalized || (bias && !norm.is(NormKind::kLayerNorm))) return kNoTensor;
     return add(name, {n}, values);
   };
-  b.node(OpType::kGruRecurrence, "encoder",
+  b.node(OpType::kGruRecurrenceCho, "encoder",
          {xg, xc, kNoTensor, add("encoder.hidden_gates.weight", {2 * d, d}, w.u_gates),
           add("encoder.hidden_candidate.weight", {d, d}, w.u_cand), kNoTensor,
           norm_vector("encoder.norm_hidden_gates.gain", 2 * d, w.gain[2], false),
@@ -173,7 +173,7 @@ Expected<Graph> build_order_embeddings(const OrderEmbeddingConfig& config,
   b.output(image);
   b.output(scores);
   b.metadata("architecture", std::string("order_embeddings"));
-  b.metadata("norm", norm.kind);
+  b.metadata("norm", std::string(norm_name(norm)));
   NORMRT_RETURN_IF_ERROR(weights.finish());
   return b.finish(config.max_sentence_length);
 }

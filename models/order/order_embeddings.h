@@ -21,7 +21,7 @@
 /// N is RMSNorm (rln: x / √(mean(x²) + 1e-5) · s), LayerNorm (ln, with the
 /// b's), pRMSNorm (normrt's variant: the statistic over the first ⌊p·n⌋
 /// columns in this order) or nothing (gru_layer; no s, b). The graph is
-/// Linear → norm (fused into FusedLinear) for x_, xx_ and one GruRecurrence.
+/// Linear → norm (fused into FusedLinear) for x_, xx_ and one GruRecurrenceCho.
 #include <cstdint>
 #include <string>
 
@@ -45,7 +45,7 @@ struct OrderEmbeddingConfig {
   /// "torch": the PyTorch port's state_dict (docs/order_embeddings.md).
   std::string weight_format = "theano";
 
-  OrderEmbeddingConfig() { norm.kind = "rms_norm"; }
+  OrderEmbeddingConfig() { norm.kind = NormKind::kRmsNorm; }
 };
 
 /// An error naming the field: sizes outside their ranges, an unknown

@@ -59,11 +59,11 @@ UnitWeights read_unit_theano(WeightChecker& w, const AttentiveReaderConfig& c,
   u.w_h =
       permute_row_blocks(transposed(w.read(p + "_U", {h, g}), uh, 4 * uh), uh, uh, kCodeToOpGates);
   u.b = gates(b, uh);
-  if (c.norm.kind != "none") {
+  if (c.norm.enabled) {
     u.gain_x = gates(w.read(p + "_s1", {g}), uh);
     u.gain_h = gates(w.read(p + "_s2", {g}), uh);
     u.gain_c = w.read(p + "_s3", {h});
-    if (c.norm.kind == "layer_norm") {
+    if (c.norm.is(NormKind::kLayerNorm)) {
       u.bias_x = gates(w.read(p + "_b1", {g}), uh);
       u.bias_h = gates(w.read(p + "_b2", {g}), uh);
       u.bias_c = w.read(p + "_b3", {h});
@@ -82,12 +82,12 @@ UnitWeights read_unit_torch(WeightChecker& w, const AttentiveReaderConfig& c,
   u.w_x = input_matrix(w.read(p + ".weight_ih", {g, e}), b, uh, ue);
   u.w_h = permute_row_blocks(w.read(p + ".weight_hh", {g, h}), uh, uh, kCodeToOpGates);
   u.b = gates(b, uh);
-  if (c.norm.kind != "none") {
+  if (c.norm.enabled) {
     const NormConfig& n = c.norm;
     u.gain_x = gates(w.read(norm_gain_name(n, p + ".norm_x"), {g}), uh);
     u.gain_h = gates(w.read(norm_gain_name(n, p + ".norm_h"), {g}), uh);
     u.gain_c = w.read(norm_gain_name(n, p + ".norm_c"), {h});
-    if (n.kind == "layer_norm") {
+    if (n.is(NormKind::kLayerNorm)) {
       u.bias_x = gates(w.read(norm_bias_name(n, p + ".norm_x"), {g}), uh);
       u.bias_h = gates(w.read(norm_bias_name(n, p + ".norm_h"), {g}), uh);
       u.bias_c = w.read(norm_bias_name(n, p + ".norm_c"), {h});
@@ -164,10 +164,8 @@ Status check_attentive_reader_config(const AttentiveReaderConfig& c) {
   if (c.weight_format != "theano" && c.weight_format != "torch")
     return Status::error("config: weight_format '" + c.weight_format + "' is not theano or torch");
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
-  if (c.norm.kind == "prms_norm") {
-    NormParams params;
-    params.kind = NormKind::kRmsNormPartial;
-    params.partial_fraction = c.norm.p;
+  if (c.norm.is(NormKind::kPRmsNorm)) {
+    const NormParams params = c.norm.params();
     if (norm_stat_count(params, static_cast<size_t>(c.hidden_size)) == 0)
       return Status::error("config: p = " + std::to_string(c.norm.p) + " keeps floor(p·" +
                            std::to_string(c.hidden_size) + ") = 0 of the cell's columns");
@@ -193,7 +191,7 @@ Expected<Graph> build_attentive_reader(const AttentiveReaderConfig& config,
       theano ? read_head_theano(weights, config) : read_head_torch(weights, config);
 
   const NormConfig& norm = config.norm;
-  const bool normalized = norm.kind != "none";
+  const bool normalized = norm.enabled;
   const int64_t e1 = config.word_size + 1, h = config.hidden_size, g = 4 * h, h2 = 2 * h;
   const int64_t a = config.answer_size, n = config.num_answers, q_len = config.question_length;
   GraphBuilder b;
@@ -214,9 +212,9 @@ Expected<Graph> build_attentive_reader(const AttentiveReaderConfig& config,
       b.node(OpType::kEmbedding, "question.embedding", {q_ids, table}, {{q_len, e1}});
 
   std::vector<Attribute> cell = norm_attributes(norm);
-  cell.push_back({"norm", norm.kind});
+  cell.push_back(norm_selection_attribute(norm));
   cell.push_back({"placement", std::string(normalized ? "projections_and_cell" : "none")});
-  const bool ln = norm.kind == "layer_norm";
+  const bool ln = norm.is(NormKind::kLayerNorm);
   // One direction over `x` ([rows, E + 1]); returns (h_seq, h_last).
   auto unit = [&](int i, TensorId x, int64_t rows, bool reverse) {
     const UnitWeights& u = units[i];
@@ -296,7 +294,7 @@ Expected<Graph> build_attentive_reader(const AttentiveReaderConfig& config,
   b.output(probs);
   b.output(alignment);
   b.metadata("architecture", std::string("attentive_reader"));
-  b.metadata("norm", norm.kind);
+  b.metadata("norm", std::string(norm_name(norm)));
   NORMRT_RETURN_IF_ERROR(weights.finish());
   return b.finish(config.max_document_length);
 }

@@ -47,7 +47,7 @@ struct AttentiveReaderConfig {
   /// "theano": the code's .npz names; "torch": the PyTorch port's state_dict.
   std::string weight_format = "theano";
 
-  AttentiveReaderConfig() { norm.kind = "rms_norm"; }
+  AttentiveReaderConfig() { norm.kind = NormKind::kRmsNorm; }
 };
 
 /// An error naming the field (sizes outside their ranges, weight_format,

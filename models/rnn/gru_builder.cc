@@ -1,4 +1,4 @@
-// build_ln_gru: one GruCell node per layer (docs/ops_sequence.md).
+// build_ln_gru: one GruCellBa node per layer (docs/ops_sequence.md).
 //
 // nn.GRUCell computes, with gate blocks r, z, n in weight_ih / weight_hh:
 //   r = σ(W_ir x + b_ir + W_hr h + b_hr),  z' = σ(W_iz x + b_iz + W_hz h + b_hz)
@@ -35,7 +35,7 @@ std::vector<float> negated_z_then_r(const std::vector<float>& m, size_t h, size_
   return out;
 }
 
-// The GruCell operands 2-13 (w_x, w_h, w, u, gain_h, bias_h, gain_x, bias_x,
+// The GruCellBa operands 2-13 (w_x, w_h, w, u, gain_h, bias_h, gain_x, bias_x,
 // gain_w, bias_w, gain_u, bias_u) of layer `l` reading `in` features.
 std::vector<TensorId> add_layer_weights(GraphBuilder& b, WeightChecker& weights,
                                         const RnnConfig& config, int64_t l, int64_t in,
@@ -45,7 +45,7 @@ std::vector<TensorId> add_layer_weights(GraphBuilder& b, WeightChecker& weights,
   const size_t hs = static_cast<size_t>(h), ins = static_cast<size_t>(in);
   const NormConfig& norm = config.norm;
   std::vector<TensorId> ids(12, kNoTensor);
-  if (norm.kind == "none") {  // nn.GRUCell
+  if (!norm.enabled) {  // nn.GRUCell
     const auto w_ih = weights.read(p + "weight_ih", {3 * h, in});
     const auto w_hh = weights.read(p + "weight_hh", {3 * h, h});
     const auto b_ih = weights.read(p + "bias_ih", {3 * h});
@@ -91,7 +91,7 @@ Expected<Graph> build_ln_gru(const RnnConfig& config, const WeightSource& source
   WeightChecker weights(source);
   const int64_t h = config.hidden_size;
   std::vector<Attribute> attributes = norm_attributes(config.norm);
-  attributes.push_back({"norm", config.norm.kind});
+  attributes.push_back(norm_selection_attribute(config.norm));
   TensorId x = add_rnn_input(b, weights, config, matrix_dtype);
   for (int64_t l = 0; l < config.num_layers; ++l) {
     const std::string name = "layers." + std::to_string(l);
@@ -100,7 +100,7 @@ Expected<Graph> build_ln_gru(const RnnConfig& config, const WeightSource& source
     std::vector<TensorId> inputs = {x, h_state};
     for (TensorId id : add_layer_weights(b, weights, config, l, in, matrix_dtype))
       inputs.push_back(id);
-    x = b.node(OpType::kGruCell, name, inputs, {{kSequenceDim, h}, {1, h}}, attributes);
+    x = b.node(OpType::kGruCellBa, name, inputs, {{kSequenceDim, h}, {1, h}}, attributes);
     b.state_update(h_state, b.last_outputs()[1]);
   }
   add_rnn_outputs(b, weights, config, x, matrix_dtype);

@@ -25,7 +25,7 @@ std::vector<TensorId> add_layer_weights(GraphBuilder& b, WeightChecker& weights,
   auto vector_weight = [&](size_t slot, const std::string& source_name, int64_t n) {
     ids[slot] = add_weight(b, source_name, {n}, weights.read(source_name, {n}), dtype);
   };
-  if (norm.kind == "none") {  // nn.LSTMCell
+  if (!norm.enabled) {  // nn.LSTMCell
     const size_t hs = static_cast<size_t>(h);
     auto w_x = permute_row_blocks(weights.read(p + "weight_ih", {g, in}), hs, in, kTorchToOpGates);
     auto w_h = permute_row_blocks(weights.read(p + "weight_hh", {g, h}), hs, h, kTorchToOpGates);
@@ -51,9 +51,9 @@ std::vector<TensorId> add_layer_weights(GraphBuilder& b, WeightChecker& weights,
 
 std::vector<Attribute> cell_attributes(const RnnConfig& config) {
   std::vector<Attribute> attributes = norm_attributes(config.norm);
-  attributes.push_back({"norm", config.norm.kind});
+  attributes.push_back(norm_selection_attribute(config.norm));
   attributes.push_back(
-      {"placement", config.norm.kind == "none" ? std::string("none") : config.placement});
+      {"placement", !config.norm.enabled ? std::string("none") : config.placement});
   return attributes;
 }
 

@@ -3,7 +3,7 @@
 /// Tensor names and wiring: docs/models_rnn.md.
 ///
 /// The graph: input "x" f32 [S, D] (or "ids" i32 [S] with an embedding),
-/// one LstmCell / GruCell node per layer, each layer's h (and c) a kState
+/// one LstmCell / GruCellBa node per layer, each layer's h (and c) a kState
 /// tensor "layers.<l>.h" / "layers.<l>.c" [1, H] fed back from the cell's
 /// h_last / c_last by Graph::state_updates (a Session carries the state
 /// across runs; reset() zeroes it), output "h_seq" [S, H] of the last layer

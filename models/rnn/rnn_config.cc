@@ -21,7 +21,7 @@ Status check_rnn_config(const RnnConfig& config, bool is_lstm) {
                    check_norm_config(config.norm)}) {
     if (!s) return s;
   }
-  if (is_lstm && config.norm.kind != "none" && config.placement != "projections_and_cell" &&
+  if (is_lstm && config.norm.enabled && config.placement != "projections_and_cell" &&
       config.placement != "cell_only") {
     return Status::error("config: placement '" + config.placement +
                          "' is not projections_and_cell or cell_only");

@@ -31,23 +31,24 @@ void add_rnn_outputs(GraphBuilder& builder, WeightChecker& weights, const RnnCon
 void add_rnn_metadata(GraphBuilder& builder, const RnnConfig& config,
                       const std::string& architecture) {
   builder.metadata("architecture", architecture);
-  builder.metadata("norm", config.norm.kind);
+  builder.metadata("norm", std::string(norm_name(config.norm)));
   builder.metadata("eps", config.norm.eps);
-  builder.metadata("eps_placement", config.norm.eps_placement);
-  builder.metadata("gain_convention", config.norm.gain_convention);
-  if (config.norm.kind == "prms_norm") builder.metadata("p", config.norm.p);
-  if (architecture == "lstm" && config.norm.kind != "none")
+  builder.metadata("eps_placement", std::string(eps_placement_name(config.norm.eps_placement)));
+  builder.metadata("gain_convention",
+                   std::string(gain_convention_name(config.norm.gain_convention)));
+  if (config.norm.is(NormKind::kPRmsNorm)) builder.metadata("p", config.norm.p);
+  if (architecture == "lstm" && config.norm.enabled)
     builder.metadata("placement", config.placement);
   builder.metadata("num_layers", config.num_layers);
   builder.metadata("hidden_size", config.hidden_size);
 }
 
 std::string norm_gain_name(const NormConfig& norm, const std::string& prefix) {
-  return prefix + (norm.kind == "layer_norm" ? ".weight" : ".scale");
+  return prefix + (norm.is(NormKind::kLayerNorm) ? ".weight" : ".scale");
 }
 
 std::string norm_bias_name(const NormConfig& norm, const std::string& prefix) {
-  return prefix + (norm.kind == "layer_norm" ? ".bias" : ".offset");
+  return prefix + (norm.is(NormKind::kLayerNorm) ? ".bias" : ".offset");
 }
 
 std::vector<float> permute_row_blocks(const std::vector<float>& matrix, size_t rows, size_t cols,

@@ -4,11 +4,11 @@
 
 namespace normrt {
 
-NormSite gru_site(const std::string& prefix, const std::string& m) {
+NematusNormNames gru_site(const std::string& prefix, const std::string& m) {
   return {prefix + "_" + m + "_lns", prefix + "_" + m + "_lnb"};
 }
 
-NormSite ff_site(const std::string& prefix) { return {prefix + "_ln_s", prefix + "_ln_b"}; }
+NematusNormNames ff_site(const std::string& prefix) { return {prefix + "_ln_s", prefix + "_ln_b"}; }
 
 const std::vector<float>& NematusEmitter::values(const std::string& name,
                                                  const std::vector<int64_t>& shape) {
@@ -38,16 +38,17 @@ TensorId NematusEmitter::matrix_t(const std::string& name, int64_t in, int64_t o
 }
 
 TensorId NematusEmitter::norm(const std::string& node, TensorId x, int64_t rows, int64_t n,
-                              const NormSite& site) {
-  if (c_.norm.kind == "none") return x;
+                              const NematusNormNames& site) {
+  if (!c_.norm.enabled) return x;
   TensorId gain = weight(site.gain, {n});
   TensorId bias = weight(site.bias, {n});
-  return b_->node(norm_op(c_.norm), node, {x, gain, bias}, {{rows, n}}, norm_attributes(c_.norm));
+  return b_->node(norm_op_type(c_.norm.kind), node, {x, gain, bias}, {{rows, n}},
+                  norm_attributes(c_.norm));
 }
 
 TensorId NematusEmitter::projection(const std::string& node, TensorId x, int64_t rows,
                                     const std::string& w, const std::string& b, int64_t in,
-                                    int64_t out, const NormSite& site) {
+                                    int64_t out, const NematusNormNames& site) {
   TensorId weight_t = matrix_t(w, in, out);
   TensorId bias = b.empty() ? kNoTensor : weight(b, {out});
   TensorId y = b_->node(OpType::kLinear, node, {x, weight_t, bias}, {{rows, out}});
@@ -66,8 +67,8 @@ NematusEmitter::Projections NematusEmitter::gru_inputs(const std::string& prefix
 }
 
 std::vector<Attribute> NematusEmitter::gru_attributes(bool reverse) const {
-  std::vector<Attribute> attributes = {{"norm", c_.norm.kind}};
-  if (c_.norm.kind != "none")
+  std::vector<Attribute> attributes = {norm_selection_attribute(c_.norm)};
+  if (c_.norm.enabled)
     for (Attribute& a : norm_attributes(c_.norm)) attributes.push_back(std::move(a));
   if (reverse) attributes.push_back({"reverse", int64_t{1}});
   return attributes;
@@ -77,8 +78,8 @@ TensorId NematusEmitter::gru(const std::string& node, Projections x, TensorId h0
                              const std::string& prefix, const std::string& u, const std::string& ux,
                              const std::string& b_u, const std::string& b_ux, bool reverse) {
   const int64_t d = c_.dim;
-  const bool normalized = c_.norm.kind != "none";
-  const NormSite gates = gru_site(prefix, u), candidate = gru_site(prefix, ux);
+  const bool normalized = c_.norm.enabled;
+  const NematusNormNames gates = gru_site(prefix, u), candidate = gru_site(prefix, ux);
   std::vector<TensorId> inputs = {x.xg, x.xc, h0, matrix_t(prefix + "_" + u, d, 2 * d),
                                   matrix_t(prefix + "_" + ux, d, d)};
   inputs.push_back(b_u.empty() ? kNoTensor : weight(b_u, {2 * d}));
@@ -87,7 +88,7 @@ TensorId NematusEmitter::gru(const std::string& node, Projections x, TensorId h0
   inputs.push_back(b_ux.empty() ? kNoTensor : weight(b_ux, {d}));
   inputs.push_back(normalized ? weight(candidate.gain, {d}) : kNoTensor);
   inputs.push_back(normalized ? weight(candidate.bias, {d}) : kNoTensor);
-  return b_->node(OpType::kGruRecurrence, node, std::move(inputs), {{rows, d}},
+  return b_->node(OpType::kGruRecurrenceCho, node, std::move(inputs), {{rows, d}},
                   gru_attributes(reverse));
 }
 

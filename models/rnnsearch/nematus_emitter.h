@@ -16,13 +16,13 @@ namespace normrt {
 
 /// A norm site's gain and bias names: "encoder_W_lns" / "encoder_W_lnb" in
 /// the GRUs, "ff_state_ln_s" / "ff_state_ln_b" in the feed-forward layers.
-struct NormSite {
+struct NematusNormNames {
   std::string gain, bias;
 };
 /// The GRU site of matrix `m` of layer `prefix` ("encoder", "W").
-NormSite gru_site(const std::string& prefix, const std::string& m);
+NematusNormNames gru_site(const std::string& prefix, const std::string& m);
 /// The site of feed-forward layer `prefix` ("ff_logit_lstm").
-NormSite ff_site(const std::string& prefix);
+NematusNormNames ff_site(const std::string& prefix);
 
 class NematusEmitter {
  public:
@@ -46,10 +46,11 @@ class NematusEmitter {
   TensorId matrix_t(const std::string& name, int64_t in, int64_t out);
 
   /// N(x) over rows of n with the site's gain and bias; x itself for norm "none".
-  TensorId norm(const std::string& node, TensorId x, int64_t rows, int64_t n, const NormSite& site);
+  TensorId norm(const std::string& node, TensorId x, int64_t rows, int64_t n,
+                const NematusNormNames& site);
   /// N(x·W + b) of Nematus' [in, out] matrix `w` and optional bias `b` ("" for none).
   TensorId projection(const std::string& node, TensorId x, int64_t rows, const std::string& w,
-                      const std::string& b, int64_t in, int64_t out, const NormSite& site);
+                      const std::string& b, int64_t in, int64_t out, const NematusNormNames& site);
 
   /// A GRU's input projections [rows, 2·dim], [rows, dim] of layer `prefix`
   /// from x [rows, in]: N(x·W + b), N(x·Wx + bx) (Nematus' gru_layer, and the
@@ -59,7 +60,7 @@ class NematusEmitter {
   };
   Projections gru_inputs(const std::string& prefix, TensorId x, int64_t rows, int64_t in);
 
-  /// The recurrence (GruRecurrence) of `prefix`'s matrices `u` [dim, 2·dim]
+  /// The recurrence (GruRecurrenceCho) of `prefix`'s matrices `u` [dim, 2·dim]
   /// and `ux` [dim, dim] ("U", "Ux"; "U_nl", "Ux_nl") with their norm sites,
   /// optional biases `b_u`, `b_ux` inside the norms (gru_cond_layer's b_nl,
   /// bx_nl; "" for none), over x's `rows` rows from h0 (kNoTensor: zeros).

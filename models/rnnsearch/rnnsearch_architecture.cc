@@ -72,16 +72,18 @@ Expected<RnnSearchConfig> read_rnnsearch_config(const JsonConfig& config, const 
   // Nematus' layer_norm: eps 1e-5 inside the root, gains as stored; the
   // RMSNorm authors' variants keep both (their Theano layer_norm).
   c.norm.eps = 1e-5;
-  c.norm.eps_placement = "inside_sqrt";
-  c.norm.gain_convention = "as_stored";
+  c.norm.eps_placement = EpsPlacement::kInsideSqrt;
+  c.norm.gain_convention = GainConvention::kAsStored;
   if (!layer_norm.value()) {
     if (!norm.empty())
       return Status::error("--norm " + norm + ": " + config.description() +
                            " has layer_normalisation false, so the model has no norm to choose");
-    c.norm.kind = "none";
-  } else {
-    c.norm.kind = norm.empty() ? "layer_norm" : norm;
-    if (c.norm.kind == "prms_norm") c.norm.p = p;
+    c.norm.enabled = false;
+  } else if (!norm.empty()) {
+    Expected<NormKind> kind = norm_kind_from_name(norm);
+    if (!kind) return Status::error("--norm: " + kind.status().message());
+    c.norm.kind = *kind;
+    if (c.norm.is(NormKind::kPRmsNorm)) c.norm.p = p;
   }
   if (Status s = check_rnnsearch_config(c); !s)
     return Status::error(config.description() + ": " + s.message());

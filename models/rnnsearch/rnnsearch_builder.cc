@@ -14,12 +14,12 @@ constexpr int64_t kMaxSourceLength = int64_t{1} << 20;
 // What both model files record about the model (docs/rnnsearch.md, "Metadata").
 void add_metadata(GraphBuilder& b, const RnnSearchConfig& c, const char* role, int64_t max_s) {
   b.metadata("architecture", std::string("rnnsearch_") + role);
-  b.metadata("norm", c.norm.kind);
-  if (c.norm.kind != "none") {
+  b.metadata("norm", std::string(norm_name(c.norm)));
+  if (c.norm.enabled) {
     b.metadata("eps", c.norm.eps);
-    b.metadata("eps_placement", c.norm.eps_placement);
+    b.metadata("eps_placement", std::string(eps_placement_name(c.norm.eps_placement)));
   }
-  if (c.norm.kind == "prms_norm") b.metadata("p", c.norm.p);
+  if (c.norm.is(NormKind::kPRmsNorm)) b.metadata("p", c.norm.p);
   b.metadata("dim_word", c.dim_word);
   b.metadata("dim", c.dim);
   b.metadata("n_words_src", c.n_words_src);

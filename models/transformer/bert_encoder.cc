@@ -106,11 +106,11 @@ class BertEmitter {
     const int64_t h = config_.hidden_size;
     TensorId gain = weight(module + ".weight", {h});
     TensorId bias = weight(module + ".bias", {h});
-    if (norm_.kind != "layer_norm") bias = kNoTensor;  // RMS norms: gain only
+    if (!norm_.is(NormKind::kLayerNorm)) bias = kNoTensor;  // RMS norms: gain only
     std::vector<TensorId> inputs = {x, gain, bias};
     if (residual != kNoTensor) inputs.push_back(residual);
-    return b_.node(norm_op(norm_), prefix_ + module, std::move(inputs), {{kSequenceDim, h}},
-                   norm_attributes(norm_));
+    return b_.node(norm_op_type(norm_.kind), prefix_ + module, std::move(inputs),
+                   {{kSequenceDim, h}}, norm_attributes(norm_));
   }
 
   // `type_ids`: the token type input, or kNoTensor for type 0 everywhere.
@@ -278,9 +278,9 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
   }
   b.output(h);
   b.metadata("architecture", options.architecture);
-  b.metadata("norm", norm.kind);
+  b.metadata("norm", std::string(norm_name(norm)));
   b.metadata("eps", norm.eps);
-  if (norm.kind == "prms_norm") b.metadata("p", norm.p);
+  if (norm.is(NormKind::kPRmsNorm)) b.metadata("p", norm.p);
   b.metadata("hidden_act", config.hidden_act);
   b.metadata("pooling", pooling_metadata(options.pooling));
   return b.finish(max_s);

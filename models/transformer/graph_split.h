@@ -1,7 +1,9 @@
 #pragma once
 // Cutting a built graph in two: how an encoder-decoder becomes an encoder
 // model (run once per source) and a decoder-step model that reads the
-// encoder's results as inputs instead of recomputing them every step.
+// encoder's results as inputs instead of recomputing them every step. After
+// the cuts, eliminate_dead_nodes (runtime/passes) drops what fed only the
+// other part.
 #include <string>
 
 #include "runtime/graph/graph.h"
@@ -12,9 +14,5 @@ namespace normrt {
 /// node is dropped (its other outputs, if any, become dead). The tensor keeps
 /// its shape and dtype.
 void cut_to_input(Graph& graph, TensorId tensor, const std::string& name);
-
-/// Drops every node no graph output or state update needs (directly or through
-/// other nodes), then the inputs nothing reads, then unreferenced tensors.
-void keep_only_needed(Graph& graph);
 
 }  // namespace normrt

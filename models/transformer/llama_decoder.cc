@@ -44,8 +44,8 @@ class LlamaEmitter {
   // The configured norm of x with the HF RMSNorm `module`'s gain (no bias).
   TensorId norm(const std::string& module, TensorId x) {
     TensorId gain = weight(module + ".weight", {c_.hidden_size});
-    return b_.node(norm_op(norm_), module, {x, gain, kNoTensor}, {{kSequenceDim, c_.hidden_size}},
-                   norm_attributes(norm_));
+    return b_.node(norm_op_type(norm_.kind), module, {x, gain, kNoTensor},
+                   {{kSequenceDim, c_.hidden_size}}, norm_attributes(norm_));
   }
 
   TensorId rope(const std::string& name, TensorId x, int64_t heads) {
@@ -169,9 +169,9 @@ Expected<Graph> build_llama_decoder(const LlamaConfig& config, const WeightSourc
   b.rename(logits, "logits");
   b.output(logits);
   b.metadata("architecture", std::string("llama_decoder"));
-  b.metadata("norm", norm.kind);
+  b.metadata("norm", std::string(norm_name(norm)));
   b.metadata("eps", norm.eps);
-  if (norm.kind == "prms_norm") b.metadata("p", norm.p);
+  if (norm.is(NormKind::kPRmsNorm)) b.metadata("p", norm.p);
   b.metadata("rope_theta", config.rope_theta);
   b.metadata("tie_word_embeddings", int64_t{config.tie_word_embeddings ? 1 : 0});
   return b.finish(capacity);

@@ -7,6 +7,7 @@
 #include "models/transformer/graph_split.h"
 #include "models/transformer/transformer_limits.h"
 #include "runtime/graph/graph_builder.h"
+#include "runtime/passes/eliminate_dead_nodes.h"
 
 namespace normrt {
 namespace {
@@ -50,10 +51,10 @@ class Emitter {
   TensorId norm(const std::string& module, TensorId x, TensorId residual, int64_t rows) {
     const int64_t e = c_.d_model;
     TensorId gain = weight(module + ".weight", {e});
-    TensorId bias = c_.norm.kind == "layer_norm" ? weight(module + ".bias", {e}) : kNoTensor;
+    TensorId bias = c_.norm.is(NormKind::kLayerNorm) ? weight(module + ".bias", {e}) : kNoTensor;
     std::vector<TensorId> inputs = {x, gain, bias};
     if (residual != kNoTensor) inputs.push_back(residual);
-    return b_.node(norm_op(c_.norm), module, std::move(inputs), {{rows, e}},
+    return b_.node(norm_op_type(c_.norm.kind), module, std::move(inputs), {{rows, e}},
                    norm_attributes(c_.norm));
   }
 
@@ -176,7 +177,7 @@ void split_torch_transformer(Graph& graph, const CrossList& cross, TorchTransfor
       }
     }
   }
-  keep_only_needed(graph);
+  eliminate_dead_nodes(graph);
 }
 
 }  // namespace
@@ -206,7 +207,7 @@ Status check_torch_transformer_config(const TorchTransformerConfig& c) {
   if (c.activation != "relu" && c.activation != "gelu")
     return Status::error("Transformer config: activation '" + c.activation +
                          "' is not one of relu, gelu");
-  if (c.norm.kind == "none")
+  if (!c.norm.enabled)
     return Status::error("Transformer config: norm 'none' would drop the model's norms");
   return check_norm_config(c.norm);
 }
@@ -263,9 +264,9 @@ Expected<Graph> build_torch_transformer(const TorchTransformerConfig& config,
   b.rename(logits, "logits");
   b.output(logits);
   b.metadata("architecture", std::string("torch_transformer"));
-  b.metadata("norm", config.norm.kind);
+  b.metadata("norm", std::string(norm_name(config.norm)));
   b.metadata("eps", config.norm.eps);
-  if (config.norm.kind == "prms_norm") b.metadata("p", config.norm.p);
+  if (config.norm.is(NormKind::kPRmsNorm)) b.metadata("p", config.norm.p);
   b.metadata("norm_first", int64_t{config.norm_first ? 1 : 0});
   b.metadata("activation", config.activation);
   b.metadata("source_length", l);

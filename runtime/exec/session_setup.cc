@@ -8,6 +8,7 @@
 
 #include "runtime/exec/session_impl.h"
 #include "runtime/exec/thread_limit.h"
+#include "runtime/graph/norm_attributes.h"
 
 namespace normrt {
 namespace {

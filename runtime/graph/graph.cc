@@ -127,25 +127,12 @@ const char* op_type_name(OpType type) {
   static const char* const kNames[] = {
       "Linear",  "LayerNorm", "RmsNorm", "PRmsNorm", "Add",      "Mul",         "Activation",
       "Embedding", "Softmax", "Attention", "Concat", "Split",    "Slice",       "LstmCell",
-      "GruCell", "FusedLinear", "Rope",    "MeanPool", "L2Normalize", "AdditiveAttention",
-      "GruRecurrence", "Conv2d", "MaxPool2d", "AvgPool2d", "GlobalAvgPool", "Abs",
+      "GruCellBa", "FusedLinear", "Rope",    "MeanPool", "L2Normalize", "AdditiveAttention",
+      "GruRecurrenceCho", "Conv2d", "MaxPool2d", "AvgPool2d", "GlobalAvgPool", "Abs",
       "MatMul", "OrderViolation", "MixtureDensity", "MixtureSample"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(OpType::kCount));
   auto index = static_cast<size_t>(type);
   return index < static_cast<size_t>(OpType::kCount) ? kNames[index] : "invalid";
-}
-
-const char* norm_op_kind(OpType type) {
-  switch (type) {
-    case OpType::kLayerNorm:
-      return "layer_norm";
-    case OpType::kRmsNorm:
-      return "rms_norm";
-    case OpType::kPRmsNorm:
-      return "prms_norm";
-    default:
-      return nullptr;
-  }
 }
 
 const AttributeValue* Node::find_attribute(const std::string& attribute_name) const {

@@ -102,13 +102,13 @@ enum class OpType : uint16_t {
   kSplit = 11,      ///< (x) → equal parts along "axis"
   kSlice = 12,      ///< (x) → x[begin:end] along "axis"
   kLstmCell = 13,   ///< one LSTM step, LayerNorm paper eqs. 20-22 (or DRAW, or none)
-  kGruCell = 14,    ///< one GRU step, LayerNorm paper eqs. 26-28
+  kGruCellBa = 14,  ///< one GRU step, Ba et al.'s LayerNorm paper eqs. 26-28: h = (1 − z)⊙h + z⊙h̃
   kFusedLinear = 15,  ///< made by the fusion pass: Linear → (Add) → norm → (activation)
   kRope = 16,       ///< rotary position embedding of (x[S, H·d]) at the session position
   kMeanPool = 17,   ///< (x[S, D]) → [1, D] mean (or, mode "max", maximum) over rows
   kL2Normalize = 18,  ///< (x) → x / max(‖x‖₂, eps) over the last axis
   kAdditiveAttention = 19,  ///< (query, keys, v, c?, values) → (context, alignment?): Bahdanau
-  kGruRecurrence = 20,      ///< a GRU's recurrent half over precomputed input projections
+  kGruRecurrenceCho = 20,  ///< a GRU's recurrent half, Cho et al./Nematus: h = u⊙h + (1 − u)⊙h̃
   kConv2d = 21,         ///< (x[N, C, H, W], W[O, C, kh, kw], bias?, gain?, norm_bias?) → [N, O, OH, OW]
   kMaxPool2d = 22,      ///< (x[N, C, H, W]) → [N, C, OH, OW]
   kAvgPool2d = 23,      ///< same; attribute "count_include_pad"
@@ -118,12 +118,12 @@ enum class OpType : uint16_t {
   kOrderViolation = 27,  ///< (x[A, D], y[B, D]) → [A, B]: Σ max(0, x − y)²
   kMixtureDensity = 28,  ///< (y_hat[R, 1+6M], bias?) → Graves' mixture parameters
   kMixtureSample = 29,   ///< (params[1, 1+6M], step i32[1]) → (point[1, 3], step + 1)
-  kCount
+  kCount,
+  // The old spellings, for branches in flight; do not use.
+  kGruCell = kGruCellBa,
+  kGruRecurrence = kGruRecurrenceCho,
 };
 const char* op_type_name(OpType type);  ///< "Linear", ...; "invalid" otherwise
-/// The normalization a norm op applies, as attributes spell it ("layer_norm",
-/// "rms_norm", "prms_norm"); null for an op that is not a norm.
-const char* norm_op_kind(OpType type);
 
 /// Opaque bytes: a metadata value the runtime stores and hands out without
 /// reading it (a tokenizer serialized by tools/text). Graph metadata only.

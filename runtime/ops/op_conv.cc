@@ -8,7 +8,7 @@
 //   strides   [sh, sw] ≥ 1, default [1, 1]
 //   pads      [top, left, bottom, right] ≥ 0 (each smaller than the kernel), default 0
 //   activation, negative_slope (op_activation_attributes.h)
-//   norm and its convention (op_norm_attributes.h): the fusion pass's
+//   norm and its convention (runtime/graph/norm_attributes.h): the fusion pass's
 //             Conv2d → spatial norm → Activation (fuse_conv_chains.h)
 //   algorithm "direct" (default) or "winograd": oneDNN's Winograd where it
 //             has one for the shape (3×3, stride 1, AVX-512), else direct
@@ -22,8 +22,8 @@
 
 #include "kernels/conv/conv_onednn.h"
 #include "kernels/norm/norm_spatial.h"
+#include "runtime/graph/norm_attributes.h"
 #include "runtime/ops/op_activation_attributes.h"
-#include "runtime/ops/op_norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/op_support.h"
 #include "runtime/ops/spatial_norm_run.h"
@@ -136,14 +136,9 @@ Expected<ConvConfig> check_conv_node(const Graph& graph, const Node& node,
     return s;
   }
   if (config.norm.enabled) {  // the kernel's parameter checks (eps, p with OH·OW, gain)
-    float dummy = 0.0f;
-    NormPlanes planes;
-    planes.images = 0;
-    planes.plane = shape.out_height() * shape.out_width();
-    planes.src = planes.dst = &dummy;
-    planes.gain = gain != nullptr ? &dummy : nullptr;
-    if (Status valid = norm_spatial_validate(config.norm.params, planes); !valid) {
-      return node_error(node, valid.message());
+    const size_t plane = shape.out_height() * shape.out_width();
+    if (Status valid = norm_params_validate(config.norm.params, plane, gain != nullptr); !valid) {
+      return node_error(node, "norm_spatial: " + valid.message().substr(sizeof("norm: ") - 1));
     }
   }
   outputs = {{DataType::kF32,

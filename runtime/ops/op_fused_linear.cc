@@ -4,7 +4,7 @@
 //   t = x · Wᵀ + bias + residual      (written to sum if present; needs a residual)
 //   y = act(norm(t; gain, norm_bias))
 // One fused_linear() call (kernels/linear/fused_linear.h) with the session's
-// thread pool. Attributes: "norm" and the norm convention (op_norm_attributes.h),
+// thread pool. Attributes: "norm" and the norm convention (runtime/graph/norm_attributes.h),
 // "activation" (default "none") and "negative_slope" (op_activation_attributes.h).
 // Aliasing: y must not overlap x or residual; sum may be residual, nothing else.
 #include <memory>
@@ -12,9 +12,9 @@
 #include <utility>
 
 #include "kernels/linear/fused_linear.h"
+#include "runtime/graph/norm_attributes.h"
 #include "runtime/ops/op_activation_attributes.h"
 #include "runtime/ops/op_linear_weights.h"
-#include "runtime/ops/op_norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/op_support.h"
 
@@ -79,15 +79,9 @@ Expected<FusedConfig> check_fused_node(const Graph& graph, const Node& node,
     return node_error(node, "output 1 (sum) needs operand 3 (residual): there is nothing to sum");
   }
   if (config.norm.enabled) {  // the kernel's parameter checks (eps, p with n, gain convention)
-    float dummy = 0.0f;
-    NormRows rows;
-    rows.rows = 0;
-    rows.n = static_cast<size_t>(n);
-    rows.src = rows.dst = &dummy;
-    rows.gain = gain != nullptr ? &dummy : nullptr;
-    if (Status valid = norm_validate(config.norm.params, rows); !valid) {
-      return node_error(node, valid.message());
-    }
+    Status valid =
+        norm_params_validate(config.norm.params, static_cast<size_t>(n), gain != nullptr);
+    if (!valid) return node_error(node, valid.message());
   }
   outputs.assign(node.outputs.size(), {DataType::kF32, y});
   return config;
@@ -119,9 +113,11 @@ class FusedLinearOp final : public OpKernel {
     epilogue.norm_bias = optional_input_f32(context, kNormBias);
     epilogue.activation = config_.activation.kind;
     epilogue.activation_alpha = config_.activation.alpha;
-    Status s = fused_linear(w_, x.f32(), x.rows(), w_.k(), epilogue, context.outputs[0].f32(), n,
-                            context.pool);
-    // Only a plan that broke the aliasing contract fails here.
+    // Validated when the node was built (check_fused_node) and placed by the
+    // plan: unchecked, except in debug builds, where only a plan that broke the
+    // aliasing contract fails.
+    Status s = fused_linear_unchecked(w_, x.f32(), x.rows(), w_.k(), epilogue,
+                                      context.outputs[0].f32(), n, context.pool);
     return s ? s : Status::error(label_ + ": " + s.message());
   }
 

@@ -1,4 +1,4 @@
-// GruCell: a (layer-normalized) GRU over the S rows of x, wrapping
+// GruCellBa: a (layer-normalized) GRU over the S rows of x, wrapping
 // kernels/rnn/ln_gru.h (LayerNorm paper eqs. 26-28; docs/ops_sequence.md).
 //
 //   inputs   x [S, D], h0? [1, H] (absent: zeros), w_x [2H, D], w_h [2H, H],
@@ -6,7 +6,7 @@
 //            bias_x? [2H], gain_w? [H], bias_w? [H], gain_u? [H], bias_u? [H]
 //            (weights f32 or bf16; gate blocks z, r)
 //   outputs  h_seq [S, H], h_last? [1, H]
-//   attrs    the norm attributes (op_norm_attributes.h; "none": the plain
+//   attrs    the norm attributes (runtime/graph/norm_attributes.h; "none": the plain
 //            GRU, β's as biases, no gains), reverse 0/1
 //
 // reverse = 1 consumes x[S−1], ..., x[0]: h_seq[t] is the state after x[t..S−1]
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "kernels/rnn/ln_gru.h"
-#include "runtime/ops/op_norm_attributes.h"
+#include "runtime/graph/norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/rnn_op_cell.h"
 #include "runtime/ops/rnn_op_operands.h"
@@ -112,8 +112,8 @@ class GruKernel final : public OpKernel {
   }
 
   Status run(const OpRunContext& context) const override {
-    NORMRT_ASSIGN_OR_RETURN(LnGruWorkspace * workspace,
-                            seq_op::cell_workspace<LnGruWorkspace>(context, node_name_, "GruCell"));
+    NORMRT_ASSIGN_OR_RETURN(LnGruWorkspace * workspace, seq_op::cell_workspace<LnGruWorkspace>(
+                                                            context, node_name_, "GruCellBa"));
     LnGruWorkspace& ws = *workspace;
     const TensorView* in = context.inputs;
     const size_t hidden = config_.sequence.hidden, input = cell_.input_size();
@@ -181,6 +181,7 @@ Expected<std::unique_ptr<OpKernel>> create_gru(const OpBuildContext& context) {
 
 }  // namespace
 
-const OpSchema kGruCellSchema = {OpType::kGruCell, "GruCell", 6, 14, 1, 2, infer_gru, create_gru};
+const OpSchema kGruCellBaSchema = {OpType::kGruCellBa, "GruCellBa", 6, 14, 1, 2,
+                                   infer_gru,          create_gru};
 
 }  // namespace normrt

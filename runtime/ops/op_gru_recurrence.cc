@@ -1,4 +1,4 @@
-// GruRecurrence: the recurrent half of a GRU in Cho et al.'s convention
+// GruRecurrenceCho: the recurrent half of a GRU in Cho et al.'s convention
 // (gate order r, u; h = u⊙h_prev + (1 − u)⊙h̃), run over R rows of input
 // projections the graph computed beforehand (Linear → norm, any norm, in the
 // projections' own column order). Nematus' gru_layer and the two halves of
@@ -11,7 +11,7 @@
 //            norm_bias_g? [2H], bias_c? [H], gain_c? [H], norm_bias_c? [H]
 //            (f32); R is S or fixed
 //   outputs  h_seq [R, H], h_last? [1, H]
-//   attrs    the norm attributes (op_norm_attributes.h; "none": no norm,
+//   attrs    the norm attributes (runtime/graph/norm_attributes.h; "none": no norm,
 //            gains and norm biases rejected), reverse 0/1
 //
 //   g   = N(w_g·h_{t−1} + bias_g; gain_g, norm_bias_g) + xg_t
@@ -31,8 +31,8 @@
 
 #include "kernels/activation/activation.h"
 #include "kernels/linear/fused_linear.h"
+#include "runtime/graph/norm_attributes.h"
 #include "runtime/ops/op_linear_weights.h"
-#include "runtime/ops/op_norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/op_support.h"
 #include "runtime/ops/rnn_op_operands.h"
@@ -77,13 +77,7 @@ Status check_optional_vector(const NodeChecker& c, size_t index, const char* wha
 Status check_norm_for_width(const NodeChecker& c, const NormSelection& norm, size_t n,
                             bool has_gain) {
   if (!norm.enabled) return Status::ok();
-  float dummy = 0.0f;
-  NormRows rows;
-  rows.rows = 0;
-  rows.n = n;
-  rows.src = rows.dst = &dummy;
-  rows.gain = has_gain ? &dummy : nullptr;
-  if (Status s = norm_validate(norm.params, rows); !s)
+  if (Status s = norm_params_validate(norm.params, n, has_gain); !s)
     return c.error("rows of " + std::to_string(n) + ": " + s.message());
   return Status::ok();
 }
@@ -192,8 +186,9 @@ class GruRecurrenceOp final : public OpKernel {
     float* h_seq = context.outputs[kHSeq].f32();
     for (size_t i = 0; i < rows; ++i) {
       const size_t t = config_.reverse ? rows - 1 - i : i;
-      Status s = fused_linear(w_g_, h_prev, 1, h, gates, g, 2 * h, context.pool);
-      if (s) s = fused_linear(w_c_, h_prev, 1, h, candidate, c, h, context.pool);
+      // Validated when the node was built; debug builds check again.
+      Status s = fused_linear_unchecked(w_g_, h_prev, 1, h, gates, g, 2 * h, context.pool);
+      if (s) s = fused_linear_unchecked(w_c_, h_prev, 1, h, candidate, c, h, context.pool);
       if (!s) return Status::error(label_ + ": " + s.message());  // a plan bug, not bad data
       const float* xg_t = xg + t * 2 * h;
       const float* xc_t = xc + t * h;
@@ -235,8 +230,8 @@ Expected<std::unique_ptr<OpKernel>> create_recurrence(const OpBuildContext& cont
 
 }  // namespace
 
-const OpSchema kGruRecurrenceSchema = {
-    OpType::kGruRecurrence, "GruRecurrence",  5, kInputCount, 1, 2,
-    infer_recurrence,       create_recurrence};
+const OpSchema kGruRecurrenceChoSchema = {
+    OpType::kGruRecurrenceCho, "GruRecurrenceCho", 5, kInputCount, 1, 2,
+    infer_recurrence,          create_recurrence};
 
 }  // namespace normrt

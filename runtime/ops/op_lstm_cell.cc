@@ -6,7 +6,7 @@
 //            bias_x? [4H], gain_c? [H], bias_c? [H]   (weights f32 or bf16;
 //            gate blocks f, i, o, g)
 //   outputs  h_seq [S, H], h_last? [1, H], c_last? [1, H]
-//   attrs    the norm attributes (op_norm_attributes.h; norm "none", the
+//   attrs    the norm attributes (runtime/graph/norm_attributes.h; norm "none", the
 //            default, is the plain LSTM), placement "projections_and_cell"
 //            (default) | "cell_only" | "none" (where the norm applies; with
 //            norm "none" only "none" may be given), reverse 0/1
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "kernels/rnn/ln_lstm.h"
-#include "runtime/ops/op_norm_attributes.h"
+#include "runtime/graph/norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/rnn_op_cell.h"
 #include "runtime/ops/rnn_op_operands.h"

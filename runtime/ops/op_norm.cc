@@ -2,10 +2,10 @@
 //   (x [.., n] f32, gain [n]?, bias [n]?, residual [same as x]?) → (y [same as x], sum?)
 // With a residual, s = x + residual is normalized and, if the second output is
 // present, written to sum (the pre-norm residual stream). The convention comes
-// from the attributes (op_norm_attributes.h).
+// from the attributes (runtime/graph/norm_attributes.h).
 // Aliasing: y may be x or residual; sum may be x or residual; y and sum differ.
 //
-// With attribute axes = "spatial" (op_norm_attributes.h), per channel over
+// With attribute axes = "spatial" (runtime/graph/norm_attributes.h), per channel over
 // H×W (kernels/norm/norm_spatial.h):
 //   (x [N, C, H, W] f32, gain [C]?, bias [C]?) → y [N, C, H, W]
 // no residual, no sum; y may be x. The channels are split over the session's
@@ -15,7 +15,7 @@
 
 #include "kernels/norm/norm.h"
 #include "kernels/norm/norm_spatial.h"
-#include "runtime/ops/op_norm_attributes.h"
+#include "runtime/graph/norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/op_support.h"
 #include "runtime/ops/spatial_norm_run.h"
@@ -45,29 +45,24 @@ Status check_spatial_operands(const Graph& graph, const Node& node, const NormPa
     return node_error(node, "axes \"spatial\" takes no residual (operand 3) and no sum (output 1)");
   }
   // The kernel's own parameter checks (eps, p with H·W, gain convention).
-  float dummy = 0.0f;
-  NormPlanes planes;
-  planes.images = 0;
-  planes.plane = static_cast<size_t>(shape[2] * shape[3]);
-  planes.src = planes.dst = &dummy;
-  planes.gain = gain != nullptr ? &dummy : nullptr;
-  if (Status valid = norm_spatial_validate(params, planes); !valid) {
-    return node_error(node, valid.message());
+  const auto plane = static_cast<size_t>(shape[2] * shape[3]);
+  if (Status valid = norm_params_validate(params, plane, gain != nullptr); !valid) {
+    return node_error(node, "norm_spatial: " + valid.message().substr(sizeof("norm: ") - 1));
   }
   return Status::ok();
 }
 
-struct NormConfig {
+struct NormNodeConfig {
   NormParams params;
   NormAxes axes = NormAxes::kLast;
 };
 
 // Checks everything, and returns the parameters create() needs.
-Expected<NormConfig> check_norm_node(const Graph& graph, const Node& node, NormKind kind,
-                                     std::vector<InferredTensor>& outputs) {
+Expected<NormNodeConfig> check_norm_node(const Graph& graph, const Node& node, NormKind kind,
+                                         std::vector<InferredTensor>& outputs) {
   std::vector<std::string_view> names = kNormConventionAttributeNames;
   names.push_back("axes");
-  if (kind == NormKind::kRmsNormPartial) names.push_back("p");
+  if (kind == NormKind::kPRmsNorm) names.push_back("p");
   NORMRT_RETURN_IF_ERROR(check_attribute_names(node, names));
   NORMRT_ASSIGN_OR_RETURN(NormParams params, norm_params_from_attributes(node, kind));
   NORMRT_ASSIGN_OR_RETURN(NormAxes axes, norm_axes_from_attributes(node));
@@ -77,7 +72,7 @@ Expected<NormConfig> check_norm_node(const Graph& graph, const Node& node, NormK
     if (s) s = check_spatial_operands(graph, node, params, *x);
     if (!s) return s;
     outputs.assign(node.outputs.size(), {DataType::kF32, x->shape});
-    return NormConfig{params, axes};
+    return NormNodeConfig{params, axes};
   }
 
   NORMRT_ASSIGN_OR_RETURN(const Tensor* x, required_input(graph, node, 0, "x"));
@@ -98,18 +93,12 @@ Expected<NormConfig> check_norm_node(const Graph& graph, const Node& node, NormK
   if (output_tensor(graph, node, 1) != nullptr && residual == nullptr) {
     return node_error(node, "output 1 (sum) needs operand 3 (residual): there is nothing to sum");
   }
-  // The kernel's own parameter checks (eps, p with n, gain convention), on a
-  // call of zero rows: only the parameters and n matter.
-  float dummy = 0.0f;
-  NormRows rows;
-  rows.rows = 0;
-  rows.n = static_cast<size_t>(n);
-  rows.src = rows.dst = &dummy;
-  rows.gain = gain != nullptr ? &dummy : nullptr;
-  if (Status valid = norm_validate(params, rows); !valid) return node_error(node, valid.message());
+  // The kernel's own parameter checks (eps, p with n, gain convention).
+  if (Status valid = norm_params_validate(params, static_cast<size_t>(n), gain != nullptr); !valid)
+    return node_error(node, valid.message());
 
   outputs.assign(node.outputs.size(), {DataType::kF32, x->shape});
-  return NormConfig{params, axes};
+  return NormNodeConfig{params, axes};
 }
 
 template <NormKind kKind>
@@ -119,8 +108,7 @@ Status infer_norm(const Graph& graph, const Node& node, std::vector<InferredTens
 
 class SpatialNormOp final : public OpKernel {
  public:
-  SpatialNormOp(NormParams params, NormSpatialKernel kernel)
-      : params_(params), kernel_(kernel) {}
+  SpatialNormOp(NormParams params, NormSpatialKernel kernel) : params_(params), kernel_(kernel) {}
 
   Status run(const OpRunContext& context) const override {
     const TensorView& x = context.inputs[0];
@@ -179,14 +167,14 @@ class NormOp final : public OpKernel {
 template <NormKind kKind>
 Expected<std::unique_ptr<OpKernel>> create_norm(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
-  NORMRT_ASSIGN_OR_RETURN(NormConfig config,
+  NORMRT_ASSIGN_OR_RETURN(NormNodeConfig config,
                           check_norm_node(context.graph, context.node, kKind, outputs));
   NORMRT_RETURN_IF_ERROR(check_build_isa(context));
   if (config.axes == NormAxes::kSpatial) {
     NormSpatialKernel kernel = norm_spatial_kernel_for(context.isa);
     if (kernel == nullptr) {
-      return node_error(context.node,
-                        std::string("no spatial norm kernel compiled for ") + isa_name(context.isa));
+      return node_error(context.node, std::string("no spatial norm kernel compiled for ") +
+                                          isa_name(context.isa));
     }
     return std::unique_ptr<OpKernel>(new SpatialNormOp(config.params, kernel));
   }
@@ -222,7 +210,7 @@ const OpSchema kPRmsNormSchema = {OpType::kPRmsNorm,
                                   4,
                                   1,
                                   2,
-                                  infer_norm<NormKind::kRmsNormPartial>,
-                                  create_norm<NormKind::kRmsNormPartial>};
+                                  infer_norm<NormKind::kPRmsNorm>,
+                                  create_norm<NormKind::kPRmsNorm>};
 
 }  // namespace normrt

@@ -7,9 +7,9 @@ const OpSchema* find_op_schema(OpType type) {
       &kLinearSchema,    &kLayerNormSchema, &kRmsNormSchema,  &kPRmsNormSchema,
       &kAddSchema,       &kMulSchema,       &kActivationSchema, &kEmbeddingSchema,
       &kSoftmaxSchema,   &kAttentionSchema, &kConcatSchema,   &kSplitSchema,
-      &kSliceSchema,     &kLstmCellSchema,  &kGruCellSchema,  &kFusedLinearSchema,
+      &kSliceSchema,     &kLstmCellSchema,  &kGruCellBaSchema,  &kFusedLinearSchema,
       &kRopeSchema,      &kMeanPoolSchema,  &kL2NormalizeSchema,
-      &kAdditiveAttentionSchema, &kGruRecurrenceSchema,
+      &kAdditiveAttentionSchema, &kGruRecurrenceChoSchema,
       &kConv2dSchema,    &kMaxPool2dSchema, &kAvgPool2dSchema, &kGlobalAvgPoolSchema,
       &kAbsSchema,       &kMatMulSchema,    &kOrderViolationSchema, &kMixtureDensitySchema,
       &kMixtureSampleSchema};

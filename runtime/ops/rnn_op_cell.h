@@ -1,5 +1,5 @@
 #pragma once
-// What LstmCell and GruCell have in common around their kernels: the x and
+// What LstmCell and GruCellBa have in common around their kernels: the x and
 // hidden-size checks, the sequence settings (chunking, direction, weight
 // type), shape inference of (h_seq, h_last?, c_last?), reading the weight
 // inputs as floats, and the per-session kernel workspace.

@@ -1,6 +1,6 @@
 #pragma once
 // Operand and attribute checks for the shape inference of the sequence ops
-// (Attention, Rope, LstmCell, GruCell). Every error starts with the node
+// (Attention, Rope, LstmCell, GruCellBa). Every error starts with the node
 // ("node 'dec0.attn' (Attention): ") and names the operand (its role and its
 // tensor), the expected and the found value.
 #include <cstddef>

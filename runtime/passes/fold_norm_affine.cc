@@ -6,7 +6,7 @@
 
 #include "base/bf16.h"
 #include "kernels/linear/linear.h"
-#include "runtime/ops/op_norm_attributes.h"
+#include "runtime/graph/norm_attributes.h"
 #include "runtime/passes/graph_uses.h"
 
 namespace normrt {
@@ -18,19 +18,23 @@ struct NormOperands {
 };
 constexpr size_t kLinearX = 0, kLinearW = 1, kLinearBias = 2;
 
-// Where a normalizing node keeps its gain and bias; false if it does not
-// normalize or applies something non-linear after the norm.
-bool norm_operands(const Node& node, NormOperands* operands) {
+// Where a normalizing node keeps its gain and bias, and how it applies the
+// gain; false if it does not normalize or applies something non-linear after
+// the norm.
+bool norm_operands(const Node& node, NormOperands* operands, GainConvention* convention) {
   if (is_spatial_norm(node)) return false;  // per-channel gain: not a Linear's input columns
-  if (norm_op_kind(node.op) != nullptr) {
+  if (norm_kind_of_op(node.op)) {
     *operands = {1, 2};
-    return true;
+  } else if (node.op == OpType::kFusedLinear) {
+    Expected<std::string> activation = node.string_attribute("activation", "none");
+    if (!activation || *activation != "none") return false;
+    *operands = {4, 5};
+  } else {
+    return false;
   }
-  if (node.op != OpType::kFusedLinear) return false;
-  Expected<std::string> norm = node.string_attribute("norm", "none");
-  Expected<std::string> activation = node.string_attribute("activation", "none");
-  if (!norm || *norm == "none" || !activation || *activation != "none") return false;
-  *operands = {4, 5};
+  Expected<NormSelection> norm = node_norm(node);
+  if (!norm || !norm->enabled) return false;  // an invalid node is left for validation
+  *convention = norm->params.gain_convention;
   return true;
 }
 
@@ -98,7 +102,8 @@ Expected<FoldReport> fold_norm_affine(Graph& graph) {
   const size_t node_count = graph.nodes.size();
   for (size_t index = 0; index < node_count; ++index) {
     NormOperands where;
-    if (!norm_operands(graph.nodes[index], &where)) continue;
+    GainConvention convention = GainConvention::kAsStored;
+    if (!norm_operands(graph.nodes[index], &where, &convention)) continue;
     const Node& norm = graph.nodes[index];
     TensorId gain = operand(norm, where.gain), bias = operand(norm, where.bias);
     if (gain == kNoTensor && bias == kNoTensor) continue;
@@ -116,13 +121,12 @@ Expected<FoldReport> fold_norm_affine(Graph& graph) {
     // far beyond the bf16 model's own error. This is the pass's accuracy guard.
     if (!only_linear_x || !all_f32) continue;
 
-    NORMRT_ASSIGN_OR_RETURN(std::string convention,
-                            norm.string_attribute("gain_convention", "as_stored"));
     const size_t n = static_cast<size_t>(graph.tensors[y].shape.back());
     std::vector<double> g(n, 1.0), beta(n, 0.0);
     if (gain != kNoTensor) {
       const float* values = f32_data(graph.tensors[gain]);
-      for (size_t j = 0; j < n; ++j) g[j] = (convention == "one_plus" ? 1.0 : 0.0) + values[j];
+      for (size_t j = 0; j < n; ++j)
+        g[j] = (convention == GainConvention::kOnePlus ? 1.0 : 0.0) + values[j];
     }
     if (bias != kNoTensor) {
       const float* values = f32_data(graph.tensors[bias]);
@@ -157,9 +161,8 @@ Expected<FoldReport> fold_norm_affine(Graph& graph) {
     folded.inputs[where.gain] = kNoTensor;
     // The gain, 1 + g included, now lives in the readers' weights: without a
     // gain operand the norm must not ask for one.
-    for (Attribute& attribute : folded.attributes) {
-      if (attribute.name == "gain_convention") attribute.value = std::string("as_stored");
-    }
+    if (convention == GainConvention::kOnePlus)
+      set_gain_convention(folded, GainConvention::kAsStored);
     if (where.bias < folded.inputs.size()) folded.inputs[where.bias] = kNoTensor;
     report.folded_norms += 1;
   }

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/ops/op_norm_attributes.h"
+#include "runtime/graph/norm_attributes.h"
 #include "runtime/passes/graph_uses.h"
 
 namespace normrt {
@@ -78,10 +78,7 @@ Expected<ConvFusionReport> fuse_conv_chains(Graph& graph) {
       fused.inputs[kConvGain] = operand(*norm, kNormGain);
       fused.inputs[kConvNormBias] = operand(*norm, kNormBias);
       while (fused.inputs.back() == kNoTensor) fused.inputs.pop_back();
-      fused.set_attribute("norm", std::string(norm_op_kind(norm->op)));
-      for (const Attribute& attribute : norm->attributes) {
-        if (attribute.name != "axes") fused.set_attribute(attribute.name, attribute.value);
-      }
+      copy_norm_attributes(*norm, fused);
       removed[norm_index] = true;
       report.removed_nodes += 1;
     }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "runtime/ops/op_norm_attributes.h"
+#include "runtime/graph/norm_attributes.h"
 #include "runtime/passes/graph_uses.h"
 
 namespace normrt {
@@ -128,10 +128,7 @@ Node make_fused_node(const Graph& graph, const Chain& chain) {
   fused.outputs = {chain.y, chain.sum};
   while (!fused.outputs.empty() && fused.outputs.back() == kNoTensor) fused.outputs.pop_back();
   if (chain.norm != nullptr) {
-    fused.set_attribute("norm", std::string(norm_op_kind(chain.norm->op)));
-    for (const Attribute& attribute : chain.norm->attributes) {
-      fused.set_attribute(attribute.name, attribute.value);
-    }
+    copy_norm_attributes(*chain.norm, fused);  // a row norm: "axes" is absent or "last"
   }
   if (chain.activation != nullptr) {
     for (const char* name : {"activation", "negative_slope"}) {

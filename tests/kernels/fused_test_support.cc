@@ -35,8 +35,8 @@ const char* norm_choice_name(NormChoice choice) {
       return "layer_norm";
     case NormChoice::kRmsNorm:
       return "rms_norm";
-    case NormChoice::kRmsNormPartial:
-      return "rms_norm_partial";
+    case NormChoice::kPRmsNorm:
+      return "prms_norm";
   }
   return "?";
 }
@@ -125,23 +125,23 @@ double activation_slope(Activation activation) {
 }
 
 NormParams FusedSpec::params() const {
-  NormParams p;
-  p.kind = norm == NormChoice::kRmsNorm          ? NormKind::kRmsNorm
-           : norm == NormChoice::kRmsNormPartial ? NormKind::kRmsNormPartial
-                                                 : NormKind::kLayerNorm;
-  p.eps = eps;
-  p.eps_placement = eps_placement;
-  p.gain_convention =
+  NormParams params;
+  params.kind = norm == NormChoice::kRmsNorm    ? NormKind::kRmsNorm
+                : norm == NormChoice::kPRmsNorm ? NormKind::kPRmsNorm
+                                                : NormKind::kLayerNorm;
+  params.eps = eps;
+  params.eps_placement = eps_placement;
+  params.gain_convention =
       gain == GainKind::kOnePlus ? GainConvention::kOnePlus : GainConvention::kAsStored;
-  p.partial_fraction = partial_fraction;
-  return p;
+  params.p = p;
+  return params;
 }
 
 std::string describe(const FusedSpec& s) {
   std::ostringstream out;
   out << norm_choice_name(s.norm);
   if (s.normalize()) {
-    if (s.norm == NormChoice::kRmsNormPartial) out << "(p=" << s.partial_fraction << ")";
+    if (s.norm == NormChoice::kPRmsNorm) out << "(p=" << s.p << ")";
     out << "," << placement_name(s.eps_placement) << ",eps=" << s.eps << ",gain="
         << (s.gain == GainKind::kNone       ? "none"
             : s.gain == GainKind::kAsStored ? "g"
@@ -165,12 +165,12 @@ FusedSpec rotated_spec(size_t index, size_t n) {
   s.norm_bias = (h >> 3) & 1;
   s.linear_bias = (h >> 4) % 4 != 0;
   constexpr double kFractions[] = {1.0 / 16, 1.0 / 3, 1.0};
-  s.partial_fraction = kFractions[(h >> 6) % 3];
+  s.p = kFractions[(h >> 6) % 3];
   s.eps = (h >> 8) & 1 ? 1e-5f : 1e-6f;
-  if (s.norm == NormChoice::kRmsNormPartial) {
+  if (s.norm == NormChoice::kPRmsNorm) {
     for (double p : kFractions) {
       if (norm_stat_count(s.params(), n) > 0) break;
-      s.partial_fraction = p;
+      s.p = p;
     }
   }
   return s;

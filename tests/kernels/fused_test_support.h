@@ -69,9 +69,9 @@ inline constexpr double kThreadTolerance = 1.0 / (1 << 21);
 /// The largest |f'| of an activation over all reals.
 double activation_slope(Activation activation);
 
-enum class NormChoice { kNone, kLayerNorm, kRmsNorm, kRmsNormPartial };
+enum class NormChoice { kNone, kLayerNorm, kRmsNorm, kPRmsNorm };
 inline constexpr NormChoice kAllNormChoices[] = {NormChoice::kNone, NormChoice::kLayerNorm,
-                                                 NormChoice::kRmsNorm, NormChoice::kRmsNormPartial};
+                                                 NormChoice::kRmsNorm, NormChoice::kPRmsNorm};
 
 /// How the residual and sum_dst are laid out.
 enum class ResidualLayout {
@@ -91,7 +91,7 @@ struct FusedSpec {
   NormChoice norm = NormChoice::kNone;
   EpsPlacement eps_placement = EpsPlacement::kInsideSqrt;
   float eps = 1e-5f;
-  double partial_fraction = 1.0;  ///< pRMSNorm's p
+  double p = 1.0;  ///< pRMSNorm's p
   GainKind gain = GainKind::kNone;
   bool norm_bias = false;
   bool linear_bias = true;

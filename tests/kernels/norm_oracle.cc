@@ -5,8 +5,8 @@
 namespace normrt::testing {
 
 size_t oracle_stat_count(const NormParams& params, size_t n) {
-  if (params.kind != NormKind::kRmsNormPartial) return n;
-  return static_cast<size_t>(std::floor(params.partial_fraction * static_cast<double>(n)));
+  if (params.kind != NormKind::kPRmsNorm) return n;
+  return static_cast<size_t>(std::floor(params.p * static_cast<double>(n)));
 }
 
 void oracle_norm_row(const NormParams& params, size_t n, const float* s, const float* gain,

@@ -32,8 +32,8 @@ std::string kind_name(NormKind kind) {
       return "layer_norm";
     case NormKind::kRmsNorm:
       return "rms_norm";
-    case NormKind::kRmsNormPartial:
-      return "rms_norm_partial";
+    case NormKind::kPRmsNorm:
+      return "prms_norm";
   }
   return "?";
 }
@@ -80,7 +80,7 @@ bool layout_writes_sum(Layout layout) {
 std::string describe(const NormCase& c) {
   std::ostringstream os;
   os << kind_name(c.params.kind);
-  if (c.params.kind == NormKind::kRmsNormPartial) os << " p=" << c.params.partial_fraction;
+  if (c.params.kind == NormKind::kPRmsNorm) os << " p=" << c.params.p;
   os << " n=" << c.n << " rows=" << c.rows << " eps=" << c.params.eps << " ("
      << placement_name(c.params.eps_placement)
      << ") gain=" << (c.gain.empty() ? "none" : convention_name(c.params.gain_convention))

@@ -126,12 +126,10 @@ TEST_SUITE("fused_linear") {
       NormChoice norm;
       double p;
     };
-    const NormVariant norms[] = {{NormChoice::kNone, 1.0},
-                                 {NormChoice::kLayerNorm, 1.0},
-                                 {NormChoice::kRmsNorm, 1.0},
-                                 {NormChoice::kRmsNormPartial, 1.0 / 16},
-                                 {NormChoice::kRmsNormPartial, 1.0 / 3},
-                                 {NormChoice::kRmsNormPartial, 1.0}};
+    const NormVariant norms[] = {
+        {NormChoice::kNone, 1.0},         {NormChoice::kLayerNorm, 1.0},
+        {NormChoice::kRmsNorm, 1.0},      {NormChoice::kPRmsNorm, 1.0 / 16},
+        {NormChoice::kPRmsNorm, 1.0 / 3}, {NormChoice::kPRmsNorm, 1.0}};
     std::vector<FusedSpec> specs;
     size_t index = 0;
     for (const NormVariant& nv : norms) {
@@ -139,7 +137,7 @@ TEST_SUITE("fused_linear") {
         for (ResidualLayout layout : kAllResidualLayouts) {
           FusedSpec s = rotated_spec(index++, n);
           s.norm = nv.norm;
-          s.partial_fraction = nv.p;
+          s.p = nv.p;
           s.activation = act;
           s.layout = layout;
           specs.push_back(s);
@@ -154,7 +152,7 @@ TEST_SUITE("fused_linear") {
             for (bool linear_bias : {false, true}) {
               FusedSpec s = rotated_spec(index++, n);
               s.norm = nv.norm;
-              s.partial_fraction = nv.p;
+              s.p = nv.p;
               s.eps_placement = placement;
               s.gain = gain;
               s.norm_bias = norm_bias;

@@ -113,7 +113,7 @@ TEST_SUITE("fused_linear") {
           const FusedProblem problem = make_fused_problem(m, n, k, type, 43, m / 2, x_scale);
           size_t index = 0;
           for (NormChoice norm :
-               {NormChoice::kLayerNorm, NormChoice::kRmsNorm, NormChoice::kRmsNormPartial}) {
+               {NormChoice::kLayerNorm, NormChoice::kRmsNorm, NormChoice::kPRmsNorm}) {
             for (ResidualLayout layout : kAllResidualLayouts) {
               FusedSpec spec = rotated_spec(index++, n);
               spec.norm = norm;

@@ -67,9 +67,8 @@ SweepResult thread_sweep(const std::vector<ThreadShape>& shapes, bool strict) {
         FusedSpec spec = rotated_spec(si * 16 + i, shape.n);
         spec.norm = kAllNormChoices[i % 4];
         spec.layout = kAllResidualLayouts[i / 4];
-        if (spec.norm == NormChoice::kRmsNormPartial &&
-            norm_stat_count(spec.params(), shape.n) == 0) {
-          spec.partial_fraction = 1.0;
+        if (spec.norm == NormChoice::kPRmsNorm && norm_stat_count(spec.params(), shape.n) == 0) {
+          spec.p = 1.0;
         }
         const FusedReference ref = reference_for(problem, spec);
         const FusedPlacement placement = rotated_placement(si * 16 + i, shape.m);

@@ -149,9 +149,9 @@ TEST_SUITE("fused_linear") {
         CAPTURE(p);
         LinearEpilogue e;
         e.normalize = true;
-        e.norm.kind = NormKind::kRmsNormPartial;
-        e.norm.partial_fraction = p;
-        check(rejection(o, e), "partial_fraction");
+        e.norm.kind = NormKind::kPRmsNorm;
+        e.norm.p = p;
+        check(rejection(o, e), "p");
       }
     }
     SUBCASE("a negative or NaN eps") {
@@ -176,6 +176,52 @@ TEST_SUITE("fused_linear") {
       check(rejection(o, e, kM, nullptr, y), "gain overlaps");
     }
   }
+
+  // The entry point a runtime plan uses after validating once: the same
+  // result as the checked call, bit for bit, for m = 1 (GEMV) and m > 1
+  // (GEMM), every epilogue stage on; debug builds still refuse a bad call.
+  TEST_CASE("fused_linear_unchecked computes what fused_linear computes") {
+    for (size_t m : {size_t{1}, kM}) {
+      CAPTURE(m);
+      Operands o;
+      LinearEpilogue e;
+      e.bias = o.problem.bias.data();
+      e.residual = o.residual.data();
+      e.residual_stride = kN;
+      e.normalize = true;
+      e.norm.kind = NormKind::kPRmsNorm;
+      e.norm.p = 0.25;
+      e.gain = o.problem.gain.data();
+      e.norm_bias = o.problem.norm_bias.data();
+      e.activation = Activation::kGeluErf;
+      std::vector<float> checked(m * kN, -1.0f), unchecked(m * kN, -2.0f);
+      std::vector<float> checked_sum(m * kN, -1.0f), unchecked_sum(m * kN, -2.0f);
+      e.sum_dst = checked_sum.data();
+      e.sum_stride = kN;
+      REQUIRE(fused_linear(o.w, o.problem.x.data(), m, kK, e, checked.data(), kN).is_ok());
+      e.sum_dst = unchecked_sum.data();
+      REQUIRE(
+          fused_linear_unchecked(o.w, o.problem.x.data(), m, kK, e, unchecked.data(), kN).is_ok());
+      for (size_t i = 0; i < m * kN; ++i) {
+        CAPTURE(i);
+        REQUIRE(std::isfinite(checked[i]));
+        CHECK(checked[i] == unchecked[i]);
+        CHECK(checked_sum[i] == unchecked_sum[i]);
+      }
+    }
+  }
+
+#ifndef NDEBUG
+  TEST_CASE("fused_linear_unchecked still refuses a bad call in a debug build") {
+    Operands o;
+    LinearEpilogue e;
+    e.sum_dst = o.sum.data();  // without a residual
+    e.sum_stride = kN;
+    GuardedOutput y(kM, kN, 0);
+    const Status s = fused_linear_unchecked(o.w, o.problem.x.data(), kM, kK, e, y.data(), kN);
+    CHECK(contains(s.message(), "sum_dst is set but residual is null"));
+  }
+#endif
 }
 
 }  // namespace normrt::testing

@@ -49,9 +49,7 @@ Vec oracle_norm(bool enabled, const NormParams& p, const Vec& v, const std::vect
       for (double e : v) stat += (e - mean) * (e - mean);
       stat /= n;
     } else {
-      const size_t k = p.kind == NormKind::kRmsNormPartial
-                           ? static_cast<size_t>(std::floor(p.partial_fraction * n))
-                           : n;
+      const size_t k = p.kind == NormKind::kPRmsNorm ? static_cast<size_t>(std::floor(p.p * n)) : n;
       for (size_t i = 0; i < k; ++i) stat += v[i] * v[i];
       stat /= k;
     }
@@ -104,9 +102,9 @@ const char* rnn_norm_case_name(RnnNormCase c) {
 NormParams rnn_norm_params(RnnNormCase c, int variant) {
   NormParams p;
   p.kind = c == RnnNormCase::kRmsNorm          ? NormKind::kRmsNorm
-           : c == RnnNormCase::kPartialRmsNorm ? NormKind::kRmsNormPartial
+           : c == RnnNormCase::kPartialRmsNorm ? NormKind::kPRmsNorm
                                                : NormKind::kLayerNorm;
-  p.partial_fraction = c == RnnNormCase::kPartialRmsNorm ? 0.125 : 1.0;
+  p.p = c == RnnNormCase::kPartialRmsNorm ? 0.125 : 1.0;
   if (variant % 2 == 1) {
     p.eps = 1e-6f;
     p.eps_placement = EpsPlacement::kAddedToRms;

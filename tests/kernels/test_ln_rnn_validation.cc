@@ -59,8 +59,8 @@ TEST_SUITE("ln_rnn") {
     CHECK(mentions(eps, "eps"));
     CHECK(mentions(eps, "W_h"));
     Status prms = make([](LnLstmWeights& w) {
-      w.norm.kind = NormKind::kRmsNormPartial;
-      w.norm.partial_fraction = 0.05;  // floor(0.05·16) = 0 for c_t, 3 for 4H = 64
+      w.norm.kind = NormKind::kPRmsNorm;
+      w.norm.p = 0.05;  // floor(0.05·16) = 0 for c_t, 3 for 4H = 64
     });
     CHECK(mentions(prms, "floor"));
     CHECK(mentions(prms, "c_t"));
@@ -96,8 +96,8 @@ TEST_SUITE("ln_rnn") {
       w.gain_h = w.gain_x = w.gain_w = w.gain_u = nullptr;
     }));
     Status prms = make([](LnGruWeights& w) {
-      w.norm.kind = NormKind::kRmsNormPartial;
-      w.norm.partial_fraction = 0.05;  // floor(0.05·16) = 0 for W·x, 1 for 2H
+      w.norm.kind = NormKind::kPRmsNorm;
+      w.norm.p = 0.05;  // floor(0.05·16) = 0 for W·x, 1 for 2H
     });
     CHECK(mentions(prms, "floor"));
     CHECK(mentions(prms, "W·x_t"));

@@ -154,7 +154,7 @@ void sweep(const std::vector<NormParams>& params_list, uint32_t seed) {
 NormParams params_of(NormKind kind, double p = 1.0) {
   NormParams params;
   params.kind = kind;
-  params.partial_fraction = p;
+  params.p = p;
   return params;
 }
 
@@ -169,10 +169,10 @@ TEST_SUITE("accuracy") {
     sweep({params_of(NormKind::kRmsNorm)}, 202);
   }
 
-  TEST_CASE("rms_norm_partial matches the oracle for every p, row length, layout and convention") {
+  TEST_CASE("prms_norm matches the oracle for every p, row length, layout and convention") {
     std::vector<NormParams> list;
     for (double p : {1.0 / 16, 1.0 / 8, 0.25, 0.5, 1.0 / 3, 1.0}) {
-      list.push_back(params_of(NormKind::kRmsNormPartial, p));
+      list.push_back(params_of(NormKind::kPRmsNorm, p));
     }
     sweep(list, 303);
   }

@@ -20,11 +20,11 @@ NormParams params_of(NormKind kind, float eps, EpsPlacement placement = EpsPlace
   params.kind = kind;
   params.eps = eps;
   params.eps_placement = placement;
-  params.partial_fraction = 0.5;  // only read by kRmsNormPartial
+  params.p = 0.5;  // only read by kPRmsNorm
   return params;
 }
 
-constexpr NormKind kKinds[] = {NormKind::kLayerNorm, NormKind::kRmsNorm, NormKind::kRmsNormPartial};
+constexpr NormKind kKinds[] = {NormKind::kLayerNorm, NormKind::kRmsNorm, NormKind::kPRmsNorm};
 constexpr EpsPlacement kPlacements[] = {EpsPlacement::kInsideSqrt, EpsPlacement::kAddedToRms};
 
 std::vector<float> scaled(std::vector<float> v, float factor) {
@@ -39,7 +39,7 @@ TEST_SUITE("edge_rows") {
     std::mt19937 rng(21);
     for (size_t n : {1, 7, 16, 100, 1029}) {
       for (NormKind kind : kKinds) {
-        if (kind == NormKind::kRmsNormPartial && n < 2) continue;  // k = 0: invalid
+        if (kind == NormKind::kPRmsNorm && n < 2) continue;  // k = 0: invalid
         for (EpsPlacement placement : kPlacements) {
           for (bool with_bias : {false, true}) {
             NormCase c =
@@ -71,7 +71,7 @@ TEST_SUITE("edge_rows") {
     for (float value : {3.7f, -1e4f, 1e-3f, 1e30f, -1e-30f}) {
       for (size_t n : {1, 3, 16, 100, 768, 4096}) {
         for (NormKind kind : kKinds) {
-          if (kind == NormKind::kRmsNormPartial && n < 2) continue;  // k = 0: invalid
+          if (kind == NormKind::kPRmsNorm && n < 2) continue;  // k = 0: invalid
           NormCase c =
               simple_case(params_of(kind, 1e-5f), n, std::vector<float>(n, value),
                           uniform_floats(rng, n, 0.5f, 1.5f), uniform_floats(rng, n, -0.1f, 0.1f));
@@ -205,9 +205,9 @@ TEST_SUITE("edge_rows") {
   TEST_CASE("a NaN beyond the first k elements of a partial row only makes its own output NaN") {
     std::mt19937 rng(28);
     const size_t n = 100, nan_at = 80;  // k = 50
-    NormCase c = simple_case(params_of(NormKind::kRmsNormPartial, 1e-5f), n,
-                             normal_floats(rng, n, 0.0f, 1.0f), uniform_floats(rng, n, 0.5f, 1.5f),
-                             uniform_floats(rng, n, -0.1f, 0.1f));
+    NormCase c =
+        simple_case(params_of(NormKind::kPRmsNorm, 1e-5f), n, normal_floats(rng, n, 0.0f, 1.0f),
+                    uniform_floats(rng, n, 0.5f, 1.5f), uniform_floats(rng, n, -0.1f, 0.1f));
     c.x[nan_at] = NAN;
     OracleRow oracle = oracle_case(c)[0];
     for (const NormVariant* variant : norm_variants_under_test()) {

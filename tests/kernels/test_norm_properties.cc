@@ -60,7 +60,7 @@ NormParams params_of(NormKind kind, float eps, double p = 1.0) {
   NormParams params;
   params.kind = kind;
   params.eps = eps;
-  params.partial_fraction = p;
+  params.p = p;
   return params;
 }
 
@@ -134,12 +134,11 @@ TEST_SUITE("properties") {
     }
   }
 
-  TEST_CASE("rms_norm_partial is invariant to re-scaling the input row") {
+  TEST_CASE("prms_norm is invariant to re-scaling the input row") {
     for (float delta : kScales) {
       CAPTURE(delta);
       check_invariant(
-          params_of(NormKind::kRmsNormPartial, 0.0f, 0.25), [delta](float v) { return delta * v; },
-          14);
+          params_of(NormKind::kPRmsNorm, 0.0f, 0.25), [delta](float v) { return delta * v; }, 14);
     }
   }
 
@@ -150,12 +149,12 @@ TEST_SUITE("properties") {
         params_of(NormKind::kRmsNorm, 1e-5f), [](float v) { return v + 1.0f; }, 0.1f);
   }
 
-  TEST_CASE("rms_norm_partial is not invariant to re-centering the input row") {
+  TEST_CASE("prms_norm is not invariant to re-centering the input row") {
     check_not_invariant(
-        params_of(NormKind::kRmsNormPartial, 1e-5f, 0.25), [](float v) { return v + 1.0f; }, 0.1f);
+        params_of(NormKind::kPRmsNorm, 1e-5f, 0.25), [](float v) { return v + 1.0f; }, 0.1f);
   }
 
-  TEST_CASE("rms_norm_partial with p = 1 is bit-identical to rms_norm") {
+  TEST_CASE("prms_norm with p = 1 is bit-identical to rms_norm") {
     std::mt19937 rng(15);
     for (size_t n : {1, 2, 3, 15, 16, 17, 31, 64, 100, 255, 768, 1029, 4096}) {
       for (EpsPlacement placement : {EpsPlacement::kInsideSqrt, EpsPlacement::kAddedToRms}) {
@@ -168,8 +167,8 @@ TEST_SUITE("properties") {
           rms.layout = layout;
           if (layout_has_residual(layout)) rms.residual = normal_floats(rng, 2 * n, 0.0f, 1.0f);
           NormCase partial = rms;
-          partial.params.kind = NormKind::kRmsNormPartial;
-          partial.params.partial_fraction = 1.0;
+          partial.params.kind = NormKind::kPRmsNorm;
+          partial.params.p = 1.0;
           for (const NormVariant* variant : norm_variants_under_test()) {
             INFO("variant=" << variant->name << " " << describe(partial));
             const std::vector<float> want = run_simple(variant->kernel, rms);
@@ -179,7 +178,7 @@ TEST_SUITE("properties") {
                    std::memcmp(&got[first], &want[first], sizeof(float)) == 0) {
               ++first;
             }
-            CHECK_MESSAGE(first == got.size(), "index " << first << ": rms_norm_partial gave "
+            CHECK_MESSAGE(first == got.size(), "index " << first << ": prms_norm gave "
                                                         << (first < got.size() ? got[first] : 0.0f)
                                                         << ", rms_norm gave "
                                                         << (first < got.size() ? want[first] : 0.0f)
@@ -193,11 +192,11 @@ TEST_SUITE("properties") {
   // Changing elements at or beyond k = floor(p·n) leaves the first k outputs
   // bit-identical, and the changed ones are scaled by the same factor. x[0] = 1,
   // so y[0] is that factor.
-  TEST_CASE("rms_norm_partial takes its statistic from the first k elements only") {
+  TEST_CASE("prms_norm takes its statistic from the first k elements only") {
     std::mt19937 rng(16);
     for (size_t n : {16, 100, 768, 1029}) {
       for (double p : {1.0 / 16, 0.25, 1.0 / 3, 0.5}) {
-        const NormParams params = params_of(NormKind::kRmsNormPartial, 1e-5f, p);
+        const NormParams params = params_of(NormKind::kPRmsNorm, 1e-5f, p);
         const size_t k = oracle_stat_count(params, n);
         NormCase original = simple_case(params, n, normal_floats(rng, n, 0.0f, 1.0f));
         original.x[0] = 1.0f;

@@ -67,7 +67,7 @@ struct SpatialCase {
 std::string describe(const SpatialCase& c) {
   std::ostringstream out;
   out << kind_name(c.params.kind);
-  if (c.params.kind == NormKind::kRmsNormPartial) out << "(p=" << c.params.partial_fraction << ")";
+  if (c.params.kind == NormKind::kPRmsNorm) out << "(p=" << c.params.p << ")";
   out << " " << placement_name(c.params.eps_placement) << " eps=" << c.params.eps
       << " gain=" << (c.gain.empty() ? "none" : convention_name(c.params.gain_convention))
       << (c.bias.empty() ? "" : " bias") << " " << activation_name(c.activation) << " " << c.images
@@ -196,7 +196,7 @@ TEST_SUITE("norm_spatial") {
     size_t cases = 0;
     const size_t sides[][2] = {{1, 1},  {1, 2}, {1, 3}, {3, 3},  {5, 7},   {6, 6},   {4, 4},
                                {3, 11}, {8, 8}, {9, 7}, {13, 5}, {16, 16}, {31, 33}, {32, 32}};
-    const NormKind kinds[] = {NormKind::kLayerNorm, NormKind::kRmsNorm, NormKind::kRmsNormPartial};
+    const NormKind kinds[] = {NormKind::kLayerNorm, NormKind::kRmsNorm, NormKind::kPRmsNorm};
     size_t rotation = 0;
     for (const auto& side : sides) {
       for (NormKind kind : kinds) {
@@ -214,9 +214,9 @@ TEST_SUITE("norm_spatial") {
           if (variant == 3) c.gain.clear();
           if (variant == 1) c.bias.clear();
           constexpr double kFractions[] = {1.0 / 16, 1.0 / 3, 0.5, 1.0};
-          c.params.partial_fraction = kFractions[rotation % 4];
-          if (kind == NormKind::kRmsNormPartial && norm_stat_count(c.params, c.plane()) == 0) {
-            c.params.partial_fraction = 1.0;
+          c.params.p = kFractions[rotation % 4];
+          if (kind == NormKind::kPRmsNorm && norm_stat_count(c.params, c.plane()) == 0) {
+            c.params.p = 1.0;
           }
           c.activation = kAllActivations[rotation % std::size(kAllActivations)];
           c.in_place = rotation % 3 == 1;
@@ -237,10 +237,10 @@ TEST_SUITE("norm_spatial") {
     FailureLog failures;
     double worst = 0;
     for (auto [channels, side] : {std::pair<size_t, size_t>{96, 32}, {192, 16}, {192, 6}}) {
-      for (NormKind kind : {NormKind::kRmsNorm, NormKind::kLayerNorm, NormKind::kRmsNormPartial}) {
+      for (NormKind kind : {NormKind::kRmsNorm, NormKind::kLayerNorm, NormKind::kPRmsNorm}) {
         SpatialCase c = random_case(rng, kind, 1, channels, side, side);
         c.params.eps = 1e-6f;
-        c.params.partial_fraction = 1.0 / 16;
+        c.params.p = 1.0 / 16;
         c.activation = Activation::kLeakyRelu;
         c.alpha = 0.1f;
         c.in_place = true;
@@ -255,9 +255,9 @@ TEST_SUITE("norm_spatial") {
     std::mt19937 rng(7);
     FailureLog failures;
     double worst = 0;
-    for (NormKind kind : {NormKind::kLayerNorm, NormKind::kRmsNorm, NormKind::kRmsNormPartial}) {
+    for (NormKind kind : {NormKind::kLayerNorm, NormKind::kRmsNorm, NormKind::kPRmsNorm}) {
       SpatialCase c = random_case(rng, kind, 1, 4, 5, 9);
-      c.params.partial_fraction = 0.5;
+      c.params.p = 0.5;
       const size_t n = c.plane();
       for (size_t j = 0; j < n; ++j) {
         c.x[j] *= 1e30f;         // channel 0: Σ x² overflows float
@@ -298,8 +298,8 @@ TEST_SUITE("norm_spatial") {
   TEST_CASE("norm_spatial_validate names what is wrong") {
     std::vector<float> x(2 * 3 * 4, 1.0f), y(x.size()), g(3, 1.0f);
     NormParams params;
-    params.kind = NormKind::kRmsNormPartial;
-    params.partial_fraction = 0.5;
+    params.kind = NormKind::kPRmsNorm;
+    params.p = 0.5;
     NormPlanes p;
     p.channels = 3;
     p.images = 2;

@@ -94,8 +94,8 @@ TEST_SUITE("validation") {
   TEST_CASE("the valid operands used below are accepted") {
     Operands o;
     check_accepted(o.params, o.rows);
-    o.params.kind = NormKind::kRmsNormPartial;
-    o.params.partial_fraction = 0.25;
+    o.params.kind = NormKind::kPRmsNorm;
+    o.params.p = 0.25;
     check_accepted(o.params, o.rows);
   }
 
@@ -105,32 +105,32 @@ TEST_SUITE("validation") {
     check_rejected(o.params, o.rows, {"n"});
   }
 
-  TEST_CASE("partial_fraction outside (0, 1] is rejected naming partial_fraction") {
+  TEST_CASE("p outside (0, 1] is rejected naming p") {
     for (double p : {0.0, -0.5, 1.5, static_cast<double>(NAN)}) {
       CAPTURE(p);
       Operands o;
-      o.params.kind = NormKind::kRmsNormPartial;
-      o.params.partial_fraction = p;
-      check_rejected(o.params, o.rows, {"partial_fraction"});
+      o.params.kind = NormKind::kPRmsNorm;
+      o.params.p = p;
+      check_rejected(o.params, o.rows, {"p"});
     }
   }
 
-  TEST_CASE("partial_fraction is ignored by layer_norm and rms_norm") {
+  TEST_CASE("p is ignored by layer_norm and rms_norm") {
     for (NormKind kind : {NormKind::kLayerNorm, NormKind::kRmsNorm}) {
       Operands o;
       o.params.kind = kind;
-      o.params.partial_fraction = 1.5;
+      o.params.p = 1.5;
       check_accepted(o.params, o.rows);
     }
   }
 
-  TEST_CASE("partial_fraction with floor(p·n) = 0 is rejected naming p") {
+  TEST_CASE("p with floor(p·n) = 0 is rejected naming p") {
     Operands o;
-    o.params.kind = NormKind::kRmsNormPartial;
-    o.params.partial_fraction = 0.1;
+    o.params.kind = NormKind::kPRmsNorm;
+    o.params.p = 0.1;
     o.rows.n = 5;
     o.rows.rows = 1;
-    check_rejected(o.params, o.rows, {"partial_fraction", "p"});
+    check_rejected(o.params, o.rows, {"p", "p"});
   }
 
   TEST_CASE("negative or NaN eps is rejected naming eps") {
@@ -233,14 +233,13 @@ TEST_SUITE("validation") {
     }
   }
 
-  TEST_CASE("norm_stat_count is n, or floor(p·n) for rms_norm_partial") {
+  TEST_CASE("norm_stat_count is n, or floor(p·n) for prms_norm") {
     for (size_t n = 1; n <= 300; ++n) {
       for (double p : {1.0 / 16, 0.1, 0.25, 1.0 / 3, 0.5, 2.0 / 3, 0.9, 1.0}) {
-        for (NormKind kind :
-             {NormKind::kLayerNorm, NormKind::kRmsNorm, NormKind::kRmsNormPartial}) {
+        for (NormKind kind : {NormKind::kLayerNorm, NormKind::kRmsNorm, NormKind::kPRmsNorm}) {
           NormParams params;
           params.kind = kind;
-          params.partial_fraction = p;
+          params.p = p;
           const size_t want = oracle_stat_count(params, n);
           if (want == 0) continue;
           const size_t got = norm_stat_count(params, n);
@@ -248,6 +247,70 @@ TEST_SUITE("validation") {
             FAIL_CHECK(kind_name(kind) << " n=" << n << " p=" << p << ": norm_stat_count gave "
                                        << got << ", want " << want);
           }
+        }
+      }
+    }
+  }
+
+  // What a plan checks once per node: the parameters for a row length,
+  // without buffers. It must refuse exactly what norm_validate() refuses for
+  // the parameters, with the same message, and accept every valid one.
+  TEST_CASE("norm_params_validate refuses the parameter errors norm_validate refuses") {
+    struct Case {
+      const char* what;
+      NormParams params;
+      size_t n;
+      bool has_gain;
+      const char* names;
+    };
+    auto params = [](NormKind kind, float eps, double p, GainConvention gain) {
+      NormParams out;
+      out.kind = kind;
+      out.eps = eps;
+      out.p = p;
+      out.gain_convention = gain;
+      return out;
+    };
+    const GainConvention as_stored = GainConvention::kAsStored;
+    const Case cases[] = {
+        {"n = 0", params(NormKind::kLayerNorm, 1e-5f, 1.0, as_stored), 0, true, "n"},
+        {"eps < 0", params(NormKind::kRmsNorm, -1e-5f, 1.0, as_stored), 16, true, "eps"},
+        {"eps NaN", params(NormKind::kRmsNorm, NAN, 1.0, as_stored), 16, true, "eps"},
+        {"eps inf", params(NormKind::kLayerNorm, INFINITY, 1.0, as_stored), 16, true, "eps"},
+        {"p = 0", params(NormKind::kPRmsNorm, 1e-5f, 0.0, as_stored), 16, true, "p"},
+        {"p > 1", params(NormKind::kPRmsNorm, 1e-5f, 1.5, as_stored), 16, true, "p"},
+        {"floor(p·n) = 0", params(NormKind::kPRmsNorm, 1e-5f, 0.1, as_stored), 9, true, "p"},
+        {"1 + g without a gain", params(NormKind::kLayerNorm, 1e-5f, 1.0, GainConvention::kOnePlus),
+         16, false, "gain"},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.what);
+      const Status planned = norm_params_validate(c.params, c.n, c.has_gain);
+      REQUIRE_FALSE(planned.is_ok());
+      CHECK_MESSAGE(names_word(planned.message(), c.names), planned.message());
+      Operands o;
+      o.rows.rows = 1;
+      o.rows.n = c.n;
+      if (!c.has_gain) o.rows.gain = nullptr;
+      const Status called = norm_validate(c.params, o.rows);
+      REQUIRE_FALSE(called.is_ok());
+      CHECK(called.message() == planned.message());
+    }
+  }
+
+  TEST_CASE("norm_params_validate accepts valid parameters for every row length") {
+    for (size_t n : {size_t{1}, size_t{7}, size_t{16}, size_t{4097}}) {
+      for (NormKind kind : {NormKind::kLayerNorm, NormKind::kRmsNorm, NormKind::kPRmsNorm}) {
+        for (GainConvention gain : {GainConvention::kAsStored, GainConvention::kOnePlus}) {
+          NormParams params;
+          params.kind = kind;
+          params.eps = 0.0f;
+          params.p = 1.0;  // floor(1·n) = n ≥ 1
+          params.gain_convention = gain;
+          CAPTURE(n);
+          CHECK(norm_params_validate(params, n, true).is_ok());
+          if (gain == GainConvention::kAsStored)
+            CHECK(norm_params_validate(params, n, false).is_ok());
         }
       }
     }

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "normrt/normrt.hpp"
+#include "runtime/graph/norm_attributes.h"
 #include "tools/cli/parse_count.h"
 
 namespace normrt::bench {
@@ -92,20 +93,17 @@ std::vector<NormReplacement> default_norms() {
 Expected<NormReplacement> parse_norm_item(const std::string& item) {
   const size_t colon = item.find(':');
   const std::string kind = item.substr(0, colon);
+  Expected<NormKind> parsed = norm_kind_from_name(kind);
+  if (!parsed) return Status::error("--norms: " + parsed.status().message());
+  const bool partial = *parsed == NormKind::kPRmsNorm;
   if (colon == std::string::npos) {
-    if (kind == "prms_norm") {
+    if (partial) {
       return Status::error(
           "--norms: 'prms_norm' needs its p, e.g. prms_norm:0.0625 or prms_norm:1/16");
     }
-    Expected<NormReplacement> norm = norm_replacement(kind, 1.0);
-    if (!norm) return Status::error("--norms: " + norm.status().message());
-    return norm;
+    return norm_replacement(kind, 1.0);
   }
-  if (kind != "prms_norm") {
-    Expected<NormReplacement> known = norm_replacement(kind, 1.0);
-    if (!known) return Status::error("--norms: " + known.status().message());
-    return Status::error("--norms: '" + item + "': only prms_norm takes a p");
-  }
+  if (!partial) return Status::error("--norms: '" + item + "': only prms_norm takes a p");
   Expected<double> p = parse_number(item.substr(colon + 1));
   if (!p) return Status::error("--norms: '" + item + "': p " + p.status().message());
   Expected<NormReplacement> norm = norm_replacement(kind, *p);

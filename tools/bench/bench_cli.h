@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "normrt/status.h"
-#include "runtime/passes/replace_norm.h"
+#include "tools/bench/replace_norm.h"
 
 namespace normrt::bench {
 

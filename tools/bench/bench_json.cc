@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/ops/op_norm_attributes.h"
+#include "runtime/graph/norm_attributes.h"
 
 namespace normrt::bench {
 namespace {
@@ -13,8 +13,8 @@ json variant_json(const VariantResult& v) {
   const NodeKindTimes& t = v.node_ms;
   json j;
   j["label"] = norm_replacement_label(v.norm);
-  j["norm"] = norm_kind_attribute_name(v.norm.kind);
-  j["p"] = v.norm.kind == NormKind::kRmsNormPartial ? json(v.norm.p) : json(nullptr);
+  j["norm"] = norm_kind_name(v.norm.kind);
+  j["p"] = v.norm.kind == NormKind::kPRmsNorm ? json(v.norm.p) : json(nullptr);
   j["fused"] = v.fused;
   j["as_stored"] = v.as_stored;
   j["runs"] = v.samples_ms.size();

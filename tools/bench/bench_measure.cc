@@ -9,6 +9,7 @@
 
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
+#include "runtime/graph/norm_attributes.h"
 #include "tools/bench/bench_inputs.h"
 
 namespace normrt::bench {
@@ -37,7 +38,7 @@ std::string norm_attribute(const Node& node) {
 std::string node_norm_label(const Node& node) {
   std::string kind = norm_op_kind(node.op) != nullptr ? norm_op_kind(node.op) : "";
   if (kind.empty() && (node.op == OpType::kFusedLinear || node.op == OpType::kLstmCell ||
-                       node.op == OpType::kGruCell)) {
+                       node.op == OpType::kGruCellBa)) {
     kind = norm_attribute(node);
   }
   if (kind.empty()) return "";
@@ -49,7 +50,7 @@ std::string node_norm_label(const Node& node) {
 // Adds one profiled node's time to the kind it belongs to.
 void add_node_time(const NodeProfile& profile, const Node& node, double ms, NodeKindTimes& times,
                    NodeCounts* counts) {
-  const bool cell_norm = (node.op == OpType::kLstmCell || node.op == OpType::kGruCell) &&
+  const bool cell_norm = (node.op == OpType::kLstmCell || node.op == OpType::kGruCellBa) &&
                          !norm_attribute(node).empty();
   double* slot = &times.other;
   if (norm_op_kind(node.op) != nullptr) {

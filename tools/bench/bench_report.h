@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/passes/replace_norm.h"
+#include "tools/bench/replace_norm.h"
 
 namespace normrt::bench {
 
@@ -15,7 +15,7 @@ namespace normrt::bench {
 struct NodeKindTimes {
   double linear = 0;           ///< Linear
   double fused_linear = 0;     ///< FusedLinear without a norm (matmul + add / activation)
-  double fused_with_norm = 0;  ///< FusedLinear with a norm, LstmCell / GruCell that normalize
+  double fused_with_norm = 0;  ///< FusedLinear with a norm, LstmCell / GruCellBa that normalize
   double attention = 0;        ///< Attention
   double norm = 0;             ///< LayerNorm, RmsNorm, PRmsNorm
   double other = 0;            ///< everything else (Embedding, Add, Activation, pooling, ...)

@@ -34,10 +34,11 @@ struct ConvertOptions {
   /// repacking), "row_major" (portable: every CPU packs at load), "panels16",
   /// "panels32", "panels64".
   std::string layout = "native";
-  /// BERT only: "" keeps the checkpoint's LayerNorm; "rms_norm" / "prms_norm"
-  /// run the same weights with another norm (bert_encoder.h). Llama: the same
-  /// against its RMSNorm. Nematus: the norm a layer_normalisation checkpoint
-  /// was trained with.
+  /// BERT, Llama and Nematus checkpoints (the other configs name their norm
+  /// with the key "norm"). BERT: "" keeps the checkpoint's LayerNorm;
+  /// "rms_norm" / "prms_norm" run the same weights with another norm
+  /// (bert_encoder.h). Llama: the same against its RMSNorm. Nematus: the norm
+  /// a layer_normalisation checkpoint was trained with.
   std::string norm;
   /// A BERT or Llama --norm other than the checkpoint's makes a different
   /// model; it is refused unless this is set (--allow-norm-change).

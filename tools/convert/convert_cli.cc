@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "normrt/normrt.hpp"
+#include "runtime/graph/norm_attributes.h"
 #include "tools/convert/temp_file_cleanup.h"
 #include "tools/convert/unused_tensors.h"
 
@@ -148,9 +149,8 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
             value + "'");
       o.layout = value;
     } else if (flag == "--norm") {
-      if (value != "layer_norm" && value != "rms_norm" && value != "prms_norm")
-        return Status::error("--norm: expected layer_norm, rms_norm or prms_norm, found '" + value +
-                             "'");
+      if (Expected<NormKind> kind = norm_kind_from_name(value); !kind)
+        return Status::error("--norm: " + kind.status().message());
       o.norm = value;
     } else if (flag == "--p") {
       NORMRT_ASSIGN_OR_RETURN(double p, parse_number(flag, value));
@@ -182,8 +182,9 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
   if (o.output_path.empty()) return Status::error("missing --output");
   if (o.normalize && o.pooling == "none")
     return Status::error("--no-normalize applies to a pooling head: not with --pooling none");
-  if (o.norm == "prms_norm" && !have_p) return Status::error("--norm prms_norm needs --p");
-  if (have_p && o.norm != "prms_norm") return Status::error("--p applies to --norm prms_norm only");
+  const bool partial = o.norm == norm_kind_name(NormKind::kPRmsNorm);
+  if (partial && !have_p) return Status::error("--norm prms_norm needs --p");
+  if (have_p && !partial) return Status::error("--p applies to --norm prms_norm only");
   if (!command.quiet) o.progress = stderr;
   return command;
 }

@@ -280,7 +280,7 @@ TEST_CASE("full-width ConvPool-CNN-C: Winograd and direct convolutions agree") {
   for (float& v : x) v = normal(rng);
   for (int winograd = 0; winograd < 2; ++winograd) {
     ConvPoolCnnConfig config;
-    config.norm.kind = "rms_norm";
+    config.norm.kind = NormKind::kRmsNorm;
     config.conv_algorithm = winograd ? "winograd" : "direct";
     RandomWeights weights(config);
     Expected<Graph> graph = build_convpool_cnn_c(config, weights);

@@ -41,14 +41,15 @@ std::string text(const Json& config, const char* key, const std::string& fallbac
   return it != config.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
 
-NormConfig norm_config(const Json& config) {
-  NormConfig norm;
-  norm.kind = text(config, "norm", norm.kind);
-  norm.eps = number(config, "eps", norm.eps);
-  norm.eps_placement = text(config, "eps_placement", norm.eps_placement);
-  norm.gain_convention = text(config, "gain_convention", norm.gain_convention);
-  norm.p = number(config, "p", norm.p);
-  return norm;
+// The fixture's norm keys through the spellings' one parser (the defaults for
+// absent keys).
+Expected<NormConfig> norm_config(const Json& config) {
+  const NormConfig defaults;
+  return norm_config_from_names(
+      text(config, "norm", norm_name(defaults)), number(config, "eps", defaults.eps),
+      text(config, "eps_placement", eps_placement_name(defaults.eps_placement)),
+      text(config, "gain_convention", gain_convention_name(defaults.gain_convention)),
+      number(config, "p", defaults.p));
 }
 
 // The numbers of an array member (empty if `value` is not an array of numbers).
@@ -172,7 +173,7 @@ Expected<RnnConfig> fixture_rnn_config(const std::string& name) {
   config.input_size = static_cast<int64_t>(number(c, "input_size", 0));
   config.hidden_size = static_cast<int64_t>(number(c, "hidden_size", 0));
   config.num_layers = static_cast<int64_t>(number(c, "num_layers", 1));
-  config.norm = norm_config(c);
+  NORMRT_ASSIGN_OR_RETURN(config.norm, norm_config(c));
   config.placement = text(c, "placement", config.placement);
   config.vocab_size = static_cast<int64_t>(number(c, "vocab_size", 0));
   config.output_size = static_cast<int64_t>(number(c, "output_size", 0));
@@ -188,7 +189,7 @@ Expected<MlpConfig> fixture_mlp_config(const std::string& name) {
   if (c.contains("hidden_sizes"))
     for (double size : numbers(c["hidden_sizes"]))
       config.hidden_sizes.push_back(static_cast<int64_t>(size));
-  config.norm = norm_config(c);
+  NORMRT_ASSIGN_OR_RETURN(config.norm, norm_config(c));
   config.max_sequence_length = static_cast<int64_t>(number(c, "max_sequence_length", 256));
   return config;
 }

@@ -105,7 +105,7 @@ TEST_CASE("a tensor of a non-float dtype or the wrong byte size is listed with i
 
 TEST_CASE("norm none expects PyTorch's cell names, a normalized cell the documented ones") {
   RnnConfig config = rnn_config("lstm_layer_norm");
-  config.norm.kind = "none";
+  config.norm.enabled = false;
   Expected<Graph> graph = build_ln_lstm(config, fixture_weights("lstm_layer_norm"), DataType::kF32);
   REQUIRE_FALSE(graph.is_ok());
   check_contains(
@@ -127,14 +127,10 @@ TEST_CASE("bad config values name the field, before any weight is read") {
       {"hidden 0", [](RnnConfig& c) { c.hidden_size = 0; }, "hidden_size = 0 is outside [1, "},
       {"layers", [](RnnConfig& c) { c.num_layers = 65; }, "num_layers = 65 is outside [1, 64]"},
       {"vocab", [](RnnConfig& c) { c.vocab_size = -1; }, "vocab_size = -1 is outside"},
-      {"norm", [](RnnConfig& c) { c.norm.kind = "batch_norm"; }, "norm 'batch_norm' is not one of"},
       {"eps", [](RnnConfig& c) { c.norm.eps = -1; }, "eps = -1.000000 must be finite and >= 0"},
       {"eps nan", [](RnnConfig& c) { c.norm.eps = NAN; }, "eps = nan must be finite"},
-      {"placement", [](RnnConfig& c) { c.norm.eps_placement = "outside"; },
-       "eps_placement 'outside'"},
-      {"gain", [](RnnConfig& c) { c.norm.gain_convention = "two_plus"; },
-       "gain_convention 'two_plus'"},
-      {"p", [](RnnConfig& c) { c.norm.kind = "prms_norm", c.norm.p = 0; },
+      {"eps above FLT_MAX", [](RnnConfig& c) { c.norm.eps = 1e39; }, "eps = 99999999999"},
+      {"p", [](RnnConfig& c) { c.norm.kind = NormKind::kPRmsNorm, c.norm.p = 0; },
        "p = 0.000000 must be in (0, 1]"},
       {"max S", [](RnnConfig& c) { c.max_sequence_length = 0; }, "max_sequence_length = 0"},
   };

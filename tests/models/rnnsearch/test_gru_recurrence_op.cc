@@ -1,4 +1,4 @@
-// GruRecurrence as a one-node graph against a double-precision evaluation of
+// GruRecurrenceCho as a one-node graph against a double-precision evaluation of
 // its equations (runtime/ops/op_gru_recurrence.cc) for every norm, odd
 // widths, with and without h0 and the biases inside the norms, f32 and bf16
 // matrices; reverse = 1 against the forward op on reversed rows; its errors.
@@ -147,7 +147,7 @@ Graph recurrence_graph(const Params& p) {
   std::vector<Attribute> attributes = {{"norm", p.norm}};
   if (p.norm == "prms_norm") attributes.push_back({"p", p.p});
   if (p.reverse) attributes.push_back({"reverse", int64_t{1}});
-  b.node(OpType::kGruRecurrence, "gru", inputs, {{kSequenceDim, h}, {1, h}}, attributes);
+  b.node(OpType::kGruRecurrenceCho, "gru", inputs, {{kSequenceDim, h}, {1, h}}, attributes);
   for (TensorId t : b.last_outputs()) b.output(t);
   return b.finish(int64_t(p.rows));
 }
@@ -177,7 +177,7 @@ Output run_recurrence(const Params& p) {
   return out;
 }
 
-TEST_CASE("GruRecurrence matches its equations in double for every norm") {
+TEST_CASE("GruRecurrenceCho matches its equations in double for every norm") {
   double worst = 0;
   uint32_t seed = 11;
   for (const char* norm : {"none", "layer_norm", "rms_norm", "prms_norm"})
@@ -205,10 +205,10 @@ TEST_CASE("GruRecurrence matches its equations in double for every norm") {
           CHECK(std::equal(got.h_last.begin(), got.h_last.end(),
                            got.h_seq.end() - std::ptrdiff_t(h)));
         }
-  MESSAGE("GruRecurrence: worst |error| " << worst);
+  MESSAGE("GruRecurrenceCho: worst |error| " << worst);
 }
 
-TEST_CASE("GruRecurrence reverse = 1 is the forward recurrence over reversed rows") {
+TEST_CASE("GruRecurrenceCho reverse = 1 is the forward recurrence over reversed rows") {
   for (const char* norm : {"none", "prms_norm"}) {
     Params backward = make_params(9, 7, norm, true, true, 99);
     backward.reverse = true;
@@ -238,7 +238,7 @@ void expect_invalid(Graph g, const std::vector<std::string>& fragments) {
     CHECK_MESSAGE(s.message().find(f) != std::string::npos, "'" << f << "' in: " << s.message());
 }
 
-TEST_CASE("GruRecurrence errors name the operand or attribute, expected and found") {
+TEST_CASE("GruRecurrenceCho errors name the operand or attribute, expected and found") {
   const Params p = make_params(4, 2, "layer_norm", true, true, 5);
   Graph g = recurrence_graph(p);
   Node& node = g.nodes[0];
@@ -246,7 +246,7 @@ TEST_CASE("GruRecurrence errors name the operand or attribute, expected and foun
   Graph bad_gate = g;
   bad_gate.tensors[bad_gate.nodes[0].inputs[3]].shape = {4, 4};
   bad_gate.tensors[bad_gate.nodes[0].inputs[3]].data.size = 64;
-  expect_invalid(bad_gate, {"node 'gru' (GruRecurrence)", "w_g (2H · H, H from w_c) 'w_g'",
+  expect_invalid(bad_gate, {"node 'gru' (GruRecurrenceCho)", "w_g (2H · H, H from w_c) 'w_g'",
                             "[8, 4]", "found [4, 4]"});
 
   Graph bad_xc = g;
@@ -273,7 +273,7 @@ TEST_CASE("GruRecurrence errors name the operand or attribute, expected and foun
   bad_bias.tensors[bad_bias.nodes[0].inputs[5]].shape = {4};
   bad_bias.tensors[bad_bias.nodes[0].inputs[5]].data.size = 16;
   expect_invalid(bad_bias, {"bias_g 'bias_g' must have shape [8], found [4]"});
-  CHECK(node.op == OpType::kGruRecurrence);
+  CHECK(node.op == OpType::kGruRecurrenceCho);
 }
 
 }  // namespace

@@ -33,12 +33,12 @@ TorchTransformerConfig config_of(const std::string& name) {
   c.activation = name.find("gelu") != std::string::npos ? "gelu" : "relu";
   c.encoder_final_norm = c.decoder_final_norm = name.find("_nofinal") == std::string::npos;
   if (name.find("_prms_") != std::string::npos) {
-    c.norm.kind = "prms_norm";  // RMSNorm(d, 0.25, 1e-8, eps_added=True)
+    c.norm.kind = NormKind::kPRmsNorm;  // RMSNorm(d, 0.25, 1e-8, eps_added=True)
     c.norm.p = 0.25;
     c.norm.eps = 1e-8;
-    c.norm.eps_placement = "added_to_rms";
+    c.norm.eps_placement = EpsPlacement::kAddedToRms;
   } else if (name.find("_rms_") != std::string::npos) {
-    c.norm.kind = "rms_norm";  // RMSNorm(d, 1.0, 1e-6, eps_added=False)
+    c.norm.kind = NormKind::kRmsNorm;  // RMSNorm(d, 1.0, 1e-6, eps_added=False)
     c.norm.eps = 1e-6;
   }  // else nn.LayerNorm, eps 1e-5 (the NormConfig default)
   return c;

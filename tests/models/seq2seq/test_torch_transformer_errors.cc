@@ -128,10 +128,10 @@ TEST_SUITE("torch_transformer") {
     config.d_model = 0;
     CHECK(contains(build_error(config, *f.weights), "d_model = 0 is outside [1, 65536]"));
     config = f.config;
-    config.norm.kind = "none";
+    config.norm.enabled = false;
     CHECK(contains(build_error(config, *f.weights), "norm 'none'"));
     config = f.config;
-    config.norm.kind = "prms_norm";  // p missing
+    config.norm.kind = NormKind::kPRmsNorm;  // p missing
     CHECK(!build_torch_transformer(config, *f.weights, DataType::kF32, source_of(6)).is_ok());
 
     CHECK(contains(build_error(f.config, *f.weights, source_of(0)),

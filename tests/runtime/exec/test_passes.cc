@@ -8,8 +8,11 @@
 
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
+#include "runtime/ops/op.h"
+#include "runtime/passes/eliminate_dead_nodes.h"
 #include "runtime/passes/fold_norm_affine.h"
 #include "runtime/passes/fuse_linear_chains.h"
+#include "runtime/validate/graph_validate.h"
 #include "runtime_test_graphs.h"
 
 namespace normrt {
@@ -95,6 +98,27 @@ TEST_SUITE("passes") {
     CHECK(fused.outputs[1] == s);
   }
 
+  // FusedLinear takes no "axes": the fusion must not copy a row norm's
+  // explicit axes = "last" onto it.
+  TEST_CASE("a row norm spelling axes = last fuses into a valid FusedLinear") {
+    GraphBuilder b;
+    TensorId x = b.input("x", DataType::kF32, {1, 8});
+    TensorId w = b.weight("w", {8, 8}, test::random_values(64, 0.3f, 5));
+    TensorId t = b.node(OpType::kLinear, "fc", {x, w}, {{1, 8}});
+    TensorId y = b.node(OpType::kRmsNorm, "norm", {t}, {{1, 8}},
+                        {{"axes", std::string("last")}, {"eps", 1e-6}});
+    b.output(y);
+    Graph graph = b.finish(1);
+    REQUIRE(fuse_linear_chains(graph).is_ok());
+    REQUIRE(graph.nodes.size() == 1);
+    CHECK(graph.nodes[0].find_attribute("axes") == nullptr);
+    CHECK(std::get<double>(*graph.nodes[0].find_attribute("eps")) == 1e-6);
+    std::vector<InferredTensor> outputs;
+    Status valid =
+        find_op_schema(OpType::kFusedLinear)->infer_shapes(graph, graph.nodes[0], outputs);
+    CHECK_MESSAGE(valid.is_ok(), valid.message());
+  }
+
   TEST_CASE("a norm with its own residual is absorbed with its sum output") {
     GraphBuilder b;
     TensorId x = b.input("x", DataType::kF32, {1, 8});
@@ -138,6 +162,37 @@ TEST_SUITE("passes") {
       CHECK(report->fused_nodes == 0);
       CHECK(graph.nodes.size() == before);
     }
+  }
+
+  TEST_CASE("dead-node elimination keeps what outputs and state updates need, drops the rest") {
+    GraphBuilder b;
+    TensorId x = b.input("x", DataType::kF32, {1, 8});
+    TensorId u = b.input("unread_after_cut", DataType::kF32, {1, 8});
+    TensorId h = b.state("h", DataType::kF32, {1, 8});
+    TensorId w = b.weight("w", {8, 8}, test::random_values(64, 0.3f, 5));
+    TensorId w_dead = b.weight("w_dead", {8, 8}, test::random_values(64, 0.3f, 6));
+    TensorId t = b.node(OpType::kLinear, "fc", {x, w}, {{1, 8}});
+    TensorId d = b.node(OpType::kAdd, "dead_add", {u, x}, {{1, 8}});
+    b.node(OpType::kLinear, "dead_fc", {d, w_dead}, {{1, 8}});  // read by nothing
+    TensorId s = b.node(OpType::kAdd, "out_add", {t, x}, {{1, 8}});
+    TensorId next = b.node(OpType::kAdd, "state_add", {h, s}, {{1, 8}});
+    b.output(s);
+    b.state_update(h, next);
+    Graph graph = b.finish(1);
+    const size_t tensors_before = graph.tensors.size();
+
+    eliminate_dead_nodes(graph);
+
+    std::vector<std::string> names;
+    for (const Node& node : graph.nodes) names.push_back(node.name);
+    CHECK(names == std::vector<std::string>{"fc", "out_add", "state_add"});
+    REQUIRE(graph.inputs.size() == 1);
+    CHECK(graph.tensors[graph.inputs[0]].name == "x");
+    for (const Tensor& tensor : graph.tensors) CHECK(tensor.name != "w_dead");
+    CHECK(graph.tensors.size() ==
+          tensors_before - 4);  // u, w_dead, dead_add's and dead_fc's outputs
+    Status valid = graph_validate(graph);
+    CHECK_MESSAGE(valid.is_ok(), valid.message());
   }
 
   TEST_CASE("folding moves pre-norm gains into the readers and keeps the rest") {

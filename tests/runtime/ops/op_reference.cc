@@ -20,9 +20,8 @@ NormReference reference_norm(const NormParams& params, const std::vector<double>
     for (double v : s) stat += (v - mean) * (v - mean);
     stat /= double(n);
   } else {
-    const size_t k = params.kind == NormKind::kRmsNormPartial
-                         ? static_cast<size_t>(params.partial_fraction * double(n))
-                         : n;
+    const size_t k =
+        params.kind == NormKind::kPRmsNorm ? static_cast<size_t>(params.p * double(n)) : n;
     for (size_t i = 0; i < k; ++i) stat += s[i] * s[i];
     stat /= double(k);
   }

@@ -284,10 +284,9 @@ TEST_SUITE("conv_ops") {
     CHECK(contains(message(OpType::kConv2d, {{1, 3, 8, 8}, {4, 3, 3, 3}},
                            {{"activation", std::string("leaky_relu")}}),
                    "attribute 'negative_slope' (leaky_relu's slope) is required"));
-    CHECK(contains(
-        message(OpType::kConv2d, {{1, 3, 3, 3}, {4, 3, 3, 3}},
-                {{"norm", std::string("prms_norm")}, {"p", 0.1}}),
-        "pRMSNorm statistic covers floor(partial_fraction * n) = floor(0.1*1) = 0 elements"));
+    CHECK(contains(message(OpType::kConv2d, {{1, 3, 3, 3}, {4, 3, 3, 3}},
+                           {{"norm", std::string("prms_norm")}, {"p", 0.1}}),
+                   "pRMSNorm statistic covers floor(p * n) = floor(0.1*1) = 0 elements"));
     CHECK(contains(message(OpType::kRmsNorm, {{1, 3, 4}}, {{"axes", std::string("spatial")}}),
                    "must be NCHW [N, C, H, W] with fixed sizes >= 1 for axes \"spatial\""));
     CHECK(

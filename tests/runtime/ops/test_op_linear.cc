@@ -35,8 +35,8 @@ NormParams params_of(const LinearCase& c) {
   const std::string norm = c.norm;
   params.kind = norm == "layer_norm" ? NormKind::kLayerNorm
                 : norm == "rms_norm" ? NormKind::kRmsNorm
-                                     : NormKind::kRmsNormPartial;
-  params.partial_fraction = c.p;
+                                     : NormKind::kPRmsNorm;
+  params.p = c.p;
   return params;
 }
 

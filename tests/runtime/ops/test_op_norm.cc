@@ -27,7 +27,7 @@ struct NormCase {
 NormKind kind_of(OpType op) {
   return op == OpType::kLayerNorm ? NormKind::kLayerNorm
          : op == OpType::kRmsNorm ? NormKind::kRmsNorm
-                                  : NormKind::kRmsNormPartial;
+                                  : NormKind::kPRmsNorm;
 }
 
 // Builds the node with x [S, n] (rank 3 [2, S, n] if `rank3`), runs it on
@@ -77,7 +77,7 @@ void check_norm_case(const NormCase& c, Isa isa, bool rank3 = false) {
   params.eps = static_cast<float>(c.eps);
   params.eps_placement = c.placement;
   params.gain_convention = c.convention;
-  params.partial_fraction = c.p;
+  params.p = c.p;
   const std::vector<float> ys = h.get(y);
   const std::vector<float> sums = c.sum ? h.get(sum) : std::vector<float>{};
   size_t failures = 0;

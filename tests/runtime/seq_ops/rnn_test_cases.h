@@ -1,5 +1,5 @@
 #pragma once
-// What the LstmCell and GruCell tests share: the normalization cases (node
+// What the LstmCell and GruCellBa tests share: the normalization cases (node
 // attributes and the reference's convention), weight helpers, and the
 // comparison scaled by the reference's largest magnitude.
 #include <cstddef>

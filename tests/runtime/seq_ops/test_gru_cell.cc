@@ -1,4 +1,4 @@
-// GruCell over whole sequences against the double-precision equations
+// GruCellBa over whole sequences against the double-precision equations
 // (rnn_reference.h): every norm kind and the plain GRU, both conventions,
 // reverse, given or zero initial state, f32 and bf16 weights, more steps
 // than one projection chunk, every runnable ISA; state carried in place.
@@ -59,7 +59,7 @@ OneNodeHarness gru_node(const NormCase& norm, const GruProblem& p, DataType dtyp
                         bool reverse, int64_t max_s) {
   const RefGru& r = p.ref;
   const int64_t d = r.d, h = r.h;
-  OneNodeHarness n(OpType::kGruCell, "enc.gru_fw", max_s);
+  OneNodeHarness n(OpType::kGruCellBa, "enc.gru_fw", max_s);
   n.input("x", {kSequenceDim, d});
   if (with_state) {
     n.input("h_state", {1, h}, TensorKind::kState);

@@ -254,7 +254,7 @@ TEST_SUITE("seq_ops") {
 
   TEST_CASE("gru_cell: bad operands and attributes are named errors") {
     const auto gru = [] {
-      OneNodeHarness h(OpType::kGruCell, "dec.gru");
+      OneNodeHarness h(OpType::kGruCellBa, "dec.gru");
       h.input("x", {kSequenceDim, 3});
       h.absent_input();
       h.weight("w_x", {4, 3}, std::vector<float>(12, 0.1f));
@@ -271,7 +271,7 @@ TEST_SUITE("seq_ops") {
     {
       OneNodeHarness h = gru();
       operand(h, 4).shape = {3, 3};
-      expect_error(h, {"node 'dec.gru' (GruCell)", "w (H · D) 'w'", "[2, 3]", "found [3, 3]"});
+      expect_error(h, {"node 'dec.gru' (GruCellBa)", "w (H · D) 'w'", "[2, 3]", "found [3, 3]"});
     }
     {
       OneNodeHarness h = gru();
@@ -281,7 +281,7 @@ TEST_SUITE("seq_ops") {
     {
       OneNodeHarness h = gru();
       h.weight("gain_h", {4}, std::vector<float>(4, 1.0f));  // no norm: no gains
-      expect_error(h, {"node 'dec.gru' (GruCell)", "gain"}, true);
+      expect_error(h, {"node 'dec.gru' (GruCellBa)", "gain"}, true);
     }
     {
       OneNodeHarness h = gru();

@@ -163,7 +163,7 @@ TEST_SUITE("seq_ops") {
     b.state_update(h, lstm_seq + 1);
     b.state_update(c, lstm_seq + 2);
     const TensorId gru_seq =
-        b.node(OpType::kGruCell, "gru",
+        b.node(OpType::kGruCellBa, "gru",
                {x, g, b.weight("gru.w_x", {2 * kH, kD}, gru.w_x),
                 b.weight("gru.w_h", {2 * kH, kH}, gru.w_h), b.weight("gru.w", {kH, kD}, gru.w),
                 b.weight("gru.u", {kH, kH}, gru.u), kNoTensor, kNoTensor, kNoTensor,

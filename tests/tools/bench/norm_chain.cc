@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "runtime/graph/graph_builder.h"
+#include "runtime/graph/norm_attributes.h"
 
 namespace normrt::test {
 namespace {

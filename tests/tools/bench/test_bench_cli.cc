@@ -57,7 +57,7 @@ TEST_SUITE("bench_cli") {
     CHECK(file->json_path == "-");
     CHECK(file->max_seconds == 2.5);
     REQUIRE(file->norms.size() == 2);
-    CHECK(file->norms[1].kind == NormKind::kRmsNormPartial);
+    CHECK(file->norms[1].kind == NormKind::kPRmsNorm);
     CHECK(file->norms[1].p == 0.125);
 
     bool help = false;

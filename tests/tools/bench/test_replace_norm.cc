@@ -1,4 +1,4 @@
-// replace_norm (runtime/passes/replace_norm.h): a swapped graph computes what
+// replace_norm (tools/bench/replace_norm.h): a swapped graph computes what
 // the same graph built directly with the target norm computes, and what the
 // equations say (norm_chain.h's double-precision reference); it keeps every
 // operand and the norm convention.
@@ -14,8 +14,8 @@
 #include "runtime/exec/compiled_model.h"
 #include "runtime/passes/fuse_linear_chains.h"
 #include "runtime/passes/prune_tensors.h"
-#include "runtime/passes/replace_norm.h"
 #include "runtime/validate/graph_validate.h"
+#include "tools/bench/replace_norm.h"
 
 namespace normrt {
 namespace {

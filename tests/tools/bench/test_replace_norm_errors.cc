@@ -11,8 +11,8 @@
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
 #include "runtime/graph/graph_builder.h"
-#include "runtime/passes/replace_norm.h"
 #include "runtime/validate/graph_validate.h"
+#include "tools/bench/replace_norm.h"
 
 namespace normrt {
 namespace {
@@ -40,7 +40,7 @@ void check_unchanged(const Graph& before, const Graph& after) {
   }
 }
 
-// One GruCell layer (H = 8, D = 3) with `norm`, biases on all four
+// One GruCellBa layer (H = 8, D = 3) with `norm`, biases on all four
 // projections and, if it normalizes, gains; its h a state fed back after each run.
 Graph gru_graph(const std::string& norm) {
   const int64_t h = 8, d = 3;
@@ -64,7 +64,7 @@ Graph gru_graph(const std::string& norm) {
                        : w("gain" + std::to_string(operands.size()), {rows}, 10 + operands.size()));
     operands.push_back(w("bias" + std::to_string(operands.size()), {rows}, 20 + operands.size()));
   }
-  b.node(OpType::kGruCell, "gru", operands, {{kSequenceDim, h}, {1, h}},
+  b.node(OpType::kGruCellBa, "gru", operands, {{kSequenceDim, h}, {1, h}},
          {{"norm", norm}, {"eps", 1e-5}});
   const TensorId h_seq = b.last_outputs()[0], h_last = b.last_outputs()[1];
   b.rename(h_seq, "out");
@@ -101,7 +101,7 @@ TEST_SUITE("replace_norm") {
     for (double p : {0.0, 2.0, std::numeric_limits<double>::quiet_NaN()}) {
       CAPTURE(p);
       Graph graph = before;
-      auto report = replace_norm(graph, NormReplacement{NormKind::kRmsNormPartial, p});
+      auto report = replace_norm(graph, NormReplacement{NormKind::kPRmsNorm, p});
       REQUIRE_FALSE(report.is_ok());
       CHECK(contains(report.status().message(), "must be in (0, 1]"));
       check_unchanged(before, graph);
@@ -181,7 +181,7 @@ TEST_SUITE("replace_norm") {
     Graph graph = normalized;
     auto too_small = replace_norm(graph, *norm_replacement("prms_norm", 1.0 / 16));
     REQUIRE_FALSE(too_small.is_ok());
-    CHECK(contains(too_small.status().message(), "node 'gru' (GruCell)"));
+    CHECK(contains(too_small.status().message(), "node 'gru' (GruCellBa)"));
     check_unchanged(normalized, graph);
 
     // A plain GRU has no norm to swap (its β's are biases, it takes no gains).

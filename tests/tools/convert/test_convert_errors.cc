@@ -132,7 +132,7 @@ TEST_CASE("weights files: absent .npz, unknown formats and unreadable files are 
 TEST_CASE("options that do not apply to the architecture are refused") {
   ConvertOptions norm = with_config(kLstmConfig, "lstm_layer_norm");
   norm.norm = "rms_norm";
-  expect_failure(norm, {"--norm applies to BERT encoders only"});
+  expect_failure(norm, {"--norm applies to BERT, Llama and Nematus checkpoints"});
   ConvertOptions pooling = with_config(kLstmConfig, "lstm_layer_norm");
   pooling.pooling = "mean";
   expect_failure(pooling, {"--pooling applies to BERT encoders only"});

@@ -56,9 +56,9 @@ TEST_CASE("write_checked_outputs loads every file before it renames any") {
   config.hidden_size = 7;
   config.num_layers = 2;
   config.max_sequence_length = 16;
-  config.norm.kind = "prms_norm";
+  config.norm.kind = NormKind::kPRmsNorm;
   config.norm.eps = 1e-8;
-  config.norm.eps_placement = "added_to_rms";
+  config.norm.eps_placement = EpsPlacement::kAddedToRms;
   config.norm.p = 0.1;
   Expected<Graph> graph = build_ln_lstm(config, *weights.value(), DataType::kF32);
   REQUIRE_MESSAGE(graph.is_ok(), graph.status().message());

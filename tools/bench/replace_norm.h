@@ -10,7 +10,7 @@
 //                    kept as they are: a LayerNorm's bias stays as RMSNorm's
 //                    optional bias, a bias-less RMSNorm becomes a bias-less
 //                    LayerNorm.
-//   FusedLinear with norm ≠ "none", LstmCell / GruCell / GruRecurrence with norm ≠ "none"
+//   FusedLinear with norm ≠ "none", LstmCell / GruCellBa / GruRecurrenceCho with norm ≠ "none"
 //                    the "norm" attribute becomes the target's name; the
 //                    gains, biases and placement are kept.
 //   attributes       eps, eps_placement and gain_convention are kept; "p" is
@@ -49,9 +49,10 @@ Expected<NormReplacement> norm_replacement(std::string_view kind, double p);
 std::string norm_replacement_label(const NormReplacement& target);
 
 struct ReplaceNormReport {
-  size_t norm_nodes = 0;       ///< LayerNorm / RmsNorm / PRmsNorm nodes rewritten
-  size_t fused_nodes = 0;      ///< FusedLinear nodes whose norm was rewritten
-  size_t recurrent_cells = 0;  ///< LstmCell / GruCell / GruRecurrence nodes whose norm was rewritten
+  size_t norm_nodes = 0;   ///< LayerNorm / RmsNorm / PRmsNorm nodes rewritten
+  size_t fused_nodes = 0;  ///< FusedLinear nodes whose norm was rewritten
+  size_t recurrent_cells =
+      0;  ///< LstmCell / GruCellBa / GruRecurrenceCho nodes whose norm was rewritten
   size_t total() const { return norm_nodes + fused_nodes + recurrent_cells; }
 };
 

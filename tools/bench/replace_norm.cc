@@ -1,77 +1,36 @@
-#include "runtime/passes/replace_norm.h"
+#include "tools/bench/replace_norm.h"
 
 #include <algorithm>
 #include <cmath>
 #include <utility>
 #include <vector>
 
-#include "runtime/ops/op_norm_attributes.h"
+#include "runtime/graph/norm_attributes.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/op_support.h"
 
 namespace normrt {
 namespace {
 
-OpType norm_op_type(NormKind kind) {
-  switch (kind) {
-    case NormKind::kLayerNorm:
-      return OpType::kLayerNorm;
-    case NormKind::kRmsNorm:
-      return OpType::kRmsNorm;
-    case NormKind::kRmsNormPartial:
-      return OpType::kPRmsNorm;
-  }
-  return OpType::kCount;
-}
-
 bool known_kind(NormKind kind) { return norm_op_type(kind) != OpType::kCount; }
 
 // How a node normalizes, as far as this pass is concerned.
-enum class NormSite { kNone, kNormOp, kFused, kCell };
+enum class NormHolder { kNone, kNormOp, kFused, kCell };
 
-NormSite norm_site(const Node& node) {
-  if (norm_op_kind(node.op) != nullptr) return NormSite::kNormOp;
-  if (node.op != OpType::kFusedLinear && node.op != OpType::kLstmCell &&
-      node.op != OpType::kGruCell && node.op != OpType::kGruRecurrence &&
-      node.op != OpType::kConv2d) {
-    return NormSite::kNone;
-  }
+NormHolder norm_holder(const Node& node) {
+  if (norm_op_kind(node.op) != nullptr) return NormHolder::kNormOp;
+  if (!takes_norm_attribute(node.op)) return NormHolder::kNone;
   const AttributeValue* norm = node.find_attribute("norm");
   const auto* name = norm != nullptr ? std::get_if<std::string>(norm) : nullptr;
   // A non-string "norm" is left for validation to reject; "none" normalizes nothing.
-  if (name == nullptr || *name == "none") return NormSite::kNone;
-  return node.op == OpType::kFusedLinear || node.op == OpType::kConv2d ? NormSite::kFused
-                                                                        : NormSite::kCell;
-}
-
-void remove_attribute(std::vector<Attribute>& attributes, const std::string& name) {
-  attributes.erase(std::remove_if(attributes.begin(), attributes.end(),
-                                  [&](const Attribute& a) { return a.name == name; }),
-                   attributes.end());
-}
-
-void set_kind_attributes(std::vector<Attribute>& attributes, const NormReplacement& target,
-                         bool write_norm_name) {
-  auto set = [&](const std::string& name, AttributeValue value) {
-    for (Attribute& a : attributes) {
-      if (a.name == name) {
-        a.value = std::move(value);
-        return;
-      }
-    }
-    attributes.push_back({name, std::move(value)});
-  };
-  if (write_norm_name) set("norm", std::string(norm_kind_attribute_name(target.kind)));
-  if (target.kind == NormKind::kRmsNormPartial) {
-    set("p", target.p);
-  } else {
-    remove_attribute(attributes, "p");
-  }
+  if (name == nullptr || *name == "none") return NormHolder::kNone;
+  return node.op == OpType::kFusedLinear || node.op == OpType::kConv2d ? NormHolder::kFused
+                                                                       : NormHolder::kCell;
 }
 
 // ⌊p·n⌋ ≥ 1 for the node's normalized row of n values (the kernel's own count).
 Status check_partial_count(const Graph& graph, const Node& node, const NormReplacement& target) {
-  if (target.kind != NormKind::kRmsNormPartial) return Status::ok();
+  if (target.kind != NormKind::kPRmsNorm) return Status::ok();
   if (node.outputs.empty() || node.outputs[0] == kNoTensor ||
       node.outputs[0] >= graph.tensors.size()) {
     return Status::ok();  // a malformed node: graph validation names it
@@ -79,8 +38,8 @@ Status check_partial_count(const Graph& graph, const Node& node, const NormRepla
   const Shape& shape = graph.tensors[node.outputs[0]].shape;
   if (shape.empty() || shape.back() < 1) return Status::ok();
   NormParams params;
-  params.kind = NormKind::kRmsNormPartial;
-  params.partial_fraction = target.p;
+  params.kind = NormKind::kPRmsNorm;
+  params.p = target.p;
   // A spatial norm (and Conv2d's) normalizes planes of H·W values.
   const bool planes = (is_spatial_norm(node) || node.op == OpType::kConv2d) && shape.size() == 4;
   const auto n = static_cast<size_t>(planes ? shape[2] * shape[3] : shape.back());
@@ -98,26 +57,17 @@ Status check_partial_count(const Graph& graph, const Node& node, const NormRepla
 Expected<NormReplacement> norm_replacement(std::string_view kind, double p) {
   NormReplacement target;
   target.p = p;
-  if (kind == "layer_norm") {
-    target.kind = NormKind::kLayerNorm;
-  } else if (kind == "rms_norm") {
-    target.kind = NormKind::kRmsNorm;
-  } else if (kind == "prms_norm") {
-    target.kind = NormKind::kRmsNormPartial;
-  } else {
-    return Status::error("unknown norm '" + std::string(kind) +
-                         "': expected layer_norm, rms_norm or prms_norm");
-  }
-  if (target.kind == NormKind::kRmsNormPartial && !(p > 0.0 && p <= 1.0)) {
+  NORMRT_ASSIGN_OR_RETURN(target.kind, norm_kind_from_name(kind));
+  if (target.kind == NormKind::kPRmsNorm && !(p > 0.0 && p <= 1.0)) {
     return Status::error("pRMSNorm's p must be in (0, 1], found " + message_number(p));
   }
-  if (target.kind != NormKind::kRmsNormPartial) target.p = 1.0;
+  if (target.kind != NormKind::kPRmsNorm) target.p = 1.0;
   return target;
 }
 
 std::string norm_replacement_label(const NormReplacement& target) {
-  std::string label = norm_kind_attribute_name(target.kind);
-  if (target.kind == NormKind::kRmsNormPartial) label += ":" + message_number(target.p);
+  std::string label = norm_kind_name(target.kind);
+  if (target.kind == NormKind::kPRmsNorm) label += ":" + message_number(target.p);
   return label;
 }
 
@@ -126,13 +76,13 @@ Expected<ReplaceNormReport> replace_norm(Graph& graph, const NormReplacement& ta
     return Status::error("replace_norm: unknown norm kind " +
                          std::to_string(static_cast<int>(target.kind)));
   }
-  if (target.kind == NormKind::kRmsNormPartial && !(target.p > 0.0 && target.p <= 1.0)) {
+  if (target.kind == NormKind::kPRmsNorm && !(target.p > 0.0 && target.p <= 1.0)) {
     return Status::error("replace_norm: pRMSNorm's p must be in (0, 1], found " +
                          message_number(target.p));
   }
   // Every check before any change: an error leaves the graph as it was.
   for (const Node& node : graph.nodes) {
-    if (norm_site(node) == NormSite::kNone) continue;
+    if (norm_holder(node) == NormHolder::kNone) continue;
     if (Status s = check_partial_count(graph, node, target); !s) {
       return Status::error("replace_norm to " + norm_replacement_label(target) + ": " +
                            s.message());
@@ -145,22 +95,22 @@ Expected<ReplaceNormReport> replace_norm(Graph& graph, const NormReplacement& ta
   ReplaceNormReport report;
   for (size_t index = 0; index < graph.nodes.size(); ++index) {
     Node& node = graph.nodes[index];
-    const NormSite site = norm_site(node);
-    if (site != NormSite::kNone) rewritten.push_back(index);
+    const NormHolder site = norm_holder(node);
+    if (site != NormHolder::kNone) rewritten.push_back(index);
     switch (site) {
-      case NormSite::kNone:
+      case NormHolder::kNone:
         continue;
-      case NormSite::kNormOp:
+      case NormHolder::kNormOp:
         node.op = norm_op_type(target.kind);
-        set_kind_attributes(node.attributes, target, /*write_norm_name=*/false);
+        set_norm_kind_attributes(node.attributes, target.kind, target.p, /*with_norm_name=*/false);
         ++report.norm_nodes;
         break;
-      case NormSite::kFused:
-        set_kind_attributes(node.attributes, target, /*write_norm_name=*/true);
+      case NormHolder::kFused:
+        set_norm_kind_attributes(node.attributes, target.kind, target.p, /*with_norm_name=*/true);
         ++report.fused_nodes;
         break;
-      case NormSite::kCell:
-        set_kind_attributes(node.attributes, target, /*write_norm_name=*/true);
+      case NormHolder::kCell:
+        set_norm_kind_attributes(node.attributes, target.kind, target.p, /*with_norm_name=*/true);
         ++report.recurrent_cells;
         break;
     }
@@ -168,7 +118,7 @@ Expected<ReplaceNormReport> replace_norm(Graph& graph, const NormReplacement& ta
   if (report.total() == 0) return report;
   for (const Attribute& entry : graph.metadata) {
     if (entry.name != "norm") continue;
-    set_kind_attributes(graph.metadata, target, /*write_norm_name=*/true);
+    set_norm_kind_attributes(graph.metadata, target.kind, target.p, /*with_norm_name=*/true);
     break;
   }
 
