@@ -25,11 +25,15 @@ Expected<TensorLayout> resolve_layout(const std::string& name) {
                        ": expected one of native, row_major, panels16, panels32, panels64");
 }
 
+const char* const kDefaultKeepF32 =
+    "*layer.?.output.dense.weight,*layer.??.output.dense.weight,*mlp.down_proj.weight";
+
 Expected<ConvertSummary> convert(const ConvertOptions& options) {
   const ConvertProgress progress(options.progress);
-  if (options.dtype != DataType::kF32 && options.dtype != DataType::kBF16)
+  if (options.dtype != DataType::kF32 && options.dtype != DataType::kBF16 &&
+      options.dtype != DataType::kInt8)
     return Status::error(std::string("dtype ") + data_type_name(options.dtype) +
-                         ": expected f32 or bf16");
+                         ": expected f32, bf16 or int8");
   NORMRT_ASSIGN_OR_RETURN(TensorLayout layout, resolve_layout(options.layout));
   if (options.p != 0 && options.norm != "prms_norm")  // as the command line refuses it
     return Status::error("--p applies to --norm prms_norm only");
@@ -48,9 +52,11 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
   // Before the work: an output that may not be replaced is refused at once.
   NORMRT_ASSIGN_OR_RETURN(OutputTarget target,
                           check_output_target(options.output_path, converter_inputs(options)));
-  NORMRT_ASSIGN_OR_RETURN(Graph graph, build_model_graph(family, config, source, options));
+  NORMRT_ASSIGN_OR_RETURN(Graph graph,
+                          build_model_graph(family, config, source, builder_options(options)));
   const WeightTotals totals = weight_totals(graph);
-  NORMRT_ASSIGN_OR_RETURN(size_t packed, finish_graph(graph, options, layout));
+  ConvertSummary summary;
+  NORMRT_ASSIGN_OR_RETURN(size_t packed, finish_graph(graph, options, layout, &summary));
   progress.stage(2, std::string("built and validated ") + model_family_name(family) + ": " +
                         format_count(graph.nodes.size()) + " nodes, " +
                         format_count(totals.parameters) + " parameters");
@@ -59,7 +65,6 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
 
   progress.stage(4, "writing " + options.output_path + " (about " +
                         format_bytes(weight_totals(graph).bytes) + " of weights)");
-  ConvertSummary summary;
   NORMRT_ASSIGN_OR_RETURN(uint64_t bytes,
                           write_checked_outputs({{&graph, target}}, &summary.warnings));
 
@@ -78,6 +83,17 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
   return summary;
 }
 
+namespace {
+
+// " (72 matrices int8, 6 kept f32)" after --dtype int8.
+std::string int8_counts(const ConvertSummary& s) {
+  if (s.dtype != DataType::kInt8) return "";
+  return " (" + std::to_string(s.int8_weights) + " matrices int8, " + std::to_string(s.kept_f32) +
+         " kept f32)";
+}
+
+}  // namespace
+
 std::string summary_line(const ConvertSummary& s) {
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.2f s", s.seconds);
@@ -88,7 +104,7 @@ std::string summary_line(const ConvertSummary& s) {
     files += (i == 0 ? ": " : ", ") + s.files[i];
   return "converted " + s.architecture + ": " + format_count(s.tensors) + " tensors, " +
          format_count(s.parameters) + " parameters, " + format_bytes(s.file_bytes) + ", " + norm +
-         ", " + data_type_name(s.dtype) + ", " + tensor_layout_name(s.layout) + " (" +
+         ", " + data_type_name(s.dtype) + int8_counts(s) + ", " + tensor_layout_name(s.layout) + " (" +
          std::to_string(s.packed_weights) + " packed), " + seconds + files;
 }
 

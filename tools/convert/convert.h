@@ -20,7 +20,11 @@ struct ConvertOptions {
   std::string config_path;          ///< HF config.json or normrt's RNN/MLP JSON
   std::string weights_path;         ///< .safetensors (or .npz)
   std::string output_path;          ///< the .nrmt to write
-  DataType dtype = DataType::kF32;  ///< storage of the matrices: kF32 | kBF16
+  DataType dtype = DataType::kF32;  ///< storage of the matrices: kF32 | kBF16 | kInt8
+  /// kInt8: glob patterns over weight and node names of matrices that stay
+  /// f32 (runtime/passes/quantize_weights_int8.h); empty: every matrix int8.
+  /// The command line's default is kDefaultKeepF32 (docs/int8.md measures it).
+  std::vector<std::string> keep_f32;
   /// "native" (this CPU's linear panel width: used from the mapping without
   /// repacking), "row_major" (portable: every CPU packs at load), "panels16",
   /// "panels32", "panels64".
@@ -40,6 +44,11 @@ struct ConvertOptions {
   std::FILE* progress = nullptr;
 };
 
+/// The matrices --dtype int8 keeps in f32 unless --keep-f32 says otherwise:
+/// the FFN down-projections of BERT-family encoders and Llama decoders, the
+/// layers whose int8 error measured largest (docs/int8.md, "Which layers stay f32").
+extern const char* const kDefaultKeepF32;
+
 struct ConvertSummary {
   std::string architecture;  ///< "bert_encoder", "lstm", "gru", "mlp", "llama_decoder", "rnnsearch"
   std::string norm;             ///< the norm written (metadata "norm"): "layer_norm", ..., "none"
@@ -50,6 +59,8 @@ struct ConvertSummary {
   DataType dtype = DataType::kF32;
   TensorLayout layout = TensorLayout::kRowMajor;
   size_t packed_weights = 0;  ///< Linear weights stored in panels
+  size_t int8_weights = 0;    ///< --dtype int8: matrices quantized
+  size_t kept_f32 = 0;        ///< --dtype int8: matrices a keep pattern left f32
   std::vector<std::string> files;  ///< written: output_path, or RNNSearch's pair
   /// Problems that did not stop the conversion (a folder not flushed).
   std::vector<std::string> warnings;

@@ -46,7 +46,13 @@ target); directories, devices, FIFOs, the inputs themselves and read-only
 files are refused (docs/convert.md, "Output").
 
 options:
-  --dtype f32|bf16          storage of the matrices (default f32; vectors stay f32)
+  --dtype f32|bf16|int8     storage of the matrices (default f32; vectors stay f32).
+                            int8: per output channel, x quantized per row at run
+                            time; norms, softmax and attention stay f32 (docs/int8.md)
+  --keep-f32 GLOBS          with --dtype int8: comma-separated glob patterns (*, ?)
+                            over weight and node names of matrices kept f32;
+                            "none" keeps none. Default: the FFN down-projections
+                            (see docs/int8.md for the measured choice)
   --layout L                native (default: pre-packed for this CPU, used from the
                             file without copying), row_major (portable, packed at
                             load), panels16, panels32, panels64
@@ -72,10 +78,25 @@ exit codes: 0 converted, 1 conversion failed, 2 bad arguments
 )";
 }
 
+// "a,b" → {"a", "b"}; "none" → {} (every matrix int8).
+std::vector<std::string> split_patterns(const std::string& value) {
+  std::vector<std::string> patterns;
+  if (value == "none") return patterns;
+  size_t start = 0;
+  while (start <= value.size()) {
+    const size_t comma = value.find(',', start);
+    const size_t end = comma == std::string::npos ? value.size() : comma;
+    if (end > start) patterns.push_back(value.substr(start, end - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return patterns;
+}
+
 Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args) {
   ConvertCommand command;
   ConvertOptions& o = command.options;
-  bool have_p = false;
+  bool have_p = false, have_keep = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
     if (flag == "--help" || flag == "-h") {
@@ -104,8 +125,13 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
         o.dtype = DataType::kF32;
       else if (value == "bf16")
         o.dtype = DataType::kBF16;
+      else if (value == "int8")
+        o.dtype = DataType::kInt8;
       else
-        return Status::error("--dtype: expected f32 or bf16, found '" + value + "'");
+        return Status::error("--dtype: expected f32, bf16 or int8, found '" + value + "'");
+    } else if (flag == "--keep-f32") {
+      have_keep = true;
+      o.keep_f32 = split_patterns(value);
     } else if (flag == "--layout") {
       if (value != "native" && value != "row_major" && value != "panels16" && value != "panels32" &&
           value != "panels64")
@@ -142,6 +168,9 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
     if (path->empty()) return Status::error(std::string("missing ") + flag);
   if (o.norm == "prms_norm" && !have_p) return Status::error("--norm prms_norm needs --p");
   if (have_p && o.norm != "prms_norm") return Status::error("--p applies to --norm prms_norm only");
+  if (have_keep && o.dtype != DataType::kInt8)
+    return Status::error("--keep-f32 applies to --dtype int8 only");
+  if (o.dtype == DataType::kInt8 && !have_keep) o.keep_f32 = split_patterns(kDefaultKeepF32);
   if (!command.quiet) o.progress = stderr;
   return command;
 }

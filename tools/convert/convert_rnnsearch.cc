@@ -30,12 +30,13 @@ Expected<ConvertSummary> convert_rnnsearch(const ConvertOptions& options, const 
     return Status::error("'" + paths.decoder + "' and '" + paths.encoder +
                          "' lead to the same file '" + decoder.path + "'");
 
-  NORMRT_ASSIGN_OR_RETURN(RnnSearchGraphs built, build_rnnsearch_graphs(config, source, options));
+  NORMRT_ASSIGN_OR_RETURN(RnnSearchGraphs built, build_rnnsearch_graphs(config, source, builder_options(options)));
   Graph* graphs[2] = {&built.encoder, &built.decoder};
   const WeightTotals totals[2] = {weight_totals(*graphs[0]), weight_totals(*graphs[1])};
   size_t packed = 0;
+  ConvertSummary summary;
   for (Graph* graph : graphs) {
-    NORMRT_ASSIGN_OR_RETURN(size_t count, finish_graph(*graph, options, layout));
+    NORMRT_ASSIGN_OR_RETURN(size_t count, finish_graph(*graph, options, layout, &summary));
     packed += count;
   }
   progress.stage(2, "built and validated rnnsearch: encoder " +
@@ -46,7 +47,6 @@ Expected<ConvertSummary> convert_rnnsearch(const ConvertOptions& options, const 
       3, "packed " + std::to_string(packed) + " Linear weights as " + tensor_layout_name(layout));
 
   progress.stage(4, "writing " + paths.encoder + " and " + paths.decoder);
-  ConvertSummary summary;
   NORMRT_ASSIGN_OR_RETURN(
       uint64_t file_bytes,
       write_checked_outputs({{graphs[0], encoder}, {graphs[1], decoder}}, &summary.warnings));
