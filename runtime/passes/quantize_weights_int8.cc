@@ -52,6 +52,10 @@ std::vector<float> float_values(const Tensor& tensor, size_t n, size_t k) {
 
 }  // namespace
 
+const char* const kDefaultInt8KeepF32 =
+    "*attention.self.value.weight,*intermediate.dense.weight,*layer.?.output.dense.weight,"
+    "*layer.??.output.dense.weight,*self_attn.v_proj.weight,*mlp.*_proj.weight";
+
 bool glob_match(const std::string& pattern, const std::string& text) {
   size_t p = 0, t = 0, star = std::string::npos, resume = 0;
   while (t < text.size()) {

@@ -12,6 +12,12 @@
 
 namespace normrt {
 
+/// The matrices `normrt-convert --dtype int8` keeps in f32 unless --keep-f32
+/// says otherwise (comma-separated globs), chosen by measurement on
+/// all-MiniLM-L6-v2 (docs/int8.md, "Which layers stay f32"): the layers whose
+/// int8 error was largest. Llama's patterns follow by analogy (not measured).
+extern const char* const kDefaultInt8KeepF32;
+
 struct Int8Report {
   size_t quantized = 0;  ///< weights now int8
   size_t kept = 0;       ///< matrices a keep pattern left in their dtype

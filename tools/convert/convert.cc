@@ -25,9 +25,6 @@ Expected<TensorLayout> resolve_layout(const std::string& name) {
                        ": expected one of native, row_major, panels16, panels32, panels64");
 }
 
-const char* const kDefaultKeepF32 =
-    "*layer.?.output.dense.weight,*layer.??.output.dense.weight,*mlp.down_proj.weight";
-
 Expected<ConvertSummary> convert(const ConvertOptions& options) {
   const ConvertProgress progress(options.progress);
   if (options.dtype != DataType::kF32 && options.dtype != DataType::kBF16 &&

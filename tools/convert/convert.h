@@ -23,7 +23,7 @@ struct ConvertOptions {
   DataType dtype = DataType::kF32;  ///< storage of the matrices: kF32 | kBF16 | kInt8
   /// kInt8: glob patterns over weight and node names of matrices that stay
   /// f32 (runtime/passes/quantize_weights_int8.h); empty: every matrix int8.
-  /// The command line's default is kDefaultKeepF32 (docs/int8.md measures it).
+  /// The command line's default is kDefaultInt8KeepF32 (quantize_weights_int8.h).
   std::vector<std::string> keep_f32;
   /// "native" (this CPU's linear panel width: used from the mapping without
   /// repacking), "row_major" (portable: every CPU packs at load), "panels16",
@@ -43,11 +43,6 @@ struct ConvertOptions {
   /// Progress lines (stages, sizes) go here; null: silent.
   std::FILE* progress = nullptr;
 };
-
-/// The matrices --dtype int8 keeps in f32 unless --keep-f32 says otherwise:
-/// the FFN down-projections of BERT-family encoders and Llama decoders, the
-/// layers whose int8 error measured largest (docs/int8.md, "Which layers stay f32").
-extern const char* const kDefaultKeepF32;
 
 struct ConvertSummary {
   std::string architecture;  ///< "bert_encoder", "lstm", "gru", "mlp", "llama_decoder", "rnnsearch"

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "runtime/passes/quantize_weights_int8.h"
 #include "tools/convert/temp_file_cleanup.h"
 
 namespace normrt {
@@ -170,7 +171,7 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
   if (have_p && o.norm != "prms_norm") return Status::error("--p applies to --norm prms_norm only");
   if (have_keep && o.dtype != DataType::kInt8)
     return Status::error("--keep-f32 applies to --dtype int8 only");
-  if (o.dtype == DataType::kInt8 && !have_keep) o.keep_f32 = split_patterns(kDefaultKeepF32);
+  if (o.dtype == DataType::kInt8 && !have_keep) o.keep_f32 = split_patterns(kDefaultInt8KeepF32);
   if (!command.quiet) o.progress = stderr;
   return command;
 }
