@@ -126,7 +126,7 @@ double run_and_compare(Session& session, const Io& io, size_t first, size_t coun
   return worst;
 }
 
-constexpr double kInt8Tolerance = 1e-1;
+constexpr double kInt8Tolerance = 8e-2;
 
 // One case with one matrix dtype and fusion setting against one reference.
 double check_case(const std::string& name, DataType dtype, bool fuse,
@@ -177,7 +177,7 @@ TEST_CASE("every architecture and norm kind matches PyTorch, whole, stepwise and
       bf16 = std::max(bf16, check_case(name, DataType::kBF16, fuse, ".bf16", 1e-4));
       bf16_vs_f32 = std::max(bf16_vs_f32, check_case(name, DataType::kBF16, fuse, "", 1e-1));
       // int8 matrices against PyTorch float32: quantization error (weights
-      // per row, x per row at run time); measured at most 3.2e-2 of max|ref|
+      // per row, x per row at run time); measured at most 3.6e-2 of max|ref|
       // over these fixtures.
       int8 = std::max(int8, check_case(name, DataType::kInt8, fuse, "", kInt8Tolerance));
     }
