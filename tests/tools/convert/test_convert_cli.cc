@@ -46,6 +46,7 @@ TEST_CASE("parse_convert_args reads every option and rejects bad values by name"
   };
   const std::pair<std::vector<std::string>, const char*> bad[] = {
       {{"--dtype", "f16"}, "--dtype"},
+      {{"--keep-f32", "*.weight"}, "--keep-f32 applies to --dtype int8 only"},
       {{"--layout", "col_major"}, "--layout"},
       {{"--norm", "batch_norm"}, "--norm"},
       {{"--norm", "prms_norm"}, "needs --p"},
@@ -72,6 +73,18 @@ TEST_CASE("parse_convert_args reads every option and rejects bad values by name"
     REQUIRE_FALSE(result.is_ok());
     CHECK(result.status().message() == std::string("missing ") + missing);
   }
+  // --dtype int8: the default keep list, or the patterns given ("none": none).
+  auto int8 = with({"--dtype", "int8"});
+  REQUIRE(int8.is_ok());
+  CHECK(int8.value().options.dtype == DataType::kInt8);
+  CHECK_FALSE(int8.value().options.keep_f32.empty());
+  auto keep = with({"--dtype", "int8", "--keep-f32", "a.*,,b?c"});
+  REQUIRE(keep.is_ok());
+  CHECK(keep.value().options.keep_f32 == std::vector<std::string>{"a.*", "b?c"});
+  auto none = with({"--dtype", "int8", "--keep-f32", "none"});
+  REQUIRE(none.is_ok());
+  CHECK(none.value().options.keep_f32.empty());
+
   auto help = parse_convert_args({"--help"});
   REQUIRE(help.is_ok());
   CHECK(help.value().help);
