@@ -142,7 +142,8 @@ Expected<LinearVariantChoice> choose_linear_variant(WeightType type, Isa isa,
 }
 
 Expected<LinearVariantChoice> choose_linear_variant_bf16_activations(Isa isa) {
-  NORMRT_ASSIGN_OR_RETURN(LinearVariantChoice accurate, choose_linear_variant(WeightType::kBF16, isa));
+  NORMRT_ASSIGN_OR_RETURN(LinearVariantChoice accurate,
+                          choose_linear_variant(WeightType::kBF16, isa));
   std::string passed;
   for (const LinearVariant& v : linear_variants()) {
     if (v.type != WeightType::kBF16 || !v.rounds_x_to_bf16 || v.isa != isa) continue;
@@ -155,11 +156,11 @@ Expected<LinearVariantChoice> choose_linear_variant_bf16_activations(Isa isa) {
     }
     passed = std::string(v.name) + " needs avx512_bf16, which this CPU lacks";
   }
-  accurate.reason = "bf16 activations requested, but " +
-                    (passed.empty() ? std::string("this build has no such kernel for ") +
-                                          isa_name(isa)
-                                    : passed) +
-                    " (and no AMX): the accurate path; " + accurate.reason;
+  accurate.reason =
+      "bf16 activations requested, but " +
+      (passed.empty() ? std::string("this build has no such kernel for ") + isa_name(isa)
+                      : passed) +
+      " (and no AMX): the accurate path; " + accurate.reason;
   return accurate;
 }
 

@@ -8,7 +8,6 @@
 #include <cstddef>
 
 #include "base/status.h"
-
 #include "kernels/common/isa.h"
 #include "kernels/linear/linear.h"
 

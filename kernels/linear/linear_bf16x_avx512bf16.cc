@@ -82,7 +82,8 @@ void tile(const uint32_t* panel, size_t j0, size_t j1, const uint32_t* xb, size_
     }
   }
   for (size_t r = 0; r < MR; ++r) {
-    for (size_t v = 0; v < kVecs; ++v) store_cols(y + r * ys + v * 16, lanes_in(cols, v), acc[r][v]);
+    for (size_t v = 0; v < kVecs; ++v)
+      store_cols(y + r * ys + v * 16, lanes_in(cols, v), acc[r][v]);
   }
 }
 

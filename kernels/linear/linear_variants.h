@@ -86,8 +86,8 @@ Int8RowScale int8_row_scale(uint32_t max_abs_bits);
 bool int8_stream_prefetch();
 
 /// At least `bytes` of 64-byte aligned scratch owned by the calling thread,
-/// for a kernel call's quantized (int8) or rounded (bf16 activations) x. It grows (allocates) only when a call
-/// needs more than any earlier call on this thread; it is not reentrant.
+/// for a kernel call's quantized (int8) or rounded (bf16 activations) x. It grows (allocates) only
+/// when a call needs more than any earlier call on this thread; it is not reentrant.
 std::byte* int8_thread_scratch(size_t bytes);
 
 }  // namespace normrt::detail

@@ -91,7 +91,8 @@ Expected<std::shared_ptr<const Model>> compile_model(Graph graph, const ModelOpt
         std::unique_ptr<OpKernel> kernel,
         schema->create(OpBuildContext{graph, node, isa, impl->bf16_activations}));
     if (std::string choice = kernel->kernel_choice(); !choice.empty()) {
-      if (verbose) std::fprintf(stderr, "normrt: node '%s': %s\n", node.name.c_str(), choice.c_str());
+      if (verbose)
+        std::fprintf(stderr, "normrt: node '%s': %s\n", node.name.c_str(), choice.c_str());
       impl->kernel_choices.push_back({node.name, std::move(choice)});
     }
     workspace.push_back(kernel->workspace_bytes());

@@ -24,7 +24,8 @@ struct Model::Impl {
   /// Tensors with the symbolic S somewhere in their shape.
   std::vector<TensorId> sequence_tensors;
   bool uses_position = false;  ///< some node reads OpRunContext::position
-  std::vector<KernelChoice> kernel_choices;  ///< OpKernel::kernel_choice() of each node that has one
+  std::vector<KernelChoice>
+      kernel_choices;  ///< OpKernel::kernel_choice() of each node that has one
   bool bf16_activations = false;
 };
 

@@ -71,9 +71,9 @@ Status check_tensor(const Graph& graph, size_t id) {
          data.bytes == nullptr ? std::string("no data") : std::to_string(data.size) + " bytes"});
   }
   if (tensor.dtype == DataType::kInt8) {
-    Status s = check_int8_weight_bytes(data.bytes, data.size, static_cast<size_t>(tensor.shape[0]),
-                                       static_cast<size_t>(tensor.shape[1]), tensor.layout,
-                                       nullptr);
+    Status s =
+        check_int8_weight_bytes(data.bytes, data.size, static_cast<size_t>(tensor.shape[0]),
+                                static_cast<size_t>(tensor.shape[1]), tensor.layout, nullptr);
     if (!s) return refuse(subject + " int8 data", {"valid int8 weights", s.message()});
   }
   return Status::ok();

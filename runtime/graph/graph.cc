@@ -133,9 +133,9 @@ Expected<size_t> weight_data_bytes(const Tensor& tensor) {
                          "found " +
                          data_type_name(tensor.dtype) + " " + shape_string(tensor.shape));
   }
-  Expected<size_t> bytes = packed_weights_bytes(
-      static_cast<size_t>(tensor.shape[0]), static_cast<size_t>(tensor.shape[1]),
-      linear_weight_type(tensor.dtype), panel_width);
+  Expected<size_t> bytes = packed_weights_bytes(static_cast<size_t>(tensor.shape[0]),
+                                                static_cast<size_t>(tensor.shape[1]),
+                                                linear_weight_type(tensor.dtype), panel_width);
   if (!bytes) return Status::error("weight '" + tensor.name + "': " + bytes.status().message());
   return bytes;
 }

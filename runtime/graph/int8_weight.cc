@@ -95,7 +95,8 @@ Status int8_weight_unpack(const Tensor& tensor, int8_t* q, float* scales) {
 }
 
 Expected<std::vector<float>> int8_weight_values(const Tensor& tensor) {
-  if (tensor.shape.size() != 2) return Status::error("weight '" + tensor.name + "' is not a matrix");
+  if (tensor.shape.size() != 2)
+    return Status::error("weight '" + tensor.name + "' is not a matrix");
   const auto n = static_cast<size_t>(tensor.shape[0]);
   const auto k = static_cast<size_t>(tensor.shape[1]);
   std::vector<int8_t> q(n * k);

@@ -99,7 +99,8 @@ Status check_recurrence(const Graph& graph, const Node& node, RecurrenceConfig& 
   config.norm = norm;
 
   NORMRT_ASSIGN_OR_RETURN(const Tensor* w_c, c.input(kWc, "w_c"));
-  NORMRT_RETURN_IF_ERROR(c.check_type(*w_c, "w_c", {DataType::kF32, DataType::kBF16, DataType::kInt8}, 2));
+  NORMRT_RETURN_IF_ERROR(
+      c.check_type(*w_c, "w_c", {DataType::kF32, DataType::kBF16, DataType::kInt8}, 2));
   const int64_t h = w_c->shape[1];
   if (h < 1) return c.error(NodeChecker::describe(*w_c, "w_c") + " must be [H, H] with H >= 1");
   config.hidden = static_cast<size_t>(h);

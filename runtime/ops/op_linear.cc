@@ -83,11 +83,13 @@ Expected<std::unique_ptr<OpKernel>> create_linear(const OpBuildContext& context)
       shape_elements(x.shape, static_cast<size_t>(context.graph.max_sequence_length)) / k;
   NORMRT_ASSIGN_OR_RETURN(LinearBackendChoice backend,
                           choose_node_backend(context, 1, max_rows, false));
-  std::string choice = std::string(linear_backend_name(backend.backend)) + " (" + backend.reason + ")";
+  std::string choice =
+      std::string(linear_backend_name(backend.backend)) + " (" + backend.reason + ")";
   if (backend.backend == LinearBackend::kOneDnn) {
-    NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<OneDnnLinear> onednn,
-                            make_onednn_linear(context, 1, context.node.inputs.size() > 2 &&
-                                                               context.node.inputs[2] != kNoTensor));
+    NORMRT_ASSIGN_OR_RETURN(
+        std::unique_ptr<OneDnnLinear> onednn,
+        make_onednn_linear(context, 1,
+                           context.node.inputs.size() > 2 && context.node.inputs[2] != kNoTensor));
     choice += ": " + onednn->impl_name();
     return std::unique_ptr<OpKernel>(
         new LinearOp(PackedWeights(), std::move(onednn), choice, node_label(context.node)));

@@ -42,10 +42,9 @@ const T* aligned_data(const TensorData& data, size_t count, std::vector<T>& copy
 // The kernel for the weight's type on `request.isa`, and why.
 Expected<LinearVariantChoice> choose_variant(const Node& node, WeightType type,
                                              const LinearPackRequest& request) {
-  Expected<LinearVariantChoice> choice =
-      type == WeightType::kBF16 && request.bf16_activations
-          ? choose_linear_variant_bf16_activations(request.isa)
-          : choose_linear_variant(type, request.isa);
+  Expected<LinearVariantChoice> choice = type == WeightType::kBF16 && request.bf16_activations
+                                             ? choose_linear_variant_bf16_activations(request.isa)
+                                             : choose_linear_variant(type, request.isa);
   if (!choice) return node_error(node, choice.status().message());
   return choice;
 }
@@ -59,8 +58,8 @@ Expected<PackedWeights> pack_int8(const Node& node, size_t index, const Tensor& 
   if (tensor.layout != TensorLayout::kRowMajor &&
       tensor_layout_panel_width(tensor.layout) == variant.panel_width &&
       reinterpret_cast<uintptr_t>(tensor.data.bytes) % 64 == 0) {
-    Expected<PackedWeights> borrowed = borrow_packed_weights(
-        tensor.data.bytes, tensor.data.size, n, k, variant, tensor.data.owner);
+    Expected<PackedWeights> borrowed = borrow_packed_weights(tensor.data.bytes, tensor.data.size, n,
+                                                             k, variant, tensor.data.owner);
     if (!borrowed) return node_error(node, borrowed.status().message());
     return borrowed;
   }
@@ -84,8 +83,8 @@ Expected<PackedWeights> use_prepacked_weight(const Node& node, size_t index, con
   const size_t panel_width = tensor_layout_panel_width(tensor.layout);
   if (variant.panel_width == panel_width &&
       reinterpret_cast<uintptr_t>(tensor.data.bytes) % 64 == 0) {
-    Expected<PackedWeights> borrowed = borrow_packed_weights(
-        tensor.data.bytes, tensor.data.size, n, k, variant, tensor.data.owner);
+    Expected<PackedWeights> borrowed = borrow_packed_weights(tensor.data.bytes, tensor.data.size, n,
+                                                             k, variant, tensor.data.owner);
     if (!borrowed) return node_error(node, borrowed.status().message());
     return borrowed;
   }

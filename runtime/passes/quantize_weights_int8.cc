@@ -34,8 +34,9 @@ std::vector<float> float_values(const Tensor& tensor, size_t n, size_t k) {
   if (tensor.layout == TensorLayout::kRowMajor) {
     std::memcpy(row_major.data(), tensor.data.bytes, row_major.size());
   } else {
-    (void)unpack_weights(tensor.data.bytes, tensor.data.size, n, k, linear_weight_type(tensor.dtype),
-                         tensor_layout_panel_width(tensor.layout), row_major.data());
+    (void)unpack_weights(tensor.data.bytes, tensor.data.size, n, k,
+                         linear_weight_type(tensor.dtype), tensor_layout_panel_width(tensor.layout),
+                         row_major.data());
   }
   std::vector<float> values(n * k);
   if (tensor.dtype == DataType::kF32) {

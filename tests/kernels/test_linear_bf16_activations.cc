@@ -32,7 +32,8 @@ LinearProblem rounded_x_problem(size_t m, size_t n, size_t k, bool with_bias, ui
 }
 
 const std::pair<size_t, size_t> kShapes[] = {
-    {1, 1}, {3, 17}, {17, 3}, {255, 257}, {257, 255}, {1000, 64}, {64, 1000}, {4097, 17}, {383, 129},
+    {1, 1},     {3, 17},    {17, 3},    {255, 257}, {257, 255},
+    {1000, 64}, {64, 1000}, {4097, 17}, {383, 129},
 };
 
 }  // namespace
@@ -61,7 +62,8 @@ TEST_SUITE("linear") {
             std::vector<float> storage;
             const float* x = place_rows(p.x, m, k, k + 3, 1, storage);
             GuardedOutput y(m, n + 5, 3);
-            Status s = linear(*w, x, m, k + 3, y.data(), n + 5, with_bias ? p.bias.data() : nullptr);
+            Status s =
+                linear(*w, x, m, k + 3, y.data(), n + 5, with_bias ? p.bias.data() : nullptr);
             REQUIRE_MESSAGE(s.is_ok(), s.message());
             const std::string failure = check_output(p, y, 0, n);
             CHECK_MESSAGE(failure.empty(), failure);

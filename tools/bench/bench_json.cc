@@ -53,7 +53,8 @@ json model_json(const ModelResult& m) {
   j["dtype"] = m.dtype;
   j["bf16_activations"] = m.bf16_activations;
   j["kernels"] = json::array();
-  for (const auto& [node, kernel] : m.kernels) j["kernels"].push_back({{"node", node}, {"kernel", kernel}});
+  for (const auto& [node, kernel] : m.kernels)
+    j["kernels"].push_back({{"node", node}, {"kernel", kernel}});
   j["inputs"] = m.inputs;
   j["rounds"] = m.rounds;
   j["stopped_by_time_budget"] = m.stopped_by_budget;

@@ -101,8 +101,8 @@ std::string summary_line(const ConvertSummary& s) {
     files += (i == 0 ? ": " : ", ") + s.files[i];
   return "converted " + s.architecture + ": " + format_count(s.tensors) + " tensors, " +
          format_count(s.parameters) + " parameters, " + format_bytes(s.file_bytes) + ", " + norm +
-         ", " + data_type_name(s.dtype) + int8_counts(s) + ", " + tensor_layout_name(s.layout) + " (" +
-         std::to_string(s.packed_weights) + " packed), " + seconds + files;
+         ", " + data_type_name(s.dtype) + int8_counts(s) + ", " + tensor_layout_name(s.layout) +
+         " (" + std::to_string(s.packed_weights) + " packed), " + seconds + files;
 }
 
 }  // namespace normrt

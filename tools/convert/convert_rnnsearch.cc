@@ -30,7 +30,8 @@ Expected<ConvertSummary> convert_rnnsearch(const ConvertOptions& options, const 
     return Status::error("'" + paths.decoder + "' and '" + paths.encoder +
                          "' lead to the same file '" + decoder.path + "'");
 
-  NORMRT_ASSIGN_OR_RETURN(RnnSearchGraphs built, build_rnnsearch_graphs(config, source, builder_options(options)));
+  NORMRT_ASSIGN_OR_RETURN(RnnSearchGraphs built,
+                          build_rnnsearch_graphs(config, source, builder_options(options)));
   Graph* graphs[2] = {&built.encoder, &built.decoder};
   const WeightTotals totals[2] = {weight_totals(*graphs[0]), weight_totals(*graphs[1])};
   size_t packed = 0;

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "base/bf16.h"
-
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace normrt {
@@ -155,21 +154,21 @@ Status OneDnnLinear::run_rows(const float* x, size_t m, float* y, const float* b
       thread_local std::vector<uint16_t> x_bf16;
       x_bf16.resize(m * s.k);
       for (size_t i = 0; i < m * s.k; ++i) x_bf16[i] = bf16_from_float(x[i]);
-      src = memory({{rows, static_cast<memory::dim>(s.k)}, memory::data_type::bf16,
-                    memory::format_tag::ab},
-                   engine, x_bf16.data());
+      src = memory(
+          {{rows, static_cast<memory::dim>(s.k)}, memory::data_type::bf16, memory::format_tag::ab},
+          engine, x_bf16.data());
     } else {
-      src = memory({{rows, static_cast<memory::dim>(s.k)}, memory::data_type::f32,
-                    memory::format_tag::ab},
-                   engine, const_cast<float*>(x));
+      src = memory(
+          {{rows, static_cast<memory::dim>(s.k)}, memory::data_type::f32, memory::format_tag::ab},
+          engine, const_cast<float*>(x));
     }
     memory dst(y_md, engine, y);
     std::unordered_map<int, memory> args = {
         {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, s.weights}, {DNNL_ARG_DST, dst}};
     if (bias != nullptr) {
-      args[DNNL_ARG_BIAS] = memory({{1, static_cast<memory::dim>(s.n)}, memory::data_type::f32,
-                                    memory::format_tag::ab},
-                                   engine, const_cast<float*>(bias));
+      args[DNNL_ARG_BIAS] = memory(
+          {{1, static_cast<memory::dim>(s.n)}, memory::data_type::f32, memory::format_tag::ab},
+          engine, const_cast<float*>(bias));
     }
     s.matmul.execute(stream, args);
     stream.wait();
@@ -186,7 +185,8 @@ const std::string& OneDnnLinear::impl_name() const { return impl_->impl_name; }
 size_t OneDnnLinear::weight_bytes() const { return impl_->weights.get_desc().get_size(); }
 
 Status OneDnnLinear::run(const float* x, float* y, const float* bias) {
-  if (impl_->any_rows) return Status::error("OneDnnLinear::run: use run_rows() (made with any rows)");
+  if (impl_->any_rows)
+    return Status::error("OneDnnLinear::run: use run_rows() (made with any rows)");
   if ((bias != nullptr) != impl_->with_bias) {
     return Status::error(
         "OneDnnLinear::run: bias given to a matmul created without (or vice versa)");

@@ -13,8 +13,8 @@ namespace normrt::testing {
 
 struct MinilmSentence {
   std::string text;
-  std::vector<int32_t> ids;        ///< HF BertTokenizerFast's
-  std::vector<double> embedding;   ///< L2-normalised mean-pooled, float64
+  std::vector<int32_t> ids;       ///< HF BertTokenizerFast's
+  std::vector<double> embedding;  ///< L2-normalised mean-pooled, float64
 };
 
 /// The sentences of `file` in NORMRT_BERT_FIXTURE_DIR (REQUIREs a well-formed file).

@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include "models/transformer/bert_encoder.h"
-#include "tests/models/transformer/minilm_fixture.h"
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
+#include "tests/models/transformer/minilm_fixture.h"
 #include "tools/convert/readers/json_config.h"
 #include "tools/convert/readers/safetensors_file.h"
 #include "tools/text/wordpiece_tokenizer.h"

@@ -43,7 +43,8 @@ const Minilm* minilm() {
     options.max_sequence_length = 256;
     auto graph = build_bert_encoder(config.value(), *weights.value(), DataType::kF32, options);
     REQUIRE_MESSAGE(graph.is_ok(), graph.status().message());
-    auto* m = new Minilm{std::move(graph).value(), read_minilm_sentences("minilm_sentences_expected.txt"), {}};
+    auto* m = new Minilm{
+        std::move(graph).value(), read_minilm_sentences("minilm_sentences_expected.txt"), {}};
     for (const Node& node : m->f32.nodes) {
       if (node.op == OpType::kLinear) m->matrices.push_back(m->f32.tensors[node.inputs[1]].name);
     }

@@ -26,7 +26,8 @@ TensorId add_weight(Graph& g, const std::string& name, Shape shape, float base) 
   t.kind = TensorKind::kWeight;
   const size_t count = shape_elements(shape, 1);
   auto data = std::make_shared<std::vector<float>>(count);
-  for (size_t i = 0; i < count; ++i) (*data)[i] = base * std::sin(0.37f * static_cast<float>(i + 1));
+  for (size_t i = 0; i < count; ++i)
+    (*data)[i] = base * std::sin(0.37f * static_cast<float>(i + 1));
   t.data = {reinterpret_cast<const std::byte*>(data->data()), count * 4, data};
   return g.add_tensor(t);
 }
@@ -79,8 +80,8 @@ TEST_CASE("glob_match: * any run, ? one character, the whole name") {
   CHECK(glob_match("*", ""));
   CHECK(glob_match("*.weight", "encoder.layer.0.output.dense.weight"));
   CHECK(glob_match("*layer.?.output.dense.weight", "encoder.layer.3.output.dense.weight"));
-  CHECK_FALSE(glob_match("*layer.?.output.dense.weight",
-                         "encoder.layer.3.attention.output.dense.weight"));
+  CHECK_FALSE(
+      glob_match("*layer.?.output.dense.weight", "encoder.layer.3.attention.output.dense.weight"));
   CHECK(glob_match("a*b*c", "a_b_b_c"));
   CHECK_FALSE(glob_match("a*b*c", "a_b_b_"));
   CHECK_FALSE(glob_match("fc1", "fc12"));

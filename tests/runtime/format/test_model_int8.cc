@@ -70,8 +70,8 @@ TEST_SUITE("format_int8") {
   }
 
   TEST_CASE("packed int8 weights (layout v1, every panel width) round-trip") {
-    for (TensorLayout layout : {TensorLayout::kPanels16, TensorLayout::kPanels32,
-                                TensorLayout::kPanels64}) {
+    for (TensorLayout layout :
+         {TensorLayout::kPanels16, TensorLayout::kPanels32, TensorLayout::kPanels64}) {
       Graph graph = int8_graph();
       Expected<size_t> packed = prepack_linear_weights(graph, layout);
       REQUIRE_MESSAGE(packed.is_ok(), packed.status().message());
@@ -118,25 +118,27 @@ TEST_SUITE("format_int8") {
     // Panel 0 of P = 16 over K = 7: G = 2 groups, weights 4·16·2 = 128 bytes,
     // then 16 scales (64 bytes), then the column sums: column 2's at 128 + 64 + 8.
     const uint64_t colsum2 = data + 128 + 64 + 8;
-    check_error(decode(patched(file,
-                               [&](Bytes& f) { put<int32_t>(f, colsum2, get<int32_t>(f, colsum2) + 1); })),
-                {"tensor 1 'w' int8 data", at_offset(colsum2), "column sum"});
+    check_error(
+        decode(patched(file,
+                       [&](Bytes& f) { put<int32_t>(f, colsum2, get<int32_t>(f, colsum2) + 1); })),
+        {"tensor 1 'w' int8 data", at_offset(colsum2), "column sum"});
   }
 
   TEST_CASE("int8 is for weight matrices only, and only from version 3 on") {
     Bytes file = serialize(int8_graph());
     // The input x as int8: refused at its dtype byte.
-    check_error(decode(patched(file,
-                               [&](Bytes& f) { put<uint8_t>(f, tensor_record(f, 0) + spec::kTDtype, 3); })),
-                {"tensor 0 'x' dtype", "int8 only for weight matrices"});
+    check_error(
+        decode(patched(file,
+                       [&](Bytes& f) { put<uint8_t>(f, tensor_record(f, 0) + spec::kTDtype, 3); })),
+        {"tensor 0 'x' dtype", "int8 only for weight matrices"});
     // The same file stamped version 2.
-    check_error(decode(patched(file, [&](Bytes& f) { put<uint32_t>(f, spec::kVersion, 2); })),
-                {"tensor 1 'w' dtype", "in a version-2 file", "found 3 (int8, version 3 and later)"});
+    check_error(
+        decode(patched(file, [&](Bytes& f) { put<uint32_t>(f, spec::kVersion, 2); })),
+        {"tensor 1 'w' dtype", "in a version-2 file", "found 3 (int8, version 3 and later)"});
     // The writer refuses what the reader would.
     Graph bad = int8_graph();
-    auto bytes = std::make_shared<std::vector<std::byte>>(bad.tensors[1].data.bytes,
-                                                          bad.tensors[1].data.bytes +
-                                                              bad.tensors[1].data.size);
+    auto bytes = std::make_shared<std::vector<std::byte>>(
+        bad.tensors[1].data.bytes, bad.tensors[1].data.bytes + bad.tensors[1].data.size);
     (*bytes)[3] = std::byte{0x80};
     bad.tensors[1].data = {bytes->data(), bytes->size(), bytes};
     Expected<std::vector<std::byte>> refused = serialize_model(bad);

@@ -32,9 +32,9 @@ void check_backend_case(size_t k, size_t n, bool bf16) {
   if (bf16) w = from_bf16(to_bf16(w));
   const std::vector<float> bias = random_floats(n, -1, 1, 42);
   TensorId x = h.input("x", {kSequenceDim, static_cast<int64_t>(k)});
-  TensorId wt = bf16 ? h.weight_bf16("W", {static_cast<int64_t>(n), static_cast<int64_t>(k)},
-                                     to_bf16(w))
-                     : h.weight("W", {static_cast<int64_t>(n), static_cast<int64_t>(k)}, w);
+  TensorId wt =
+      bf16 ? h.weight_bf16("W", {static_cast<int64_t>(n), static_cast<int64_t>(k)}, to_bf16(w))
+           : h.weight("W", {static_cast<int64_t>(n), static_cast<int64_t>(k)}, w);
   TensorId bt = h.weight("b", {static_cast<int64_t>(n)}, bias);
   TensorId y = h.intermediate("y", {kSequenceDim, static_cast<int64_t>(n)});
   h.node(OpType::kLinear, "fc", {x, wt, bt}, {y});

@@ -91,7 +91,8 @@ void check_int8_linear(size_t k, size_t n, TensorLayout layout, Isa isa) {
 TEST_SUITE("linear_ops") {
   TEST_CASE("int8 Linear equals the exact int8 arithmetic: odd K and N, every layout and ISA") {
     for (Isa isa : runnable_isas()) {
-      for (auto [k, n] : {std::pair<size_t, size_t>{1, 1}, {3, 17}, {17, 3}, {257, 33}, {130, 65}}) {
+      for (auto [k, n] :
+           {std::pair<size_t, size_t>{1, 1}, {3, 17}, {17, 3}, {257, 33}, {130, 65}}) {
         for (TensorLayout layout : {TensorLayout::kRowMajor, TensorLayout::kPanels16,
                                     TensorLayout::kPanels32, TensorLayout::kPanels64}) {
           check_int8_linear(k, n, layout, isa);
@@ -107,8 +108,8 @@ TEST_SUITE("linear_ops") {
     Expected<Tensor> made = make_int8_weight("W", 2, 4, w.data());
     REQUIRE(made.is_ok());
     Tensor bad = *made;
-    auto bytes = std::make_shared<std::vector<std::byte>>(bad.data.bytes,
-                                                          bad.data.bytes + bad.data.size);
+    auto bytes =
+        std::make_shared<std::vector<std::byte>>(bad.data.bytes, bad.data.bytes + bad.data.size);
     const float nan = std::nanf("");
     std::memcpy(bytes->data() + int8_scales_offset(2, 4), &nan, 4);
     bad.data = {bytes->data(), bytes->size(), bytes};

@@ -126,7 +126,8 @@ TEST_CASE("an int8 BERT file: the matrices int8 (some kept f32 by pattern), near
       REQUIRE(got.size() == want.size());
       double worst = 0;
       for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(got[i] - want[i]));
-      MESSAGE(std::string(name) << " int8 " << std::string(layout) << ": max |diff| / max|want| " << worst / scale);
+      MESSAGE(std::string(name) << " int8 " << std::string(layout) << ": max |diff| / max|want| "
+                                << worst / scale);
       CHECK(worst <= 3e-2 * scale);  // half the matrices int8: measured below 1.5e-2
     }
   }
