@@ -79,10 +79,14 @@ class Context:
 
     def convert_and_load(self, config, weights, name, dtype, extra=()):
         """normrt-convert → <workdir>/<name>.<dtype>.nrmt, loaded with defaults
-        (fusion and norm folding on). Returns the model handle."""
-        output = self.path(f"{name}.{dtype}.nrmt")
-        converter.convert(self.tree, config, weights, output, dtype, extra)
-        return self.lib.load(output)
+        (fusion and norm folding on). Returns the model handle. "bf16-fast" is
+        the bf16 file loaded with bf16 activations (a load option, not a dtype)."""
+        fast = dtype == "bf16-fast"
+        file_dtype = "bf16" if fast else dtype
+        output = self.path(f"{name}.{file_dtype}.nrmt")
+        if not (fast and os.path.exists(output)):
+            converter.convert(self.tree, config, weights, output, file_dtype, extra)
+        return self.lib.load(output, bf16_activations=fast)
 
     def add(self, row):
         self.rows.append(row)
