@@ -17,6 +17,10 @@ import torch
 from torch_bench import converter, timing
 from torch_bench.normrt_c import NormrtLibrary
 
+# normrt variants that are a file dtype plus converter flags and a load option:
+# {name: (--dtype, extra normrt-convert flags, bf16 activations at load)}.
+VARIANTS = {"bf16-fast": ("bf16", (), True), "int8-all": ("int8", ("--keep-f32", "none"), False)}
+
 
 @dataclass
 class Row:
@@ -79,13 +83,13 @@ class Context:
 
     def convert_and_load(self, config, weights, name, dtype, extra=()):
         """normrt-convert → <workdir>/<name>.<dtype>.nrmt, loaded with defaults
-        (fusion and norm folding on). Returns the model handle. "bf16-fast" is
-        the bf16 file loaded with bf16 activations (a load option, not a dtype)."""
-        fast = dtype == "bf16-fast"
-        file_dtype = "bf16" if fast else dtype
-        output = self.path(f"{name}.{file_dtype}.nrmt")
-        if not (fast and os.path.exists(output)):
-            converter.convert(self.tree, config, weights, output, file_dtype, extra)
+        (fusion and norm folding on). Returns the model handle. Two variants
+        are not file dtypes: "bf16-fast" is the bf16 file loaded with bf16
+        activations, "int8-all" the int8 conversion with --keep-f32 none."""
+        file_dtype, more, fast = VARIANTS.get(dtype, (dtype, (), False))
+        output = self.path(f"{name}.{dtype if more else file_dtype}.nrmt")
+        if not (fast and os.path.exists(output)):  # bf16-fast reuses the bf16 file
+            converter.convert(self.tree, config, weights, output, file_dtype, [*extra, *more])
         return self.lib.load(output, bf16_activations=fast)
 
     def add(self, row):
