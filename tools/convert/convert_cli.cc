@@ -53,8 +53,9 @@ options:
                             time; norms, softmax and attention stay f32 (docs/int8.md)
   --keep-f32 GLOBS          with --dtype int8: comma-separated glob patterns (*, ?)
                             over weight and node names of matrices kept f32;
-                            "none" keeps none. Default: the FFN down-projections
-                            (see docs/int8.md for the measured choice)
+                            "none" keeps none. Default: the attention value and
+                            both FFN matrices of each layer (docs/int8.md: the
+                            measured choice)
   --layout L                native (default: pre-packed for this CPU, used from the
                             file without copying), row_major (portable, packed at
                             load), panels16, panels32, panels64
