@@ -19,7 +19,8 @@ from torch_bench.normrt_c import NormrtLibrary
 
 # normrt variants that are a file dtype plus converter flags and a load option:
 # {name: (--dtype, extra normrt-convert flags, bf16 activations at load)}.
-VARIANTS = {"bf16-fast": ("bf16", (), True), "int8-all": ("int8", ("--keep-f32", "none"), False)}
+VARIANTS = {"bf16-fast": ("bf16", (), True), "int8-all": ("int8", ("--keep-f32", "none"), False),
+            "int8+bf16-fast": ("int8", ("--keep-dtype", "bf16"), True)}
 
 
 @dataclass
@@ -85,7 +86,9 @@ class Context:
         """normrt-convert → <workdir>/<name>.<dtype>.nrmt, loaded with defaults
         (fusion and norm folding on). Returns the model handle. Two variants
         are not file dtypes: "bf16-fast" is the bf16 file loaded with bf16
-        activations, "int8-all" the int8 conversion with --keep-f32 none."""
+        activations, "int8-all" the int8 conversion with --keep-f32 none,
+        "int8+bf16-fast" the default keep list stored bf16 (--keep-dtype bf16)
+        and loaded with bf16 activations."""
         file_dtype, more, fast = VARIANTS.get(dtype, (dtype, (), False))
         output = self.path(f"{name}.{dtype if more else file_dtype}.nrmt")
         if not (fast and os.path.exists(output)):  # bf16-fast reuses the bf16 file

@@ -31,6 +31,11 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
       options.dtype != DataType::kInt8)
     return Status::error(std::string("dtype ") + data_type_name(options.dtype) +
                          ": expected f32, bf16 or int8");
+  if (options.keep_dtype != DataType::kF32 && options.keep_dtype != DataType::kBF16)
+    return Status::error(std::string("keep dtype ") + data_type_name(options.keep_dtype) +
+                         ": expected f32 or bf16");
+  if (options.keep_dtype != DataType::kF32 && options.dtype != DataType::kInt8)
+    return Status::error("--keep-dtype applies to --dtype int8 only");
   NORMRT_ASSIGN_OR_RETURN(TensorLayout layout, resolve_layout(options.layout));
   if (options.p != 0 && options.norm != "prms_norm")  // as the command line refuses it
     return Status::error("--p applies to --norm prms_norm only");
@@ -73,6 +78,7 @@ Expected<ConvertSummary> convert(const ConvertOptions& options) {
   summary.parameters = totals.parameters;
   summary.file_bytes = bytes;
   summary.dtype = options.dtype;
+  summary.keep_dtype = options.keep_dtype;
   summary.layout = layout;
   summary.packed_weights = packed;
   summary.files = {options.output_path};
@@ -86,7 +92,7 @@ namespace {
 std::string int8_counts(const ConvertSummary& s) {
   if (s.dtype != DataType::kInt8) return "";
   return " (" + std::to_string(s.int8_weights) + " matrices int8, " + std::to_string(s.kept_f32) +
-         " kept f32)";
+         " kept " + data_type_name(s.keep_dtype) + ")";
 }
 
 }  // namespace
@@ -95,7 +101,8 @@ std::string summary_line(const ConvertSummary& s) {
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.2f s", s.seconds);
   std::string norm = "norm " + s.norm;
-  if (s.norm != s.checkpoint_norm) norm += " (changed from the checkpoint's " + s.checkpoint_norm + ")";
+  if (s.norm != s.checkpoint_norm)
+    norm += " (changed from the checkpoint's " + s.checkpoint_norm + ")";
   std::string files;  // named when there is more than one (RNNSearch's pair)
   for (size_t i = 0; s.files.size() > 1 && i < s.files.size(); ++i)
     files += (i == 0 ? ": " : ", ") + s.files[i];

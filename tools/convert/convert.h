@@ -25,6 +25,11 @@ struct ConvertOptions {
   /// f32 (runtime/passes/quantize_weights_int8.h); empty: every matrix int8.
   /// The command line's default is kDefaultInt8KeepF32 (quantize_weights_int8.h).
   std::vector<std::string> keep_f32;
+  /// kInt8: the storage of the matrices keep_f32 matches, kF32 or kBF16
+  /// (--keep-dtype). bf16 halves their bytes and lets a model loaded with bf16
+  /// activations run them on the fast bf16 kernel; the int8 matrices are then
+  /// quantized from the bf16-rounded values.
+  DataType keep_dtype = DataType::kF32;
   /// "native" (this CPU's linear panel width: used from the mapping without
   /// repacking), "row_major" (portable: every CPU packs at load), "panels16",
   /// "panels32", "panels64".
@@ -46,17 +51,18 @@ struct ConvertOptions {
 
 struct ConvertSummary {
   std::string architecture;  ///< "bert_encoder", "lstm", "gru", "mlp", "llama_decoder", "rnnsearch"
-  std::string norm;             ///< the norm written (metadata "norm"): "layer_norm", ..., "none"
+  std::string norm;          ///< the norm written (metadata "norm"): "layer_norm", ..., "none"
   std::string checkpoint_norm;  ///< the checkpoint's; differs from `norm` after --norm
-  size_t tensors = 0;        ///< weights in the file
-  uint64_t parameters = 0;   ///< their elements
+  size_t tensors = 0;           ///< weights in the file
+  uint64_t parameters = 0;      ///< their elements
   uint64_t file_bytes = 0;
   DataType dtype = DataType::kF32;
   TensorLayout layout = TensorLayout::kRowMajor;
-  size_t packed_weights = 0;  ///< Linear weights stored in panels
-  size_t int8_weights = 0;    ///< --dtype int8: matrices quantized
-  size_t kept_f32 = 0;        ///< --dtype int8: matrices a keep pattern left f32
-  std::vector<std::string> files;  ///< written: output_path, or RNNSearch's pair
+  size_t packed_weights = 0;             ///< Linear weights stored in panels
+  size_t int8_weights = 0;               ///< --dtype int8: matrices quantized
+  size_t kept_f32 = 0;                   ///< --dtype int8: matrices a keep pattern left unquantized
+  DataType keep_dtype = DataType::kF32;  ///< --dtype int8: their storage (--keep-dtype)
+  std::vector<std::string> files;        ///< written: output_path, or RNNSearch's pair
   /// Problems that did not stop the conversion (a folder not flushed).
   std::vector<std::string> warnings;
   double seconds = 0;

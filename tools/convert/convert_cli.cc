@@ -56,6 +56,9 @@ options:
                             "none" keeps none. Default: the attention value and
                             both FFN matrices of each layer (docs/int8.md: the
                             measured choice)
+  --keep-dtype f32|bf16     with --dtype int8: storage of the kept matrices (default
+                            f32; bf16 runs them on the fast bf16 kernel when the
+                            model is loaded with bf16 activations)
   --layout L                native (default: pre-packed for this CPU, used from the
                             file without copying), row_major (portable, packed at
                             load), panels16, panels32, panels64
@@ -100,7 +103,7 @@ std::vector<std::string> split_patterns(const std::string& value) {
 Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args) {
   ConvertCommand command;
   ConvertOptions& o = command.options;
-  bool have_p = false, have_keep = false;
+  bool have_p = false, have_keep = false, have_keep_dtype = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
     if (flag == "--help" || flag == "-h") {
@@ -140,6 +143,11 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
     } else if (flag == "--keep-f32") {
       have_keep = true;
       o.keep_f32 = split_patterns(value);
+    } else if (flag == "--keep-dtype") {
+      if (value != "f32" && value != "bf16")
+        return Status::error("--keep-dtype: expected f32 or bf16, found '" + value + "'");
+      o.keep_dtype = value == "bf16" ? DataType::kBF16 : DataType::kF32;
+      have_keep_dtype = true;
     } else if (flag == "--layout") {
       if (value != "native" && value != "row_major" && value != "panels16" && value != "panels32" &&
           value != "panels64")
@@ -178,6 +186,8 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
   if (have_p && o.norm != "prms_norm") return Status::error("--p applies to --norm prms_norm only");
   if (have_keep && o.dtype != DataType::kInt8)
     return Status::error("--keep-f32 applies to --dtype int8 only");
+  if (have_keep_dtype && o.dtype != DataType::kInt8)
+    return Status::error("--keep-dtype applies to --dtype int8 only");
   if (o.dtype == DataType::kInt8 && !have_keep) o.keep_f32 = split_patterns(kDefaultInt8KeepF32);
   if (!command.quiet) o.progress = stderr;
   return command;

@@ -59,6 +59,7 @@ Expected<ConvertSummary> convert_rnnsearch(const ConvertOptions& options, const 
   summary.parameters = totals[0].parameters + totals[1].parameters;
   summary.file_bytes = file_bytes;
   summary.dtype = options.dtype;
+  summary.keep_dtype = options.keep_dtype;
   summary.layout = layout;
   summary.packed_weights = packed;
   summary.files = {paths.encoder, paths.decoder};

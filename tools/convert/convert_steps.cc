@@ -52,7 +52,7 @@ uint64_t source_bytes(const WeightSource& weights) {
 
 ConvertOptions builder_options(const ConvertOptions& options) {
   ConvertOptions built = options;
-  if (built.dtype == DataType::kInt8) built.dtype = DataType::kF32;
+  if (built.dtype == DataType::kInt8) built.dtype = options.keep_dtype;
   return built;
 }
 
@@ -70,6 +70,7 @@ Expected<size_t> finish_graph(Graph& graph, const ConvertOptions& options, Tenso
     std::string keep;
     for (const std::string& pattern : options.keep_f32) keep += (keep.empty() ? "" : ",") + pattern;
     set_metadata(graph, "int8_keep_f32", keep);
+    set_metadata(graph, "int8_keep_dtype", std::string(data_type_name(options.keep_dtype)));
     if (summary != nullptr) {
       summary->int8_weights += report.quantized;
       summary->kept_f32 += report.kept;

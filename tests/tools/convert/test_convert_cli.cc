@@ -47,6 +47,8 @@ TEST_CASE("parse_convert_args reads every option and rejects bad values by name"
   const std::pair<std::vector<std::string>, const char*> bad[] = {
       {{"--dtype", "f16"}, "--dtype"},
       {{"--keep-f32", "*.weight"}, "--keep-f32 applies to --dtype int8 only"},
+      {{"--keep-dtype", "bf16"}, "--keep-dtype applies to --dtype int8 only"},
+      {{"--dtype", "int8", "--keep-dtype", "int8"}, "--keep-dtype: expected f32 or bf16"},
       {{"--layout", "col_major"}, "--layout"},
       {{"--norm", "batch_norm"}, "--norm"},
       {{"--norm", "prms_norm"}, "needs --p"},
@@ -84,6 +86,10 @@ TEST_CASE("parse_convert_args reads every option and rejects bad values by name"
   auto none = with({"--dtype", "int8", "--keep-f32", "none"});
   REQUIRE(none.is_ok());
   CHECK(none.value().options.keep_f32.empty());
+  CHECK(none.value().options.keep_dtype == DataType::kF32);
+  auto keep_bf16 = with({"--dtype", "int8", "--keep-dtype", "bf16"});
+  REQUIRE(keep_bf16.is_ok());
+  CHECK(keep_bf16.value().options.keep_dtype == DataType::kBF16);
 
   auto help = parse_convert_args({"--help"});
   REQUIRE(help.is_ok());
