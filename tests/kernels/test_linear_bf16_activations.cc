@@ -97,7 +97,7 @@ TEST_SUITE("linear") {
       CAPTURE(fast->reason);
       CHECK(fast->variant->type == WeightType::kBF16);
       if (fast->variant->rounds_x_to_bf16) {
-        CHECK(cpu_has_avx512_bf16());
+        CHECK(cpu_has(CpuFeature::kAvx512Bf16));
         CHECK(fast->reason.find("bf16 activations") != std::string::npos);
       } else {
         // The accurate path, and the reason says why.

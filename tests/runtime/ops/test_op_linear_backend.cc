@@ -77,7 +77,7 @@ TEST_SUITE("linear_backend_ops") {
   TEST_CASE("Linear on the chosen backend matches the double reference (f32, bf16 activations)") {
     for (auto [k, n] : {std::pair<size_t, size_t>{1, 1}, {17, 3}, {257, 33}, {384, 100}}) {
       check_backend_case(k, n, false);
-      if (cpu_has_avx512_bf16() || forced_onednn()) check_backend_case(k, n, true);
+      if (cpu_has(CpuFeature::kAvx512Bf16) || forced_onednn()) check_backend_case(k, n, true);
     }
   }
 }
