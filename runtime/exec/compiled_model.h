@@ -7,6 +7,7 @@
 
 #include "kernels/common/isa.h"
 #include "normrt/normrt.hpp"
+#include "runtime/exec/batch_support.h"
 #include "runtime/graph/graph.h"
 #include "runtime/ops/op.h"
 #include "runtime/plan/memory_plan.h"
@@ -27,6 +28,8 @@ struct NORMRT_LOCAL Model::Impl {
   std::vector<KernelChoice>
       kernel_choices;  ///< OpKernel::kernel_choice() of each node that has one
   bool bf16_activations = false;
+  /// Whether batches may run, and the tensors of one row per sequence.
+  BatchLayout batch;
 };
 
 /// Validates `graph`, runs the passes `options` enable, prepares the kernels
