@@ -53,6 +53,10 @@ def parse_args(argv):
     parser.add_argument("--rounds", type=int, default=4,
                         help="interleaved rounds: each side's runs are split into this many "
                              "blocks, alternating with the other sides'")
+    parser.add_argument("--clock", choices=["wall", "process"], default="wall",
+                        help="wall: latency as a caller sees it; process: the process's CPU "
+                             "time (leaves out preemption on a loaded machine; meaningful at "
+                             "one thread, where no side keeps spinning pool threads)")
     parser.add_argument("--json", help="write every row, the cosines and the machine here")
     parser.add_argument("--markdown", help="also write the tables as Markdown to this file")
     parser.add_argument("--build-dir", default="build/release",
@@ -91,7 +95,7 @@ class Env:
         self.args, self.threads = args, args.threads
         self.ctx = Context(SimpleNamespace(build_dir=args.build_dir, workdir=args.workdir,
                                            dtypes=["f32"], reps_scale=args.reps_scale,
-                                           rounds=args.rounds, clock="wall",
+                                           rounds=args.rounds, clock=args.clock,
                                            no_torch_bf16=True))
         self.report = peer_report.Report()
         self._encoders = {}
@@ -178,7 +182,7 @@ def main(argv):
         print("warning: " + note)
         env.report.notes.append(note)
     print(", ".join(f"{k} {v}" for k, v in versions().items()))
-    print(f"normrt: {env.ctx.tree.dir}; wall clock; {args.rounds} interleaved rounds; "
+    print(f"normrt: {env.ctx.tree.dir}; {args.clock} clock; {args.rounds} interleaved rounds; "
           f"reps scale {args.reps_scale}; load average at start {load_start}", flush=True)
     start = time.time()
     for name in args.cases:

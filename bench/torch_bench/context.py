@@ -17,6 +17,11 @@ import torch
 from torch_bench import converter, timing
 from torch_bench.normrt_c import NormrtLibrary
 
+# normrt variants that are a file dtype plus converter flags and a load option:
+# {name: (--dtype, extra normrt-convert flags, bf16 activations at load)}.
+VARIANTS = {"bf16-fast": ("bf16", (), True), "int8-all": ("int8", ("--keep-f32", "none"), False),
+            "int8+bf16-fast": ("int8", ("--keep-dtype", "bf16"), True)}
+
 
 @dataclass
 class Row:
@@ -79,10 +84,16 @@ class Context:
 
     def convert_and_load(self, config, weights, name, dtype, extra=()):
         """normrt-convert → <workdir>/<name>.<dtype>.nrmt, loaded with defaults
-        (fusion and norm folding on). Returns the model handle."""
-        output = self.path(f"{name}.{dtype}.nrmt")
-        converter.convert(self.tree, config, weights, output, dtype, extra)
-        return self.lib.load(output)
+        (fusion and norm folding on). Returns the model handle. Two variants
+        are not file dtypes: "bf16-fast" is the bf16 file loaded with bf16
+        activations, "int8-all" the int8 conversion with --keep-f32 none,
+        "int8+bf16-fast" the default keep list stored bf16 (--keep-dtype bf16)
+        and loaded with bf16 activations."""
+        file_dtype, more, fast = VARIANTS.get(dtype, (dtype, (), False))
+        output = self.path(f"{name}.{dtype if more else file_dtype}.nrmt")
+        if not (fast and os.path.exists(output)):  # bf16-fast reuses the bf16 file
+            converter.convert(self.tree, config, weights, output, file_dtype, [*extra, *more])
+        return self.lib.load(output, bf16_activations=fast)
 
     def add(self, row):
         self.rows.append(row)

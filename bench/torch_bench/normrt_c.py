@@ -33,7 +33,8 @@ class NormrtError(RuntimeError):
 
 class _ModelOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_size_t), ("isa", ctypes.c_char_p),
-                ("fuse", ctypes.c_int), ("fold_norm_affine", ctypes.c_int)]
+                ("fuse", ctypes.c_int), ("fold_norm_affine", ctypes.c_int),
+                ("bf16_activations", ctypes.c_int)]
 
 
 class _SessionOptions(ctypes.Structure):
@@ -90,9 +91,9 @@ class NormrtLibrary:
         if status != _OK:
             raise NormrtError(f"{what}: {self.lib.normrt_last_error().decode()}")
 
-    def load(self, path, fuse=True, fold_norm_affine=True):
+    def load(self, path, fuse=True, fold_norm_affine=True, bf16_activations=False):
         options = _ModelOptions(ctypes.sizeof(_ModelOptions), None, int(fuse),
-                                int(fold_norm_affine))
+                                int(fold_norm_affine), int(bf16_activations))
         handle = ctypes.c_void_p()
         self.check(self.lib.normrt_model_load(str(path).encode(), ctypes.byref(options),
                                               ctypes.byref(handle)), f"load {path}")

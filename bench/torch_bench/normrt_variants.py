@@ -1,12 +1,14 @@
 """normrt's model files at every matrix dtype the built converter offers:
-f32 and bf16 always; int8 and bf16-fast (issue 17) when `normrt-convert
---dtype` accepts them. A refused optional dtype is skipped with the
+f32 and bf16 always; int8 (the default --keep-f32 list), int8-all (every
+matrix int8), int8+bf16-fast (the kept matrices bf16, bf16 activations) and
+bf16-fast (issue 17) when `normrt-convert --dtype` accepts
+them. A refused optional dtype is skipped with the
 converter's own message, so the benchmark picks new dtypes up by itself."""
 import os
 
 from torch_bench.converter import ConvertError
 
-DTYPES = ["f32", "bf16", "int8", "bf16-fast"]
+DTYPES = ["f32", "bf16", "int8", "int8-all", "int8+bf16-fast", "bf16-fast"]
 REQUIRED = ("f32", "bf16")
 
 

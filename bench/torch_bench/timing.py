@@ -17,7 +17,10 @@ Clocks: "wall" (perf_counter_ns, the latency a caller sees) or "cpu"
 the calling thread only (PyTorch with one intra-op thread, normrt sessions
 with threads = 0), so on a quiet machine the two agree; on a shared machine
 the CPU clock leaves out the time the thread was preempted by other
-processes (cache pollution by them still counts).
+processes (cache pollution by them still counts). "process"
+(process_time_ns, every thread of the process) is the CPU clock for peers
+that compute in a worker thread of their own (CTranslate2): at one thread
+the caller only waits, so the process's CPU time is the work's.
 
 A contender whose call is a SelfTimed measures itself: each call returns a
 list of durations in ns (e.g. the gaps between the tokens a generator
@@ -50,7 +53,8 @@ def percentile(sorted_values, q):
     return sorted_values[int(rank) - 1]
 
 
-CLOCKS = {"wall": time.perf_counter_ns, "cpu": time.thread_time_ns}
+CLOCKS = {"wall": time.perf_counter_ns, "cpu": time.thread_time_ns,
+          "process": time.process_time_ns}
 
 
 def measure_rounds(contenders, warmup, reps, rounds, clock="wall", settle_s=0.0):

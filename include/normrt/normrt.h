@@ -75,9 +75,11 @@ typedef struct normrt_model_options {
   const char* isa;      /* NULL or "": best for this CPU; "scalar", "avx2", "avx512", "neon" */
   int fuse;             /* nonzero: fuse Linear→norm chains (default 1) */
   int fold_norm_affine; /* nonzero: fold pre-norm gains into linear weights (default 1) */
+  int bf16_activations; /* nonzero: bf16 matrices round x to bf16 where the CPU has a fast
+                           kernel for it (default 0; NORMRT_BF16_ACTIVATIONS=1 also sets it) */
 } normrt_model_options;
 #define NORMRT_MODEL_OPTIONS_INIT \
-  { sizeof(normrt_model_options), NULL, 1, 1 }
+  { sizeof(normrt_model_options), NULL, 1, 1, 0 }
 
 typedef struct normrt_session_options {
   size_t struct_size; /* sizeof(normrt_session_options) */

@@ -35,6 +35,19 @@ struct ModelOptions {
   bool fuse = true;
   /// Fold pre-norm gains and biases into the following linear layers' weights.
   bool fold_norm_affine = true;
+  /// bf16 matrices run with their activations rounded to bf16 (one vdpbf16ps
+  /// per weight pair on AVX512-BF16; oneDNN's AMX matmul where the measured
+  /// table picks it): faster, ~1e-3 relative error per product. Where the CPU
+  /// has neither, the accurate path runs and kernel_choices() says so. Also
+  /// switched on by the environment NORMRT_BF16_ACTIVATIONS=1. No effect on
+  /// f32 or int8 matrices.
+  bool bf16_activations = false;
+};
+
+/// The kernel a node's matrix product runs on, chosen at load, and why.
+struct KernelChoice {
+  std::string node;    ///< node name
+  std::string kernel;  ///< backend and kernel with the reason, e.g. "normrt (...): int8_gemv__..."
 };
 
 /// The library's version, "major.minor.patch".
@@ -111,6 +124,12 @@ class NORMRT_API Model {
   /// The kernel ISA chosen at load ("avx512", ...).
   std::string_view isa() const;
   const PassSummary& passes() const;
+  /// Per node with a matrix product (Linear, FusedLinear, GruRecurrence): the
+  /// backend and kernel chosen at load and the reason (docs/int8.md, docs/bf16_fast.md).
+  /// NORMRT_VERBOSE=1 also prints them to stderr at load.
+  const std::vector<KernelChoice>& kernel_choices() const;
+  /// Whether bf16 activations were asked for (option or environment).
+  bool bf16_activations() const;
   /// A metadata entry of the file as text ("" if absent or bytes).
   std::string metadata(std::string_view key) const;
   /// A bytes metadata entry (docs/model_format.md), a view valid while the

@@ -60,6 +60,10 @@ struct LinearVariant : KernelVariant {
   WeightType type;     ///< weight type it reads
   size_t panel_width;  ///< P: output columns per weight panel
   LinearKernel kernel;
+  /// Rounds x to bf16 before multiplying (bf16 weights only): outside the
+  /// accuracy contract above, so only choose_linear_variant_bf16_activations()
+  /// returns it, never choose_linear_variant() or pack_weights(.., isa).
+  bool rounds_x_to_bf16 = false;
 };
 
 /// Every variant compiled into this build (linear_variants.cc), in order of
@@ -84,6 +88,13 @@ struct LinearVariantChoice {
 /// `runnable` replaces linear_variant_runnable (tests: a CPU without a feature).
 Expected<LinearVariantChoice> choose_linear_variant(
     WeightType type, Isa isa, bool (*runnable)(const LinearVariant&) = linear_variant_runnable);
+
+/// The opt-in "bf16 activations" kernel for bf16 weights on `isa`: x rounded
+/// to bf16 (relative error ≤ 2⁻⁹ per element), one vdpbf16ps per k pair;
+/// its result is within the contract above for the rounded x. Where this
+/// CPU or build has none (no AVX512-BF16), the accurate choice of
+/// choose_linear_variant(kBF16, isa), with a reason that says so.
+Expected<LinearVariantChoice> choose_linear_variant_bf16_activations(Isa isa);
 
 /// Weights packed for one variant, in a 64-byte aligned buffer that it owns or
 /// borrows (borrow_packed_weights(): e.g. straight from a mapped model file).

@@ -47,7 +47,7 @@ Expected<LinearVariantChoice> choose_linear_variant(WeightType type, Isa isa,
   std::string passed;  // the variants passed over, and why
   for (Isa candidate : order) {
     for (const LinearVariant& v : linear_variants()) {
-      if (v.isa != candidate || v.type != type) continue;
+      if (v.isa != candidate || v.type != type || v.rounds_x_to_bf16) continue;
       if (runnable(v)) {
         LinearVariantChoice choice;
         choice.variant = &v;
@@ -69,6 +69,29 @@ Expected<LinearVariantChoice> choose_linear_variant(WeightType type, Isa isa,
   return Status::error(std::string("no runnable ") + weight_type_name(type) +
                        " linear kernel for " + isa_name(isa) +
                        (passed.empty() ? std::string(" in this build") : " (" + passed + ")"));
+}
+
+Expected<LinearVariantChoice> choose_linear_variant_bf16_activations(Isa isa) {
+  NORMRT_ASSIGN_OR_RETURN(LinearVariantChoice accurate,
+                          choose_linear_variant(WeightType::kBF16, isa));
+  std::string passed;
+  for (const LinearVariant& v : linear_variants()) {
+    if (v.type != WeightType::kBF16 || !v.rounds_x_to_bf16 || v.isa != isa) continue;
+    if (linear_variant_runnable(v)) {
+      LinearVariantChoice choice;
+      choice.variant = &v;
+      choice.reason = std::string(v.name) +
+                      ": bf16 activations requested: x rounded to bf16, one vdpbf16ps per k pair";
+      return choice;
+    }
+    passed = std::string(v.name) + " needs avx512_bf16, which this CPU lacks";
+  }
+  accurate.reason =
+      "bf16 activations requested, but " +
+      (passed.empty() ? std::string("this build has no such kernel for ") + isa_name(isa)
+                      : passed) +
+      " (and no AMX): the accurate path; " + accurate.reason;
+  return accurate;
 }
 
 size_t linear_column_boundary(const PackedWeights& w, size_t column) {

@@ -25,6 +25,9 @@
 
 #include "kernels/linear/linear_backend.h"
 
+#include <cstdlib>
+#include <string>
+
 namespace normrt {
 namespace {
 
@@ -37,10 +40,28 @@ const char* linear_backend_name(LinearBackend backend) {
 }
 
 LinearBackendChoice choose_linear_backend(const LinearBackendQuery& q) {
+  const bool forced_onednn = q.forced && q.forced_backend == LinearBackend::kOneDnn;
   if (q.fused_epilogue) {
-    return {LinearBackend::kNormrt, "fused epilogue: needs normrt's column-range kernel"};
+    return {LinearBackend::kNormrt,
+            forced_onednn ? "NORMRT_LINEAR_BACKEND=onednn, but a fused epilogue needs normrt's "
+                            "column-range kernel"
+                          : "fused epilogue: needs normrt's column-range kernel"};
   }
-  if (!q.onednn_available) return {LinearBackend::kNormrt, "oneDNN backend not built"};
+  if (!q.onednn_available) {
+    return {LinearBackend::kNormrt, forced_onednn
+                                        ? "NORMRT_LINEAR_BACKEND=onednn, but the oneDNN backend is "
+                                          "not built"
+                                        : "oneDNN backend not built"};
+  }
+  if (forced_onednn && q.type == WeightType::kInt8) {
+    return {LinearBackend::kNormrt,
+            "NORMRT_LINEAR_BACKEND=onednn, but int8 has no oneDNN path: normrt"};
+  }
+  if (q.forced) {
+    return {q.forced_backend, q.forced_backend == LinearBackend::kOneDnn
+                                  ? "forced by NORMRT_LINEAR_BACKEND=onednn"
+                                  : "forced by NORMRT_LINEAR_BACKEND=normrt"};
+  }
   if (q.type == WeightType::kInt8) {
     return {LinearBackend::kNormrt,
             "int8: OneDnnLinear has no int8 path (oneDNN's s8 matmul measured slower at m = 1, "
@@ -63,6 +84,19 @@ LinearBackendChoice choose_linear_backend(const LinearBackendQuery& q) {
             "does not allow bf16 activations"};
   }
   return {LinearBackend::kOneDnn, "bf16, m >= 16, AMX, bf16 activations allowed: oneDNN matmul"};
+}
+
+Expected<bool> forced_linear_backend(LinearBackend* backend) {
+  static const std::string value = [] {
+    const char* text = std::getenv("NORMRT_LINEAR_BACKEND");
+    return std::string(text != nullptr ? text : "");
+  }();
+  if (value.empty()) return false;
+  if (value == "normrt" || value == "onednn") {
+    *backend = value == "normrt" ? LinearBackend::kNormrt : LinearBackend::kOneDnn;
+    return true;
+  }
+  return Status::error("NORMRT_LINEAR_BACKEND: expected normrt or onednn, found '" + value + "'");
 }
 
 }  // namespace normrt

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 
+#include "base/status.h"
 #include "kernels/common/isa.h"
 #include "kernels/linear/linear.h"
 
@@ -33,6 +34,11 @@ struct LinearBackendQuery {
   /// The output feeds a fused epilogue (norm statistics gathered per column
   /// block): only normrt's kernels compute column ranges.
   bool fused_epilogue = false;
+  /// A backend forced by the user (NORMRT_LINEAR_BACKEND, for tests and
+  /// measurements): taken wherever that backend can run the node at all
+  /// (oneDNN: no fused epilogue, no int8, built), whatever the table says.
+  bool forced = false;
+  LinearBackend forced_backend = LinearBackend::kNormrt;
 };
 
 struct LinearBackendChoice {
@@ -41,5 +47,10 @@ struct LinearBackendChoice {
 };
 
 LinearBackendChoice choose_linear_backend(const LinearBackendQuery& query);
+
+/// NORMRT_LINEAR_BACKEND, read once: unset or "" = not forced (false),
+/// "normrt" or "onednn" = forced to that backend; any other value is an error
+/// naming it. `backend` receives the forced backend.
+Expected<bool> forced_linear_backend(LinearBackend* backend);
 
 }  // namespace normrt

@@ -93,8 +93,11 @@ Status unpack_weights_int8(const void* packed, size_t bytes, size_t n, size_t k,
 
 /// Checks packed int8 data: the size, every q in [−127, 127] and zero in the
 /// padding, every scale finite and ≥ 0, every column sum right. One read of
-/// the bytes; the message names the panel and column.
+/// the bytes; the message names the panel and column. If `bad_offset` is
+/// given, a failure also stores there the offset within `packed` of the first
+/// wrong byte (of a scale or column sum: its first byte), for a model file's
+/// error message; a wrong size stores 0.
 Status validate_int8_packed(const void* packed, size_t bytes, size_t n, size_t k,
-                            size_t panel_width);
+                            size_t panel_width, size_t* bad_offset = nullptr);
 
 }  // namespace normrt

@@ -96,7 +96,10 @@ Status unpack_weights_int8(const void* packed, size_t bytes, size_t n, size_t k,
 }
 
 Status validate_int8_packed(const void* packed, size_t bytes, size_t n, size_t k,
-                            size_t panel_width) {
+                            size_t panel_width, size_t* bad_offset) {
+  size_t ignored = 0;
+  size_t& at = bad_offset != nullptr ? *bad_offset : ignored;
+  at = 0;
   NORMRT_RETURN_IF_ERROR(check_size("int8 weights", n, k, panel_width, bytes));
   const Int8Panel layout{(k + 3) / 4, panel_width};
   const size_t panel_bytes = detail::int8_panel_bytes(k, panel_width);
@@ -113,6 +116,7 @@ Status validate_int8_packed(const void* packed, size_t bytes, size_t n, size_t k
         int8_t value;
         std::memcpy(&value, panel + layout.weight(col, i), 1);
         if (value == -128 || (value != 0 && (!real || i >= k))) {
+          at = p * panel_bytes + layout.weight(col, i);
           return Status::error(where + num(c) + ", k " + num(i) + ": weight " +
                                std::to_string(value) +
                                (value == -128 ? " is -128" : " in the zero padding"));
@@ -124,16 +128,19 @@ Status validate_int8_packed(const void* packed, size_t bytes, size_t n, size_t k
       std::memcpy(&scale, panel + layout.scale(col), 4);
       std::memcpy(&stored, panel + layout.colsum(col), 4);
       if (!std::isfinite(scale) || !(scale >= 0.0f) || (!real && scale != 0.0f)) {
+        at = p * panel_bytes + layout.scale(col);
         return Status::error(where + num(c) + ": scale " + std::to_string(scale) +
                              (real ? " (must be finite and >= 0)" : " in the padding"));
       }
       if (stored != sum) {
+        at = p * panel_bytes + layout.colsum(col);
         return Status::error(where + num(c) + ": column sum " + std::to_string(stored) +
                              ", the weights sum to " + std::to_string(sum));
       }
     }
     for (size_t b = layout.used(); b < panel_bytes; ++b) {
       if (panel[b] != std::byte{0}) {
+        at = p * panel_bytes + b;
         return Status::error("int8 weights: panel " + num(p) + ": padding byte " + num(b) +
                              " is not zero");
       }

@@ -61,6 +61,14 @@ const std::vector<LinearVariant>& linear_variants() {
        kAvx512Panel,
        detail::linear_bf16_avx512bf16},
 #endif
+#ifdef NORMRT_HAVE_AVX512BF16
+      // x rounded to bf16: never dispatched by choose_linear_variant (see linear.h).
+      {{"bf16_gemm__avx512bf16_p64_xbf16", Isa::kAvx512, CpuFeature::kAvx512Bf16},
+       WT::kBF16,
+       kAvx512Panel,
+       detail::linear_bf16x_avx512bf16,
+       true},
+#endif
 #ifdef NORMRT_HAVE_NEON
       {{"f32_gemv__neon_p16", Isa::kNeon}, WT::kF32, kNeonPanel, detail::linear_f32_neon},
       {{"bf16_gemv__neon_p16", Isa::kNeon}, WT::kBF16, kNeonPanel, detail::linear_bf16_neon},

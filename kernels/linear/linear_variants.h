@@ -53,6 +53,7 @@ void linear_bf16_avx2(const LinearArgs& args);
 void linear_f32_avx512(const LinearArgs& args);
 void linear_bf16_avx512(const LinearArgs& args);
 void linear_bf16_avx512bf16(const LinearArgs& args);
+void linear_bf16x_avx512bf16(const LinearArgs& args);  // x rounded to bf16 (opt-in)
 void linear_f32_neon(const LinearArgs& args);
 void linear_bf16_neon(const LinearArgs& args);
 
@@ -85,8 +86,8 @@ Int8RowScale int8_row_scale(uint32_t max_abs_bits);
 bool int8_stream_prefetch();
 
 /// At least `bytes` of 64-byte aligned scratch owned by the calling thread,
-/// for a kernel call's quantized x. It grows (allocates) only when a call
-/// needs more than any earlier call on this thread; it is not reentrant.
+/// for a kernel call's quantized (int8) or rounded (bf16 activations) x. It grows (allocates) only
+/// when a call needs more than any earlier call on this thread; it is not reentrant.
 std::byte* int8_thread_scratch(size_t bytes);
 
 }  // namespace normrt::detail

@@ -1,6 +1,8 @@
 // The C API (include/normrt/normrt.h) over the C++ one. Every entry point
 // catches everything, so no exception crosses the C boundary, and records
 // its error in a thread-local string.
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <new>
 #include <string>
@@ -72,7 +74,8 @@ normrt_status read_options(const Options* given, Options* out, const char* funct
                   std::string(function) + ": the options (" + std::to_string(size) +
                       " bytes) set fields beyond the " + std::to_string(sizeof(Options)) +
                       " bytes of " + type + " that normrt " + normrt_version() + " knows");
-  std::memcpy(out, given, sizeof(Options));
+  std::memcpy(out, given, std::min(size, sizeof(Options)));
+  out->struct_size = sizeof(Options);
   return NORMRT_OK;
 }
 
@@ -158,13 +161,15 @@ normrt_status normrt_model_load(const char* path, const normrt_model_options* op
     *model = nullptr;
     normrt_model_options given = NORMRT_MODEL_OPTIONS_INIT;
     if (normrt_status s = read_options(options, &given, "normrt_model_load", "normrt_model_options",
-                                       "NORMRT_MODEL_OPTIONS_INIT");
+                                       "NORMRT_MODEL_OPTIONS_INIT",
+                                       offsetof(normrt_model_options, bf16_activations));
         s != NORMRT_OK)
       return s;
     normrt::ModelOptions cpp_options;
     cpp_options.isa = given.isa == nullptr ? "" : given.isa;
     cpp_options.fuse = given.fuse != 0;
     cpp_options.fold_norm_affine = given.fold_norm_affine != 0;
+    cpp_options.bf16_activations = given.bf16_activations != 0;
     auto loaded = normrt::Model::load(path, cpp_options);
     if (!loaded) return fail(NORMRT_LOAD_FAILED, loaded.status().message());
     *model = new normrt_model{std::move(loaded).value()};

@@ -1,5 +1,7 @@
 #include "runtime/exec/compiled_model.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -11,6 +13,12 @@
 
 namespace normrt {
 namespace {
+
+// An environment switch: set to "1".
+bool env_flag(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && std::string(value) == "1";
+}
 
 Expected<Isa> choose_isa(const std::string& name) {
   if (name.empty()) return selected_isa();
@@ -69,6 +77,8 @@ Expected<std::shared_ptr<const Model>> compile_model(Graph graph, const ModelOpt
 
   NORMRT_RETURN_IF_ERROR(graph_validate(graph));
   NORMRT_RETURN_IF_ERROR(run_passes(graph, options, impl->passes));
+  impl->bf16_activations = options.bf16_activations || env_flag("NORMRT_BF16_ACTIVATIONS");
+  const bool verbose = env_flag("NORMRT_VERBOSE");
 
   std::vector<size_t> workspace;
   for (const Node& node : graph.nodes) {
@@ -77,8 +87,14 @@ Expected<std::shared_ptr<const Model>> compile_model(Graph graph, const ModelOpt
       return Status::error("node '" + node.name + "': op " + op_type_name(node.op) +
                            " is not supported by this build");
     }
-    NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
-                            schema->create(OpBuildContext{graph, node, isa}));
+    NORMRT_ASSIGN_OR_RETURN(
+        std::unique_ptr<OpKernel> kernel,
+        schema->create(OpBuildContext{graph, node, isa, impl->bf16_activations}));
+    if (std::string choice = kernel->kernel_choice(); !choice.empty()) {
+      if (verbose)
+        std::fprintf(stderr, "normrt: node '%s': %s\n", node.name.c_str(), choice.c_str());
+      impl->kernel_choices.push_back({node.name, std::move(choice)});
+    }
     workspace.push_back(kernel->workspace_bytes());
     impl->passes.weight_copy_bytes += kernel->weight_copy_bytes();
     impl->kernels.push_back(std::move(kernel));
@@ -112,6 +128,8 @@ size_t Model::max_sequence_length() const {
 std::string_view Model::batch_refusal() const { return impl_->batch.refusal; }
 std::string_view Model::isa() const { return isa_name(impl_->isa); }
 const PassSummary& Model::passes() const { return impl_->passes; }
+const std::vector<KernelChoice>& Model::kernel_choices() const { return impl_->kernel_choices; }
+bool Model::bf16_activations() const { return impl_->bf16_activations; }
 
 std::string Model::metadata(std::string_view key) const {
   for (const Attribute& entry : impl_->graph.metadata) {

@@ -25,6 +25,9 @@ struct NORMRT_LOCAL Model::Impl {
   /// Tensors with the symbolic S somewhere in their shape.
   std::vector<TensorId> sequence_tensors;
   bool uses_position = false;  ///< some node reads OpRunContext::position
+  std::vector<KernelChoice>
+      kernel_choices;  ///< OpKernel::kernel_choice() of each node that has one
+  bool bf16_activations = false;
   /// Whether batches may run, and the tensors of one row per sequence.
   BatchLayout batch;
 };

@@ -11,10 +11,13 @@
 namespace normrt::model_format {
 
 inline constexpr char kMagic[4] = {'N', 'R', 'M', 'T'};
-constexpr uint32_t kVersion = 2;  ///< the newest version this reader knows
+constexpr uint32_t kVersion = 3;  ///< the newest version this reader knows
 /// Version 2 added the linear panel layouts (codes 1-3); a writer stamps 2 only
 /// when a tensor uses one, so files without them stay readable by version-1 readers.
 constexpr uint32_t kFirstVersionWithPanels = 2;
+/// Version 3 added dtype 3, int8 weights (runtime/graph/int8_weight.h); stamped
+/// only when a tensor is int8.
+constexpr uint32_t kFirstVersionWithInt8 = 3;
 constexpr uint32_t kHeaderSize = 128;
 /// Weights start at absolute offsets that are multiples of this (cache line,
 /// and every SIMD load width), so a page-aligned mapping serves them directly.
@@ -92,7 +95,7 @@ constexpr size_t kGraphMetadataCount = 0x0C;      // u32
 constexpr size_t kGraphMaxSequenceLength = 0x10;  // i64
 
 // Codes beyond normrt::DataType and the layouts.
-constexpr uint8_t kDtypeInt8Reserved = 3;  ///< reserved for int8 weights (a later version)
+constexpr uint8_t kDtypeInt8 = 3;          ///< int8 weights, version 3 and later
 constexpr uint8_t kLayoutRowMajor = 0;     ///< the only layout of version 1; 1-3 = panels (v2)
 
 // Limits that keep every size derived from a file bounded.

@@ -53,12 +53,23 @@ Check check_blob_value(std::string_view value) {
 }
 
 Check check_dtype_code(uint64_t code) {
-  if (code <= static_cast<uint64_t>(DataType::kI32)) return std::nullopt;
-  const std::string expected = "a dtype code 0 (f32), 1 (bf16) or 2 (i32)";
-  if (code == kDtypeInt8Reserved) {
-    return Violation{expected, "3 (int8, reserved for a later format version)"};
+  if (code <= static_cast<uint64_t>(DataType::kInt8)) return std::nullopt;
+  return Violation{"a dtype code 0 (f32), 1 (bf16), 2 (i32) or 3 (int8)",
+                   std::to_string(code) + " (unknown dtype)"};
+}
+
+Check check_int8_placement(TensorKind kind, size_t rank, uint32_t version) {
+  if (version < kFirstVersionWithInt8) {
+    return Violation{"a dtype code 0 (f32), 1 (bf16) or 2 (i32) in a version-" +
+                         std::to_string(version) + " file",
+                     "3 (int8, version " + std::to_string(kFirstVersionWithInt8) + " and later)"};
   }
-  return Violation{expected, std::to_string(code) + " (unknown dtype)"};
+  if (kind != TensorKind::kWeight || rank != 2) {
+    return Violation{"int8 only for weight matrices [N, K]",
+                     std::string("int8 on a tensor of kind ") + tensor_kind_name(kind) +
+                         " and rank " + std::to_string(rank)};
+  }
+  return std::nullopt;
 }
 
 Check check_kind_code(uint64_t code) {

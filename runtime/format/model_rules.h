@@ -28,6 +28,8 @@ Check check_string_value(std::string_view value);
 Check check_blob_value(std::string_view value);
 
 Check check_dtype_code(uint64_t code);
+/// Where dtype 3 (int8) may appear: weight matrices, in version 3 and later.
+Check check_int8_placement(TensorKind kind, size_t rank, uint32_t version);
 Check check_kind_code(uint64_t code);
 Check check_layout_code(uint64_t code);
 Check check_op_code(uint64_t code);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/format/model_reader.h"
+#include "runtime/graph/int8_weight.h"
 
 namespace normrt::model_format {
 
@@ -79,6 +80,21 @@ Status read_weight_place(const FileImage& image, const Header& header, uint64_t 
         "offset " + std::to_string(place.offset) + ", size " + std::to_string(place.size));
   }
   return Status::ok();
+}
+
+/// int8 values, scales (and in panels column sums) of a weight: the error
+/// names the first wrong byte's absolute offset.
+Status check_int8_data(const FileImage& image, const Span& place, const std::string& subject,
+                       const Tensor& tensor) {
+  size_t at = 0;
+  Status s = check_int8_weight_bytes(image.data + place.offset, place.size,
+                                     static_cast<size_t>(tensor.shape[0]),
+                                     static_cast<size_t>(tensor.shape[1]), tensor.layout, &at);
+  if (s) return s;
+  return image.fail(place.offset + at, subject + " int8 data",
+                    std::string("values in [-127, 127], finite scales >= 0, zero padding") +
+                        (tensor.layout == TensorLayout::kRowMajor ? "" : ", right column sums"),
+                    s.message());
 }
 
 Status check_disjoint(const FileImage& image, const Header& header, const Graph& graph,
@@ -157,6 +173,11 @@ Status read_tensors(const FileImage& image, const Header& header,
     }
     const bool is_weight = tensor.kind == TensorKind::kWeight;
     NORMRT_RETURN_IF_ERROR(read_shape(image, record, subject, is_weight, tensor.shape));
+    if (tensor.dtype == DataType::kInt8) {
+      if (Check v = check_int8_placement(tensor.kind, tensor.shape.size(), header.version)) {
+        return image.fail(record + kTensorDtype, subject + " dtype", *v);
+      }
+    }
     if (Check v = check_tensor_bytes(tensor.dtype, tensor.shape, graph.max_sequence_length)) {
       return image.fail(record + kTensorDims, subject + " size", *v);
     }
@@ -164,6 +185,9 @@ Status read_tensors(const FileImage& image, const Header& header,
       Span place;
       NORMRT_RETURN_IF_ERROR(read_weight_place(image, header, record, subject, tensor, place));
       tensor.data = {image.data + place.offset, place.size, owner};
+      if (tensor.dtype == DataType::kInt8) {
+        NORMRT_RETURN_IF_ERROR(check_int8_data(image, place, subject, tensor));
+      }
       if (place.size != 0) places.push_back({place, id});
     } else {
       const uint64_t offset = image.load<uint64_t>(record + kTensorDataOffset);

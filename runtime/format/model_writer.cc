@@ -180,9 +180,13 @@ Expected<std::vector<std::byte>> serialize_model(const Graph& graph) {
 
   ByteBuffer header;
   header.put_bytes(kMagic, sizeof(kMagic));
-  bool panels = false;
-  for (const Tensor& tensor : graph.tensors) panels |= tensor.layout != TensorLayout::kRowMajor;
-  header.put<uint32_t>(panels ? kFirstVersionWithPanels : 1);  // the lowest that expresses it
+  bool panels = false, int8 = false;
+  for (const Tensor& tensor : graph.tensors) {
+    panels |= tensor.layout != TensorLayout::kRowMajor;
+    int8 |= tensor.dtype == DataType::kInt8;
+  }
+  // The lowest version that expresses the file.
+  header.put<uint32_t>(int8 ? kFirstVersionWithInt8 : panels ? kFirstVersionWithPanels : 1);
   header.put<uint32_t>(kHeaderSize);
   header.put<uint32_t>(0);  // flags
   header.put<uint64_t>(file_size);

@@ -6,6 +6,7 @@
 
 #include "runtime/format/model_format.h"
 #include "runtime/format/model_rules.h"
+#include "runtime/graph/int8_weight.h"
 
 namespace normrt::model_format {
 
@@ -52,6 +53,10 @@ Status check_tensor(const Graph& graph, size_t id) {
     }
     return Status::ok();
   }
+  if (tensor.dtype == DataType::kInt8) {
+    NORMRT_REFUSE_IF(check_int8_placement(tensor.kind, tensor.shape.size(), kFirstVersionWithInt8),
+                     subject + " dtype");
+  }
   Expected<size_t> layout_bytes = weight_data_bytes(tensor);
   if (!layout_bytes) {
     return refuse(subject + " layout", {"a layout its dtype and shape can have",
@@ -64,6 +69,12 @@ Status check_tensor(const Graph& graph, size_t id) {
         {std::to_string(expected) + " bytes (" + shape_string(tensor.shape) + " of " +
              data_type_name(tensor.dtype) + ")",
          data.bytes == nullptr ? std::string("no data") : std::to_string(data.size) + " bytes"});
+  }
+  if (tensor.dtype == DataType::kInt8) {
+    Status s =
+        check_int8_weight_bytes(data.bytes, data.size, static_cast<size_t>(tensor.shape[0]),
+                                static_cast<size_t>(tensor.shape[1]), tensor.layout, nullptr);
+    if (!s) return refuse(subject + " int8 data", {"valid int8 weights", s.message()});
   }
   return Status::ok();
 }

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "kernels/linear/linear.h"
+#include "runtime/graph/int8_weight.h"
 
 namespace normrt {
 
@@ -14,6 +15,8 @@ const char* data_type_name(DataType type) {
       return "bf16";
     case DataType::kI32:
       return "i32";
+    case DataType::kInt8:
+      return "int8";
   }
   return "invalid";
 }
@@ -25,6 +28,8 @@ size_t data_type_size(DataType type) {
       return 4;
     case DataType::kBF16:
       return 2;
+    case DataType::kInt8:
+      return 1;
   }
   return 0;
 }
@@ -103,22 +108,34 @@ Expected<size_t> weight_data_bytes(const Tensor& tensor) {
     }
     elements *= static_cast<size_t>(dim);
   }
+  const bool matrix = tensor.shape.size() == 2 && tensor.shape[0] > 0 && tensor.shape[1] > 0;
+  if (tensor.dtype == DataType::kInt8 && !matrix) {
+    return Status::error("weight '" + tensor.name +
+                         "': int8 weights are matrices [N, K] with N, K >= 1 (one scale per "
+                         "row), found " +
+                         shape_string(tensor.shape));
+  }
   if (tensor.layout == TensorLayout::kRowMajor) {
     if (elements > SIZE_MAX / 4) return Status::error("weight '" + tensor.name + "' is too large");
+    if (tensor.dtype == DataType::kInt8) {
+      return int8_row_major_bytes(static_cast<size_t>(tensor.shape[0]),
+                                  static_cast<size_t>(tensor.shape[1]));
+    }
     return elements * data_type_size(tensor.dtype);
   }
   const size_t panel_width = tensor_layout_panel_width(tensor.layout);
-  bool matrix = tensor.shape.size() == 2 && tensor.shape[0] > 0 && tensor.shape[1] > 0;
-  bool float_type = tensor.dtype == DataType::kF32 || tensor.dtype == DataType::kBF16;
-  if (panel_width == 0 || !matrix || !float_type) {
+  const bool matrix_type = tensor.dtype == DataType::kF32 || tensor.dtype == DataType::kBF16 ||
+                           tensor.dtype == DataType::kInt8;
+  if (panel_width == 0 || !matrix || !matrix_type) {
     return Status::error("weight '" + tensor.name + "': layout " +
                          tensor_layout_name(tensor.layout) +
-                         " needs a valid panel layout of an f32 or bf16 matrix [N, K], found " +
+                         " needs a valid panel layout of an f32, bf16 or int8 matrix [N, K], "
+                         "found " +
                          data_type_name(tensor.dtype) + " " + shape_string(tensor.shape));
   }
-  Expected<size_t> bytes = packed_weights_bytes(
-      static_cast<size_t>(tensor.shape[0]), static_cast<size_t>(tensor.shape[1]),
-      tensor.dtype == DataType::kF32 ? WeightType::kF32 : WeightType::kBF16, panel_width);
+  Expected<size_t> bytes = packed_weights_bytes(static_cast<size_t>(tensor.shape[0]),
+                                                static_cast<size_t>(tensor.shape[1]),
+                                                linear_weight_type(tensor.dtype), panel_width);
   if (!bytes) return Status::error("weight '" + tensor.name + "': " + bytes.status().message());
   return bytes;
 }

@@ -30,9 +30,11 @@ enum class DataType : uint8_t {
   kF32 = 0,
   kBF16 = 1,  ///< weights only
   kI32 = 2,   ///< token ids, positions
+  kInt8 = 3,  ///< matrix weights only: symmetric per-output-channel int8 (int8_weight.h)
 };
-const char* data_type_name(DataType type);  ///< "f32", "bf16", "i32"; "invalid" otherwise
-size_t data_type_size(DataType type);       ///< bytes per element; 0 if invalid
+const char* data_type_name(DataType type);  ///< "f32", "bf16", "i32", "int8"; "invalid" otherwise
+/// Bytes per element (int8: 1, not counting its per-row scales); 0 if invalid.
+size_t data_type_size(DataType type);
 
 /// A dimension of a shape: a fixed size ≥ 0, or kSequenceDim, the symbolic
 /// sequence length S (1 ≤ S ≤ Graph::max_sequence_length, chosen per run from
@@ -53,7 +55,8 @@ using TensorId = uint32_t;
 constexpr TensorId kNoTensor = UINT32_MAX;  ///< an absent optional operand
 
 /// Weight bytes: a view into memory kept alive by `owner` (the mapped file or
-/// an owned buffer). Row-major, little-endian, of the tensor's dtype and shape.
+/// an owned buffer). Row-major, little-endian, of the tensor's dtype and shape
+/// (int8: the values, then one f32 scale per row; int8_weight.h).
 struct TensorData {
   const std::byte* bytes = nullptr;
   size_t size = 0;

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/status.h"
@@ -74,6 +75,8 @@ struct OpBuildContext {
   const Graph& graph;
   const Node& node;
   Isa isa;
+  /// bf16 matrices may run with x rounded to bf16 (ModelOptions::bf16_activations).
+  bool bf16_activations = false;
 };
 
 /// One node, prepared. Immutable after creation; run() may be called
@@ -86,6 +89,9 @@ class OpKernel {
   /// Bytes of weights this kernel holds in its own memory (packed copies);
   /// weights used in place from the model file are not counted.
   virtual size_t weight_copy_bytes() const { return 0; }
+  /// The kernel (and backend) chosen for this node's matrices and why, for
+  /// Model::kernel_choices(); "" for ops without a choice to report.
+  virtual std::string kernel_choice() const { return {}; }
   /// Per-session state made once per Session (null: none).
   virtual std::unique_ptr<OpSessionState> create_session_state() const { return nullptr; }
   /// The same for a session with `threads` intra-op threads (≥ 1), for

@@ -95,8 +95,9 @@ Status infer_fused_linear(const Graph& graph, const Node& node,
 class FusedLinearOp final : public OpKernel {
  public:
   size_t weight_copy_bytes() const override { return w_.borrowed() ? 0 : w_.size_bytes(); }
-  FusedLinearOp(PackedWeights w, FusedConfig config, std::string label)
-      : w_(std::move(w)), config_(config), label_(std::move(label)) {}
+  FusedLinearOp(PackedWeights w, FusedConfig config, std::string choice, std::string label)
+      : w_(std::move(w)), config_(config), choice_(std::move(choice)), label_(std::move(label)) {}
+  std::string kernel_choice() const override { return choice_; }
 
   Status run(const OpRunContext& context) const override {
     const TensorView& x = context.inputs[kX];
@@ -124,6 +125,7 @@ class FusedLinearOp final : public OpKernel {
  private:
   PackedWeights w_;
   FusedConfig config_;
+  std::string choice_;
   std::string label_;
 };
 
@@ -131,10 +133,14 @@ Expected<std::unique_ptr<OpKernel>> create_fused_linear(const OpBuildContext& co
   std::vector<InferredTensor> outputs;
   NORMRT_ASSIGN_OR_RETURN(FusedConfig config,
                           check_fused_node(context.graph, context.node, outputs));
-  NORMRT_ASSIGN_OR_RETURN(PackedWeights w,
-                          pack_linear_weight(context.graph, context.node, kW, context.isa));
-  return std::unique_ptr<OpKernel>(
-      new FusedLinearOp(std::move(w), config, node_label(context.node)));
+  std::string reason;
+  NORMRT_ASSIGN_OR_RETURN(
+      PackedWeights w,
+      pack_linear_weight(context.graph, context.node, kW,
+                         LinearPackRequest{context.isa, context.bf16_activations}, &reason));
+  // The backend table answers normrt for every fused epilogue (column ranges).
+  return std::unique_ptr<OpKernel>(new FusedLinearOp(
+      std::move(w), config, "normrt (fused epilogue): " + reason, node_label(context.node)));
 }
 
 }  // namespace

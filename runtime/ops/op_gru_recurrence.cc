@@ -93,7 +93,8 @@ Status check_recurrence(const Graph& graph, const Node& node, RecurrenceConfig& 
   config.norm = norm;
 
   NORMRT_ASSIGN_OR_RETURN(const Tensor* w_c, c.input(kWc, "w_c"));
-  NORMRT_RETURN_IF_ERROR(c.check_type(*w_c, "w_c", {DataType::kF32, DataType::kBF16}, 2));
+  NORMRT_RETURN_IF_ERROR(
+      c.check_type(*w_c, "w_c", {DataType::kF32, DataType::kBF16, DataType::kInt8}, 2));
   const int64_t h = w_c->shape[1];
   if (h < 1) return c.error(NodeChecker::describe(*w_c, "w_c") + " must be [H, H] with H >= 1");
   config.hidden = static_cast<size_t>(h);
@@ -220,10 +221,11 @@ Expected<std::unique_ptr<OpKernel>> create_recurrence(const OpBuildContext& cont
   if (activation == nullptr)
     return node_error(context.node,
                       std::string("no activation kernel compiled for ") + isa_name(context.isa));
+  const LinearPackRequest request{context.isa, context.bf16_activations};
   NORMRT_ASSIGN_OR_RETURN(PackedWeights w_g,
-                          pack_linear_weight(context.graph, context.node, kWg, context.isa));
+                          pack_linear_weight(context.graph, context.node, kWg, request));
   NORMRT_ASSIGN_OR_RETURN(PackedWeights w_c,
-                          pack_linear_weight(context.graph, context.node, kWc, context.isa));
+                          pack_linear_weight(context.graph, context.node, kWc, request));
   return std::unique_ptr<OpKernel>(new GruRecurrenceOp(std::move(w_g), std::move(w_c), config,
                                                        activation, node_label(context.node)));
 }

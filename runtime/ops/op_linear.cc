@@ -1,11 +1,16 @@
-// Linear: (x [.., K] f32, W [N, K] f32|bf16 weight, bias [N] f32?) → y [.., N]
+// Linear: (x [.., K], W [N, K] f32|bf16|int8 weight, bias [N] f32?) → y [.., N]
 //   y = x · Wᵀ + b, every leading position a row (kernels/linear/linear.h).
-// W is packed once at create() for the plan's ISA. y must not overlap x or bias.
+// At create() the backend is chosen per node (kernels/linear/linear_backend.h:
+// normrt's kernels, or oneDNN's matmul where the measured table or
+// NORMRT_LINEAR_BACKEND says so) and W is packed once for it. y must not
+// overlap x or bias.
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "kernels/linear/linear.h"
+#include "kernels/linear/linear_backend.h"
+#include "runtime/ops/op_linear_backend.h"
 #include "runtime/ops/op_linear_weights.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/op_support.h"
@@ -38,29 +43,65 @@ Status infer_linear(const Graph& graph, const Node& node, std::vector<InferredTe
 
 class LinearOp final : public OpKernel {
  public:
-  size_t weight_copy_bytes() const override { return w_.borrowed() ? 0 : w_.size_bytes(); }
-  LinearOp(PackedWeights w, std::string label) : w_(std::move(w)), label_(std::move(label)) {}
+  LinearOp(PackedWeights w, std::unique_ptr<OneDnnLinear> onednn, std::string choice,
+           std::string label)
+      : w_(std::move(w)),
+        onednn_(std::move(onednn)),
+        choice_(std::move(choice)),
+        label_(std::move(label)) {}
+
+  size_t weight_copy_bytes() const override {
+    if (onednn_ != nullptr) return onednn_->weight_bytes();
+    return w_.borrowed() ? 0 : w_.size_bytes();
+  }
+  std::string kernel_choice() const override { return choice_; }
 
   Status run(const OpRunContext& context) const override {
     const TensorView& x = context.inputs[0];
     const TensorView& y = context.outputs[0];
     const float* bias = context.input_count > 2 ? context.inputs[2].f32() : nullptr;
-    Status s = linear(w_, x.f32(), x.rows(), w_.k(), y.f32(), w_.n(), bias);
-    // Only a plan that broke the aliasing contract fails here.
+    Status s = onednn_ != nullptr ? onednn_->run_rows(x.f32(), x.rows(), y.f32(), bias)
+                                  : linear(w_, x.f32(), x.rows(), w_.k(), y.f32(), w_.n(), bias);
+    // Only a plan that broke the aliasing contract (or oneDNN failing) fails here.
     return s ? s : Status::error(label_ + ": " + s.message());
   }
 
  private:
   PackedWeights w_;
+  std::unique_ptr<OneDnnLinear> onednn_;  // null: normrt's kernels
+  std::string choice_;
   std::string label_;
 };
 
 Expected<std::unique_ptr<OpKernel>> create_linear(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
   NORMRT_RETURN_IF_ERROR(infer_linear(context.graph, context.node, outputs));
-  NORMRT_ASSIGN_OR_RETURN(PackedWeights w,
-                          pack_linear_weight(context.graph, context.node, 1, context.isa));
-  return std::unique_ptr<OpKernel>(new LinearOp(std::move(w), node_label(context.node)));
+  const Tensor& x = context.graph.tensors[context.node.inputs[0]];
+  // Rows per call at most: the rows of x at S = max_sequence_length.
+  const size_t k = static_cast<size_t>(x.shape.back());
+  const size_t max_rows =
+      shape_elements(x.shape, static_cast<size_t>(context.graph.max_sequence_length)) / k;
+  NORMRT_ASSIGN_OR_RETURN(LinearBackendChoice backend,
+                          choose_node_backend(context, 1, max_rows, false));
+  std::string choice =
+      std::string(linear_backend_name(backend.backend)) + " (" + backend.reason + ")";
+  if (backend.backend == LinearBackend::kOneDnn) {
+    NORMRT_ASSIGN_OR_RETURN(
+        std::unique_ptr<OneDnnLinear> onednn,
+        make_onednn_linear(context, 1,
+                           context.node.inputs.size() > 2 && context.node.inputs[2] != kNoTensor));
+    choice += ": " + onednn->impl_name();
+    return std::unique_ptr<OpKernel>(
+        new LinearOp(PackedWeights(), std::move(onednn), choice, node_label(context.node)));
+  }
+  std::string reason;
+  NORMRT_ASSIGN_OR_RETURN(
+      PackedWeights w,
+      pack_linear_weight(context.graph, context.node, 1,
+                         LinearPackRequest{context.isa, context.bf16_activations}, &reason));
+  choice += ": " + reason;
+  return std::unique_ptr<OpKernel>(
+      new LinearOp(std::move(w), nullptr, choice, node_label(context.node)));
 }
 
 }  // namespace

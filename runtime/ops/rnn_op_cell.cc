@@ -16,7 +16,8 @@ Status check_cell_sequence(const Graph& graph, const NodeChecker& c, size_t x_in
   NORMRT_ASSIGN_OR_RETURN(const Tensor* x, c.input(x_index, "x"));
   NORMRT_RETURN_IF_ERROR(c.check_type(*x, "x", {DataType::kF32}, 2));
   NORMRT_ASSIGN_OR_RETURN(const Tensor* u, c.input(recurrent_index, recurrent));
-  NORMRT_RETURN_IF_ERROR(c.check_type(*u, recurrent, {DataType::kF32, DataType::kBF16}, 2));
+  NORMRT_RETURN_IF_ERROR(
+      c.check_type(*u, recurrent, {DataType::kF32, DataType::kBF16, DataType::kInt8}, 2));
   const int64_t hidden = u->shape[1], rows = x->shape[0], input = x->shape[1];
   // H < 2^31 keeps every gate count (4H, 4H·H) far from overflow.
   if (hidden <= 0 || hidden > INT32_MAX) {

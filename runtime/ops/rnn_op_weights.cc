@@ -5,14 +5,21 @@
 #include <string>
 
 #include "base/bf16.h"
+#include "runtime/graph/int8_weight.h"
 
 namespace normrt::seq_op {
 
 Status check_weight(const NodeChecker& c, const Tensor& tensor, const char* what,
                     const Shape& shape) {
   NORMRT_RETURN_IF_ERROR(c.check_kind(tensor, what, TensorKind::kWeight));
-  NORMRT_RETURN_IF_ERROR(
-      c.check_type(tensor, what, {DataType::kF32, DataType::kBF16}, shape.size()));
+  // int8 only for matrices (one scale per row: runtime/graph/int8_weight.h).
+  if (shape.size() == 2) {
+    NORMRT_RETURN_IF_ERROR(c.check_type(
+        tensor, what, {DataType::kF32, DataType::kBF16, DataType::kInt8}, shape.size()));
+  } else {
+    NORMRT_RETURN_IF_ERROR(
+        c.check_type(tensor, what, {DataType::kF32, DataType::kBF16}, shape.size()));
+  }
   return c.check_shape(tensor, what, shape);
 }
 
@@ -42,13 +49,20 @@ Expected<WeightType> matrices_weight_type(const NodeChecker& c,
     }
     ++name;
   }
-  return first != nullptr && first->dtype == DataType::kBF16 ? WeightType::kBF16 : WeightType::kF32;
+  return first != nullptr ? linear_weight_type(first->dtype) : WeightType::kF32;
 }
 
 Expected<std::vector<float>> weight_floats(const NodeChecker& c, size_t index, const char* what) {
   NORMRT_ASSIGN_OR_RETURN(const Tensor* found, c.optional_input(index, what));
   if (found == nullptr) return std::vector<float>();
   const Tensor& tensor = *found;
+  if (tensor.dtype == DataType::kInt8) {
+    // Dequantized exactly as q·scale; the cell quantizes them again per row,
+    // which gives back the same q (the scale may move by one ulp).
+    Expected<std::vector<float>> values = int8_weight_values(tensor);
+    if (!values) return c.error(values.status().message());
+    return values;
+  }
   const size_t elements = shape_elements(tensor.shape, 0);
   const size_t expected_bytes = elements * data_type_size(tensor.dtype);
   if (tensor.data.bytes == nullptr || tensor.data.size != expected_bytes) {

@@ -11,7 +11,7 @@
 
 namespace normrt::seq_op {
 
-/// A weight operand: kWeight kind, f32 or bf16, exactly `shape`.
+/// A weight operand: kWeight kind, f32 or bf16 (matrices also int8), exactly `shape`.
 Status check_weight(const NodeChecker& checker, const Tensor& tensor, const char* what,
                     const Shape& shape);
 
@@ -19,13 +19,14 @@ Status check_weight(const NodeChecker& checker, const Tensor& tensor, const char
 Status check_optional_weight(const NodeChecker& checker, size_t index, const char* what,
                              const Shape& shape);
 
-/// The weight matrices' common type: kBF16 if every one is bf16, kF32 if
-/// every one is f32; an error naming both if they are mixed.
+/// The weight matrices' common type (f32, bf16 or int8); an error naming
+/// both if they are mixed.
 Expected<WeightType> matrices_weight_type(const NodeChecker& checker,
                                           std::initializer_list<size_t> indices,
                                           std::initializer_list<const char*> names);
 
-/// The values of weight input `index` as floats (bf16 widened exactly), or
+/// The values of weight input `index` as floats (bf16 widened exactly, int8
+/// dequantized as q·scale), or
 /// an empty vector if the input is absent. Errors: no data, or a byte size
 /// other than elements · dtype size (a truncated or mislabeled tensor).
 Expected<std::vector<float>> weight_floats(const NodeChecker& checker, size_t index,

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "kernels/linear/linear.h"
+#include "kernels/linear/linear_int8.h"
+#include "runtime/graph/int8_weight.h"
 #include "runtime/passes/graph_uses.h"
 
 namespace normrt {
@@ -46,11 +48,20 @@ Expected<size_t> prepack_linear_weights(Graph& graph, TensorLayout layout) {
     // 64-byte aligned inside the buffer: the kernels may borrow it directly.
     auto base = reinterpret_cast<uintptr_t>(buffer->data());
     std::byte* aligned = buffer->data() + ((64 - base % 64) % 64);
-    Status status =
-        pack_weights_into(tensor.data.bytes, static_cast<size_t>(tensor.shape[0]),
-                          static_cast<size_t>(tensor.shape[1]),
-                          tensor.dtype == DataType::kF32 ? WeightType::kF32 : WeightType::kBF16,
-                          panel_width, aligned, bytes);
+    const auto n = static_cast<size_t>(tensor.shape[0]);
+    const auto k = static_cast<size_t>(tensor.shape[1]);
+    Status status = Status::ok();
+    if (tensor.dtype == DataType::kInt8) {  // values and scales into the packed layout v1
+      std::vector<int8_t> q(n * k);
+      std::vector<float> scales(n);
+      status = int8_weight_unpack(tensor, q.data(), scales.data());
+      if (status) {
+        status = pack_weights_int8_into(q.data(), scales.data(), n, k, panel_width, aligned, bytes);
+      }
+    } else {
+      status = pack_weights_into(tensor.data.bytes, n, k, linear_weight_type(tensor.dtype),
+                                 panel_width, aligned, bytes);
+    }
     if (!status) return Status::error("weight '" + tensor.name + "': " + status.message());
     packed.data = {aligned, bytes, buffer};
     tensor = std::move(packed);

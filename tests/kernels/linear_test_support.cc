@@ -44,7 +44,7 @@ float* aligned_start(std::vector<float>& storage) {
 std::vector<const LinearVariant*> runnable_variants() {
   std::vector<const LinearVariant*> variants;
   for (const LinearVariant& v : linear_variants()) {
-    if (linear_variant_runnable(v)) variants.push_back(&v);
+    if (linear_variant_runnable(v) && !v.rounds_x_to_bf16) variants.push_back(&v);
   }
   return variants;
 }
@@ -136,13 +136,20 @@ LinearProblem make_problem(size_t m, size_t n, size_t k, WeightType type, bool w
     }
     return p;
   }
+  recompute_float_oracle(p);
+  return p;
+}
+
+void recompute_float_oracle(LinearProblem& p) {
+  const size_t m = p.m, n = p.n, k = p.k;
+  const bool with_bias = !p.bias.empty();
   for (size_t r = 0; r < m; ++r) {
     for (size_t c = 0; c < n; ++c) {
       double sum = with_bias ? p.bias[c] : 0.0;
       double scale = with_bias ? std::fabs(p.bias[c]) : 0.0;
       for (size_t i = 0; i < k; ++i) {
         const float w =
-            type == WeightType::kBF16 ? oracle_bf16_round(p.w[c * k + i]) : p.w[c * k + i];
+            p.type == WeightType::kBF16 ? oracle_bf16_round(p.w[c * k + i]) : p.w[c * k + i];
         const double term = static_cast<double>(w) * p.x[r * k + i];
         sum += term;
         scale += std::fabs(term);
@@ -151,7 +158,6 @@ LinearProblem make_problem(size_t m, size_t n, size_t k, WeightType type, bool w
       p.scale[r * n + c] = scale;
     }
   }
-  return p;
 }
 
 GuardedOutput::GuardedOutput(size_t m, size_t stride, size_t offset)

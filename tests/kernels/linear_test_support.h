@@ -23,7 +23,9 @@ namespace normrt::testing {
 inline constexpr double kLinearTolerance = 1e-5;
 inline constexpr double kLinearAbsoluteFloor = 1e-30;
 
-/// Every variant compiled in that this CPU runs.
+/// Every variant compiled in that this CPU runs and that keeps x in float
+/// (the opt-in bf16-activations kernels have their own oracle:
+/// test_linear_bf16_activations.cc).
 std::vector<const LinearVariant*> runnable_variants();
 
 /// NORMRT_TEST_QUICK=1 shortens the sweeps (for qemu and sanitizer builds).
@@ -57,6 +59,10 @@ struct LinearProblem {
 /// Random operands (x, w, b uniform in ±1, a few larger), and the oracle.
 LinearProblem make_problem(size_t m, size_t n, size_t k, WeightType type, bool with_bias,
                            uint32_t seed);
+
+/// Recomputes expected and scale of an f32 or bf16 problem from its current
+/// x, w and bias (after a test changed x, e.g. rounded it to bf16).
+void recompute_float_oracle(LinearProblem& p);
 
 /// Canary-filled storage for y: (m, stride) starting `offset` floats past a
 /// 64-byte boundary, with guard zones before and after.

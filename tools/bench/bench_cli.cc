@@ -128,6 +128,8 @@ options:
                      layer_norm,rms_norm,prms_norm:0.0625,prms_norm:0.125,prms_norm:0.25;
                      p may be a fraction: prms_norm:1/16)
   --no-unfused       time only the fused models (fusion and norm folding on)
+  --bf16-activations bf16 matrices round x to bf16 (ModelOptions::bf16_activations;
+                     the table and JSON say which kernel ran and why)
   --widths LIST      built-in encoder widths, multiples of 32 (default 256,384,768)
   --isa ISA          scalar, avx2, avx512, neon (default: the best this CPU runs)
   --threads N        intra-op threads (default 1, at most 1024)
@@ -195,6 +197,8 @@ Expected<BenchOptions> parse_bench_options(int argc, char** argv, bool* help) {
         return Status::error("--max-seconds: expected a number of seconds >= 0, got '" + v + "'");
       }
       options.max_seconds = *t;
+    } else if (arg == "--bf16-activations") {
+      options.bf16_activations = true;
     } else if (arg == "--no-unfused") {
       options.unfused = false;
     } else if (arg == "--quiet") {

@@ -18,6 +18,7 @@ struct BenchOptions {
   size_t warmup = 5;                   ///< --warmup: untimed rounds first
   std::vector<NormReplacement> norms;  ///< --norms; default the five of kDefaultNorms
   bool unfused = true;                 ///< --no-unfused: time only the fused models
+  bool bf16_activations = false;       ///< --bf16-activations
   std::vector<int64_t> widths;         ///< --widths (built-in only); default kDefaultWidths
   std::string isa;                     ///< --isa
   size_t threads = 1;                  ///< --threads

@@ -50,6 +50,11 @@ json model_json(const ModelResult& m) {
   j["sequence_length"] = m.sequence_length;
   j["stateful"] = m.stateful;
   j["isa"] = m.isa;
+  j["dtype"] = m.dtype;
+  j["bf16_activations"] = m.bf16_activations;
+  j["kernels"] = json::array();
+  for (const auto& [node, kernel] : m.kernels)
+    j["kernels"].push_back({{"node", node}, {"kernel", kernel}});
   j["inputs"] = m.inputs;
   j["rounds"] = m.rounds;
   j["stopped_by_time_budget"] = m.stopped_by_budget;
@@ -80,6 +85,7 @@ std::string format_json(const BenchReport& report) {
                    {"warmup", s.warmup},
                    {"threads", s.threads},
                    {"isa_requested", s.isa_requested},
+                   {"bf16_activations", s.bf16_activations},
                    {"max_seconds", s.max_seconds}};
   j["models"] = json::array();
   for (const ModelResult& m : report.models) j["models"].push_back(model_json(m));

@@ -101,6 +101,7 @@ Expected<Runner> compile_variant(const Graph& stored, const NormReplacement& nor
   options.isa = settings.isa;
   options.fuse = fused;
   options.fold_norm_affine = fused;
+  options.bf16_activations = settings.bf16_activations;
   NORMRT_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model,
                           compile_model(std::move(graph), options));
   Runner runner;
@@ -127,6 +128,24 @@ std::string stored_norm_label(const Graph& graph) {
   return labels.size() == 1 ? *labels.begin() : "mixed";
 }
 
+std::string matrix_dtype_label(const Graph& graph) {
+  std::string label = "f32";
+  for (const Attribute& entry : graph.metadata) {
+    const auto* text = std::get_if<std::string>(&entry.value);
+    if (entry.name == "dtype" && text != nullptr) label = *text;
+  }
+  size_t int8 = 0, other = 0;
+  for (const Node& node : graph.nodes) {
+    if (node.op != OpType::kLinear && node.op != OpType::kFusedLinear) continue;
+    if (node.inputs.size() < 2 || node.inputs[1] == kNoTensor) continue;
+    (graph.tensors[node.inputs[1]].dtype == DataType::kInt8 ? int8 : other) += 1;
+  }
+  if (int8 > 0 && other > 0) {
+    label += " (" + std::to_string(int8) + " int8, " + std::to_string(other) + " not)";
+  }
+  return label;
+}
+
 bool graph_is_stateful(const Graph& graph) {
   return std::any_of(graph.tensors.begin(), graph.tensors.end(),
                      [](const Tensor& t) { return t.kind == TensorKind::kState; });
@@ -138,6 +157,7 @@ Expected<ModelResult> measure_model(const Graph& stored, const std::string& name
   ModelResult result;
   result.name = name;
   result.stored_norm = stored_norm_label(stored);
+  result.dtype = matrix_dtype_label(stored);
   result.sequence_length = settings.sequence_length;
   result.stateful = graph_is_stateful(stored);
 
@@ -158,6 +178,12 @@ Expected<ModelResult> measure_model(const Graph& stored, const std::string& name
         return Status::error(name + ", " + variant.label() + ": " + runner.status().message());
       }
       result.isa = std::string(runner->model->isa());
+      result.bf16_activations = runner->model->bf16_activations();
+      if (result.kernels.empty()) {
+        for (const KernelChoice& choice : runner->model->kernel_choices()) {
+          result.kernels.emplace_back(choice.node, choice.kernel);
+        }
+      }
       runners.push_back(std::move(runner).value());
       result.variants.push_back(std::move(variant));
     }

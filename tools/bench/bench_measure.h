@@ -31,6 +31,7 @@ struct MeasureSettings {
   size_t threads = 1;
   std::string isa;      ///< ModelOptions::isa
   bool unfused = true;  ///< also time fuse = fold_norm_affine = false
+  bool bf16_activations = false;  ///< ModelOptions::bf16_activations
   std::vector<NormReplacement> norms;
   /// Wall-clock budget of this model, compile time included; 0: none. At
   /// least one timed round always runs.
@@ -43,6 +44,10 @@ using ProgressFn = std::function<void(const std::string&)>;
 /// The norms of `graph` as a label: "layer_norm", "prms_norm:0.125",
 /// "mixed" (several kinds) or "none".
 std::string stored_norm_label(const Graph& graph);
+
+/// The stored matrices' dtype: the converter's "dtype" metadata (else f32),
+/// with the Linear counts when int8 and others mix: "int8 (30 int8, 6 not)".
+std::string matrix_dtype_label(const Graph& graph);
 
 /// True if `graph` keeps state between runs.
 bool graph_is_stateful(const Graph& graph);

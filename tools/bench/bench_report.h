@@ -59,6 +59,12 @@ struct ModelResult {
   bool stopped_by_budget = false;  ///< fewer rounds than --runs: --max-seconds ran out
   double compile_seconds = 0;
   std::string isa;     ///< the kernel ISA the models were compiled for
+  /// Storage of the matrices: "f32", "bf16", "int8" (the converter's
+  /// metadata, else f32), with the counts when mixed: "int8 (30 int8, 6 f32)".
+  std::string dtype;
+  bool bf16_activations = false;  ///< --bf16-activations (or NORMRT_BF16_ACTIVATIONS=1)
+  /// Per node: the kernel chosen at load and why (Model::kernel_choices()), as stored.
+  std::vector<std::pair<std::string, std::string>> kernels;
   std::string inputs;  ///< what was fed (bench_inputs.h describe_inputs())
   std::vector<VariantResult> variants;
 };
@@ -75,6 +81,7 @@ struct BenchSettings {
   size_t runs = 0, warmup = 0, threads = 1;
   std::string isa_requested;
   bool unfused = true;
+  bool bf16_activations = false;
   double max_seconds = 0;
   std::vector<NormReplacement> norms;
   std::vector<int64_t> widths;  ///< built-in encoder only

@@ -23,6 +23,12 @@ void format_model(std::string& out, const ModelResult& m, const BenchSettings& s
          m.description.c_str(), m.sequence_length, m.isa.c_str(), settings.threads,
          settings.threads == 1 ? "" : "s", m.rounds, m.rounds == 1 ? "" : "s",
          m.stopped_by_budget ? " (stopped by --max-seconds)" : "");
+  append(out, "matrices: %s; bf16 activations: %s\n", m.dtype.c_str(),
+         m.bf16_activations ? "on" : "off");
+  if (!m.kernels.empty()) {  // the first node's choice stands for the common case
+    append(out, "kernel (node %s): %s\n", m.kernels.front().first.c_str(),
+           m.kernels.front().second.c_str());
+  }
   append(out, "stored norm: %s%s%s\n\n", m.stored_norm.c_str(),
          m.stored_norm == "none" ? " (no norm nodes: every variant runs the same graph)" : "",
          m.stateful ? "; stateful: runs continue from the previous position" : "");

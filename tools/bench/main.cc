@@ -95,6 +95,7 @@ int run(const BenchOptions& options) {
   settings.threads = options.threads;
   settings.isa_requested = options.isa;
   settings.unfused = options.unfused;
+  settings.bf16_activations = options.bf16_activations;
   settings.max_seconds = options.max_seconds;
   settings.norms = options.norms;
   settings.widths = options.widths;
@@ -105,6 +106,7 @@ int run(const BenchOptions& options) {
   measure.threads = options.threads;
   measure.isa = options.isa;
   measure.unfused = options.unfused;
+  measure.bf16_activations = options.bf16_activations;
   measure.norms = options.norms;
   // The budget left, shared equally by the models still to measure.
   auto budget_for = [&](size_t models_left) {

@@ -54,7 +54,9 @@ Expected<std::vector<OutputTarget>> check_targets(const ConvertOptions& options,
 
 ModelBuildOptions build_options(const ConvertOptions& options) {
   ModelBuildOptions build;
-  build.dtype = options.dtype;
+  // int8 is applied after the build (finish_graph); the builders store the
+  // matrices as the ones kept out of int8.
+  build.dtype = options.dtype == DataType::kInt8 ? options.keep_dtype : options.dtype;
   build.norm = options.norm;
   build.allow_norm_change = options.allow_norm_change;
   build.p = options.p;
@@ -144,9 +146,15 @@ Expected<ConvertSummary> convert(const ConvertOptions& given) {
   std::vector<std::string> folder_settings;
   NORMRT_ASSIGN_OR_RETURN(const ConvertOptions options, with_model_folder(given, &folder_settings));
   const ConvertProgress progress(options.progress);
-  if (options.dtype != DataType::kF32 && options.dtype != DataType::kBF16)
+  if (options.dtype != DataType::kF32 && options.dtype != DataType::kBF16 &&
+      options.dtype != DataType::kInt8)
     return Status::error(std::string("dtype ") + data_type_name(options.dtype) +
+                         ": expected f32, bf16 or int8");
+  if (options.keep_dtype != DataType::kF32 && options.keep_dtype != DataType::kBF16)
+    return Status::error(std::string("keep dtype ") + data_type_name(options.keep_dtype) +
                          ": expected f32 or bf16");
+  if (options.keep_dtype != DataType::kF32 && options.dtype != DataType::kInt8)
+    return Status::error("--keep-dtype applies to --dtype int8 only");
   NORMRT_ASSIGN_OR_RETURN(TensorLayout layout, resolve_layout(options.layout));
   if (options.p != 0 && options.norm != "prms_norm")  // as the command line refuses it
     return Status::error("--p applies to --norm prms_norm only");
@@ -179,6 +187,7 @@ Expected<ConvertSummary> convert(const ConvertOptions& given) {
                          std::to_string(built.graphs.size()) + " graphs for " +
                          std::to_string(roles.size()) + " roles (a registry bug)");
 
+  ConvertSummary summary;
   WeightTotals totals;
   size_t packed = 0;
   std::vector<OutputGraph> outputs;
@@ -187,7 +196,7 @@ Expected<ConvertSummary> convert(const ConvertOptions& given) {
     const WeightTotals part = weight_totals(graph);
     totals.tensors += part.tensors;
     totals.parameters += part.parameters;
-    NORMRT_ASSIGN_OR_RETURN(size_t count, finish_graph(graph, options, layout));
+    NORMRT_ASSIGN_OR_RETURN(size_t count, finish_graph(graph, options, layout, &summary));
     packed += count;
     totals.bytes += weight_totals(graph).bytes;
     outputs.push_back({&graph, targets[i]});
@@ -201,7 +210,6 @@ Expected<ConvertSummary> convert(const ConvertOptions& given) {
   progress.stage(
       4, "writing " + written +
              (paths.size() == 1 ? " (about " + format_bytes(totals.bytes) + " of weights)" : ""));
-  ConvertSummary summary;
   NORMRT_ASSIGN_OR_RETURN(uint64_t bytes, write_checked_outputs(outputs, &summary.warnings));
 
   summary.architecture = architecture->name;
@@ -211,6 +219,7 @@ Expected<ConvertSummary> convert(const ConvertOptions& given) {
   summary.parameters = totals.parameters;
   summary.file_bytes = bytes;
   summary.dtype = options.dtype;
+  summary.keep_dtype = options.keep_dtype;
   summary.layout = layout;
   summary.packed_weights = packed;
   summary.files = paths;
@@ -220,6 +229,17 @@ Expected<ConvertSummary> convert(const ConvertOptions& given) {
   summary.seconds = progress.elapsed_seconds();
   return summary;
 }
+
+namespace {
+
+// " (72 matrices int8, 6 kept f32)" after --dtype int8.
+std::string int8_counts(const ConvertSummary& s) {
+  if (s.dtype != DataType::kInt8) return "";
+  return " (" + std::to_string(s.int8_weights) + " matrices int8, " + std::to_string(s.kept_f32) +
+         " kept " + data_type_name(s.keep_dtype) + ")";
+}
+
+}  // namespace
 
 std::string summary_line(const ConvertSummary& s) {
   char seconds[32];
@@ -232,8 +252,8 @@ std::string summary_line(const ConvertSummary& s) {
     files += (i == 0 ? ": " : ", ") + s.files[i];
   return "converted " + s.architecture + ": " + format_count(s.tensors) + " tensors, " +
          format_count(s.parameters) + " parameters, " + format_bytes(s.file_bytes) + ", " + norm +
-         ", " + data_type_name(s.dtype) + ", " + tensor_layout_name(s.layout) + " (" +
-         std::to_string(s.packed_weights) + " packed), " + seconds + files;
+         ", " + data_type_name(s.dtype) + int8_counts(s) + ", " + tensor_layout_name(s.layout) +
+         " (" + std::to_string(s.packed_weights) + " packed), " + seconds + files;
 }
 
 }  // namespace normrt

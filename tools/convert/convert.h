@@ -29,7 +29,16 @@ struct ConvertOptions {
   /// "tokenizer"); "" : model_dir's when it has tokenizer files, else none.
   std::string tokenizer_dir;
   std::string output_path;          ///< the .nrmt to write
-  DataType dtype = DataType::kF32;  ///< storage of the matrices: kF32 | kBF16
+  DataType dtype = DataType::kF32;  ///< storage of the matrices: kF32 | kBF16 | kInt8
+  /// kInt8: glob patterns over weight and node names of matrices that stay
+  /// f32 (runtime/passes/quantize_weights_int8.h); empty: every matrix int8.
+  /// The command line's default is kDefaultInt8KeepF32 (quantize_weights_int8.h).
+  std::vector<std::string> keep_f32;
+  /// kInt8: the storage of the matrices keep_f32 matches, kF32 or kBF16
+  /// (--keep-dtype). bf16 halves their bytes and lets a model loaded with bf16
+  /// activations run them on the fast bf16 kernel; the int8 matrices are then
+  /// quantized from the bf16-rounded values.
+  DataType keep_dtype = DataType::kF32;
   /// "native" (this CPU's linear panel width: used from the mapping without
   /// repacking), "row_major" (portable: every CPU packs at load), "panels16",
   /// "panels32", "panels64".
@@ -68,8 +77,11 @@ struct ConvertSummary {
   uint64_t file_bytes = 0;
   DataType dtype = DataType::kF32;
   TensorLayout layout = TensorLayout::kRowMajor;
-  size_t packed_weights = 0;       ///< Linear weights stored in panels
-  std::vector<std::string> files;  ///< written: output_path, or RNNSearch's pair
+  size_t packed_weights = 0;             ///< Linear weights stored in panels
+  size_t int8_weights = 0;               ///< --dtype int8: matrices quantized
+  size_t kept_f32 = 0;                   ///< --dtype int8: matrices a keep pattern left unquantized
+  DataType keep_dtype = DataType::kF32;  ///< --dtype int8: their storage (--keep-dtype)
+  std::vector<std::string> files;        ///< written: output_path, or RNNSearch's pair
   /// Tensors of the weights file the graph does not use, skipped: the ones
   /// the architecture knows (BERT's pooler) and, with ignore_unused, foreign ones.
   std::vector<std::string> skipped_tensors;

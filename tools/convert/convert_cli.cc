@@ -6,6 +6,7 @@
 
 #include "normrt/normrt.hpp"
 #include "runtime/graph/norm_attributes.h"
+#include "runtime/passes/quantize_weights_int8.h"
 #include "tools/convert/temp_file_cleanup.h"
 #include "tools/convert/unused_tensors.h"
 
@@ -56,7 +57,17 @@ target); directories, devices, FIFOs, the inputs themselves and read-only
 files are refused (docs/convert.md, "Output").
 
 options:
-  --dtype f32|bf16          storage of the matrices (default f32; vectors stay f32)
+  --dtype f32|bf16|int8     storage of the matrices (default f32; vectors stay f32).
+                            int8: per output channel, x quantized per row at run
+                            time; norms, softmax and attention stay f32 (docs/int8.md)
+  --keep-f32 GLOBS          with --dtype int8: comma-separated glob patterns (*, ?)
+                            over weight and node names of matrices kept f32;
+                            "none" keeps none. Default: the attention value and
+                            both FFN matrices of each layer (docs/int8.md: the
+                            measured choice)
+  --keep-dtype f32|bf16     with --dtype int8: storage of the kept matrices (default
+                            f32; bf16 runs them on the fast bf16 kernel when the
+                            model is loaded with bf16 activations)
   --layout L                native (default: pre-packed for this CPU, used from the
                             file without copying), row_major (portable, packed at
                             load), panels16, panels32, panels64
@@ -90,10 +101,25 @@ exit codes: 0 converted, 1 conversion failed, 2 bad arguments
 )";
 }
 
+// "a,b" → {"a", "b"}; "none" → {} (every matrix int8).
+std::vector<std::string> split_patterns(const std::string& value) {
+  std::vector<std::string> patterns;
+  if (value == "none") return patterns;
+  size_t start = 0;
+  while (start <= value.size()) {
+    const size_t comma = value.find(',', start);
+    const size_t end = comma == std::string::npos ? value.size() : comma;
+    if (end > start) patterns.push_back(value.substr(start, end - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return patterns;
+}
+
 Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args) {
   ConvertCommand command;
   ConvertOptions& o = command.options;
-  bool have_p = false;
+  bool have_p = false, have_keep = false, have_keep_dtype = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
     if (flag == "--help" || flag == "-h") {
@@ -138,8 +164,18 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
         o.dtype = DataType::kF32;
       else if (value == "bf16")
         o.dtype = DataType::kBF16;
+      else if (value == "int8")
+        o.dtype = DataType::kInt8;
       else
-        return Status::error("--dtype: expected f32 or bf16, found '" + value + "'");
+        return Status::error("--dtype: expected f32, bf16 or int8, found '" + value + "'");
+    } else if (flag == "--keep-f32") {
+      have_keep = true;
+      o.keep_f32 = split_patterns(value);
+    } else if (flag == "--keep-dtype") {
+      if (value != "f32" && value != "bf16")
+        return Status::error("--keep-dtype: expected f32 or bf16, found '" + value + "'");
+      o.keep_dtype = value == "bf16" ? DataType::kBF16 : DataType::kF32;
+      have_keep_dtype = true;
     } else if (flag == "--layout") {
       if (value != "native" && value != "row_major" && value != "panels16" && value != "panels32" &&
           value != "panels64")
@@ -185,6 +221,11 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
   const bool partial = o.norm == norm_kind_name(NormKind::kPRmsNorm);
   if (partial && !have_p) return Status::error("--norm prms_norm needs --p");
   if (have_p && !partial) return Status::error("--p applies to --norm prms_norm only");
+  if (have_keep && o.dtype != DataType::kInt8)
+    return Status::error("--keep-f32 applies to --dtype int8 only");
+  if (have_keep_dtype && o.dtype != DataType::kInt8)
+    return Status::error("--keep-dtype applies to --dtype int8 only");
+  if (o.dtype == DataType::kInt8 && !have_keep) o.keep_f32 = split_patterns(kDefaultInt8KeepF32);
   if (!command.quiet) o.progress = stderr;
   return command;
 }

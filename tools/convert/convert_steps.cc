@@ -1,6 +1,7 @@
 #include "tools/convert/convert_steps.h"
 
 #include "runtime/passes/prepack_linear_weights.h"
+#include "runtime/passes/quantize_weights_int8.h"
 #include "runtime/validate/graph_validate.h"
 
 namespace normrt {
@@ -49,7 +50,8 @@ uint64_t source_bytes(const WeightSource& weights) {
   return bytes;
 }
 
-Expected<size_t> finish_graph(Graph& graph, const ConvertOptions& options, TensorLayout layout) {
+Expected<size_t> finish_graph(Graph& graph, const ConvertOptions& options, TensorLayout layout,
+                              ConvertSummary* summary) {
   set_metadata(graph, "dtype", std::string(data_type_name(options.dtype)));
   set_metadata(graph, "layout", std::string(tensor_layout_name(layout)));
   set_metadata(graph, "source_config", base_name(options.config_path));
@@ -57,6 +59,17 @@ Expected<size_t> finish_graph(Graph& graph, const ConvertOptions& options, Tenso
   set_metadata(graph, "converter", std::string("normrt-convert"));
   if (Status s = graph_validate(graph); !s)
     return Status::error("the built graph is invalid (a builder bug): " + s.message());
+  if (options.dtype == DataType::kInt8) {
+    NORMRT_ASSIGN_OR_RETURN(Int8Report report, quantize_weights_int8(graph, options.keep_f32));
+    std::string keep;
+    for (const std::string& pattern : options.keep_f32) keep += (keep.empty() ? "" : ",") + pattern;
+    set_metadata(graph, "int8_keep_f32", keep);
+    set_metadata(graph, "int8_keep_dtype", std::string(data_type_name(options.keep_dtype)));
+    if (summary != nullptr) {
+      summary->int8_weights += report.quantized;
+      summary->kept_f32 += report.kept;
+    }
+  }
   if (layout == TensorLayout::kRowMajor) return size_t{0};
   return prepack_linear_weights(graph, layout);
 }

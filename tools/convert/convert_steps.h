@@ -28,9 +28,11 @@ std::string metadata_text(const Graph& graph, const std::string& name);
 uint64_t source_bytes(const WeightSource& weights);
 
 /// Records the converter's metadata (dtype, layout, source files), validates
-/// the graph (an invalid one is a builder bug) and, for a panel layout,
+/// the graph (an invalid one is a builder bug), for --dtype int8 quantizes
+/// its matrices (counted in `summary` if given) and, for a panel layout,
 /// pre-packs its Linear weights; returns how many were packed.
-Expected<size_t> finish_graph(Graph& graph, const ConvertOptions& options, TensorLayout layout);
+Expected<size_t> finish_graph(Graph& graph, const ConvertOptions& options, TensorLayout layout,
+                              ConvertSummary* summary = nullptr);
 
 /// The files a conversion reads, which no output may replace: --config and
 /// --weights.

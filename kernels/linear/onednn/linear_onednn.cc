@@ -1,8 +1,11 @@
 #include "kernels/linear/onednn/linear_onednn.h"
 
+#include <cstdint>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
+#include "base/bf16.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace normrt {
@@ -34,6 +37,8 @@ struct OneDnnLinear::Impl {
   memory y, bias;           // caller's buffers
   bool convert_x = false;
   bool with_bias = false;
+  bool any_rows = false;  // create_any_rows(): M is a runtime dimension
+  size_t n = 0, k = 0;
   std::string impl_name;
 };
 
@@ -86,6 +91,93 @@ Expected<std::unique_ptr<OneDnnLinear>> OneDnnLinear::create(const float* w, siz
   }
 }
 
+Expected<std::unique_ptr<OneDnnLinear>> OneDnnLinear::create_any_rows(const float* w, size_t n,
+                                                                      size_t k, WeightType type,
+                                                                      bool with_bias) {
+  if (w == nullptr || n == 0 || k == 0) {
+    return Status::error("OneDnnLinear: empty shape or null weights");
+  }
+  if (type != WeightType::kF32 && type != WeightType::kBF16) {
+    return Status::error(std::string("OneDnnLinear: no ") + weight_type_name(type) +
+                         " backend (f32 and bf16 only; int8 runs on normrt's kernels)");
+  }
+  try {
+    dnnl::engine& engine = cpu_engine();
+    const auto dt = type == WeightType::kF32 ? memory::data_type::f32 : memory::data_type::bf16;
+    const memory::dims x_dims = {DNNL_RUNTIME_DIM_VAL, static_cast<memory::dim>(k)};
+    const memory::dims y_dims = {DNNL_RUNTIME_DIM_VAL, static_cast<memory::dim>(n)};
+    const memory::desc x_md(x_dims, dt, memory::format_tag::ab);
+    const memory::desc user_w_md(dims(k, n), memory::data_type::f32, memory::format_tag::ba);
+    const memory::desc w_any_md(dims(k, n), dt, memory::format_tag::any);
+    const memory::desc y_md(y_dims, memory::data_type::f32, memory::format_tag::ab);
+    const memory::desc bias_md(dims(1, n), memory::data_type::f32, memory::format_tag::ab);
+    dnnl::matmul::desc desc = with_bias ? dnnl::matmul::desc(x_md, w_any_md, bias_md, y_md)
+                                        : dnnl::matmul::desc(x_md, w_any_md, y_md);
+    dnnl::matmul::primitive_desc pd(desc, engine);
+
+    auto impl = std::make_unique<Impl>();
+    impl->matmul = dnnl::matmul(pd);
+    impl->impl_name = pd.impl_info_str();
+    impl->with_bias = with_bias;
+    impl->any_rows = true;
+    impl->n = n;
+    impl->k = k;
+    impl->convert_x = type != WeightType::kF32;
+    memory user_w(user_w_md, engine, const_cast<float*>(w));
+    impl->weights = memory(pd.weights_desc(), engine);
+    dnnl::stream stream(engine);
+    dnnl::reorder(user_w, impl->weights).execute(stream, user_w, impl->weights);
+    stream.wait();
+    return std::unique_ptr<OneDnnLinear>(new OneDnnLinear(std::move(impl)));
+  } catch (const dnnl::error& e) {
+    return Status::error(std::string("OneDnnLinear: oneDNN matmul: ") + e.what());
+  }
+}
+
+Status OneDnnLinear::run_rows(const float* x, size_t m, float* y, const float* bias) const {
+  const Impl& s = *impl_;
+  if (!s.any_rows) return Status::error("OneDnnLinear::run_rows: made without create_any_rows()");
+  if ((bias != nullptr) != s.with_bias) {
+    return Status::error(
+        "OneDnnLinear::run_rows: bias given to a matmul created without (or vice versa)");
+  }
+  if (m == 0) return Status::ok();
+  try {
+    dnnl::engine& engine = cpu_engine();
+    thread_local dnnl::stream stream(engine);
+    const auto rows = static_cast<memory::dim>(m);
+    const memory::desc y_md({rows, static_cast<memory::dim>(s.n)}, memory::data_type::f32,
+                            memory::format_tag::ab);
+    memory src;
+    if (s.convert_x) {
+      // x rounded to bf16 (nearest, ties to even), in this thread's buffer.
+      thread_local std::vector<uint16_t> x_bf16;
+      x_bf16.resize(m * s.k);
+      for (size_t i = 0; i < m * s.k; ++i) x_bf16[i] = bf16_from_float(x[i]);
+      src = memory(
+          {{rows, static_cast<memory::dim>(s.k)}, memory::data_type::bf16, memory::format_tag::ab},
+          engine, x_bf16.data());
+    } else {
+      src = memory(
+          {{rows, static_cast<memory::dim>(s.k)}, memory::data_type::f32, memory::format_tag::ab},
+          engine, const_cast<float*>(x));
+    }
+    memory dst(y_md, engine, y);
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, s.weights}, {DNNL_ARG_DST, dst}};
+    if (bias != nullptr) {
+      args[DNNL_ARG_BIAS] = memory(
+          {{1, static_cast<memory::dim>(s.n)}, memory::data_type::f32, memory::format_tag::ab},
+          engine, const_cast<float*>(bias));
+    }
+    s.matmul.execute(stream, args);
+    stream.wait();
+    return Status::ok();
+  } catch (const dnnl::error& e) {
+    return Status::error(std::string("OneDnnLinear::run_rows: ") + e.what());
+  }
+}
+
 OneDnnLinear::OneDnnLinear(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 OneDnnLinear::~OneDnnLinear() = default;
 
@@ -93,6 +185,8 @@ const std::string& OneDnnLinear::impl_name() const { return impl_->impl_name; }
 size_t OneDnnLinear::weight_bytes() const { return impl_->weights.get_desc().get_size(); }
 
 Status OneDnnLinear::run(const float* x, float* y, const float* bias) {
+  if (impl_->any_rows)
+    return Status::error("OneDnnLinear::run: use run_rows() (made with any rows)");
   if ((bias != nullptr) != impl_->with_bias) {
     return Status::error(
         "OneDnnLinear::run: bias given to a matmul created without (or vice versa)");

@@ -25,7 +25,17 @@ class OneDnnLinear {
   /// y (m, n) = x (m, k) · Wᵀ (+ bias (n)). Rows of x and y contiguous.
   static Expected<std::unique_ptr<OneDnnLinear>> create(const float* w, size_t n, size_t k,
                                                         WeightType type, size_t m, bool with_bias);
+  /// The same with the row count chosen per call (oneDNN's runtime M), as a
+  /// graph node with the sequence length S needs; run with run_rows().
+  static Expected<std::unique_ptr<OneDnnLinear>> create_any_rows(const float* w, size_t n, size_t k,
+                                                                 WeightType type, bool with_bias);
   ~OneDnnLinear();
+
+  /// y (m, n) = x (m, k) · Wᵀ (+ bias) for a matmul made by create_any_rows().
+  /// Safe to call from several threads at once (each thread uses its own
+  /// stream and, for bf16, its own x buffer). Allocates oneDNN's small
+  /// memory objects per call (the normrt kernels allocate nothing).
+  Status run_rows(const float* x, size_t m, float* y, const float* bias) const;
 
   /// Runs the matmul and waits for it. bias must be non-null iff created with_bias.
   Status run(const float* x, float* y, const float* bias);

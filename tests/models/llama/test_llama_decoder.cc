@@ -16,6 +16,7 @@
 #include "models/transformer/llama_decoder.h"
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
+#include "runtime/passes/quantize_weights_int8.h"
 #include "tools/convert/readers/safetensors_file.h"
 
 namespace normrt {
@@ -185,6 +186,35 @@ TEST_SUITE("llama_decoder") {
           check_decoding(model, m.fixture.prompt, want, vocab, rtol, what);
         }
       }
+    }
+  }
+
+  TEST_CASE("int8 matrices: prompt logits within a measured bound of HF f32; fused == unfused") {
+    // Every matrix int8 (x quantized per row): measured 3.0e-2 and 3.5e-2 of max|logit|
+    // (tiny_llama, tiny_llama_tied); the bound leaves a margin.
+    constexpr double kRtolInt8 = 6e-2;
+    for (const char* name : kFixtures) {
+      Loaded m = load(name);
+      const test::LlamaVariant& want = m.fixture.variants.at("f32");
+      Expected<Graph> graph = build_llama_decoder(m.config, *m.weights, DataType::kF32);
+      REQUIRE(graph.is_ok());
+      Expected<Int8Report> report = quantize_weights_int8(graph.value(), {});
+      REQUIRE(report.is_ok());
+      CHECK(report->quantized > 0);
+      std::vector<float> logits[2];
+      for (bool fuse : {false, true}) {
+        auto model = compile(Expected<Graph>(graph.value()), fuse, true);
+        auto session = Session::create(model);
+        REQUIRE(session.is_ok());
+        logits[fuse] = feed(*session.value(), m.fixture.prompt);
+        REQUIRE(logits[fuse].size() == want.prompt_logits.values.size());
+        check_logits(logits[fuse].data(), want.prompt_logits.values.data(), logits[fuse].size(),
+                     max_abs(want.prompt_logits.values), kRtolInt8,
+                     std::string(name) + " int8" + (fuse ? " fused" : " unfused"));
+      }
+      const std::vector<double> unfused(logits[0].begin(), logits[0].end());
+      check_logits(logits[1].data(), unfused.data(), unfused.size(), max_abs(unfused), 1e-5,
+                   std::string(name) + " int8 fused vs unfused");
     }
   }
 

@@ -14,6 +14,7 @@
 #include "models/transformer/bert_encoder.h"
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
+#include "runtime/passes/quantize_weights_int8.h"
 #include "tools/convert/readers/safetensors_file.h"
 
 namespace normrt {
@@ -160,6 +161,33 @@ TEST_SUITE("bert_encoder") {
                     m.fixture.outputs.at("bf16_last_hidden_state@7").values, kAtol, kRtol,
                     std::string(name) + " bf16" + (fuse ? " fused" : " unfused"));
       }
+    }
+  }
+
+  TEST_CASE("int8 matrices stay within a measured bound of PyTorch f32; fused == unfused") {
+    // Every Linear int8 (x quantized per row): the error is quantization, not
+    // rounding, so the bound is relative to max|want|: measured 1.35e-2 and
+    // 1.54e-2 (gelu, tanh) for these random-weight fixtures.
+    constexpr double kRtolInt8 = 3e-2;
+    for (const char* name : {"tiny_bert_gelu", "tiny_bert_tanh"}) {
+      Loaded m = load(name);
+      Expected<Graph> graph = build_bert_encoder(m.fixture.config, *m.weights, DataType::kF32);
+      REQUIRE(graph.is_ok());
+      Expected<Int8Report> report = quantize_weights_int8(graph.value(), {});
+      REQUIRE(report.is_ok());
+      CHECK(report->quantized == 6u * 2u);  // 6 matrices per layer, 2 layers
+      std::vector<float> outputs[2];
+      for (bool fuse : {true, false}) {
+        auto model = compile(Expected<Graph>(graph.value()), fuse);
+        auto session = Session::create(model);
+        REQUIRE(session.is_ok());
+        outputs[fuse] = run(*session.value(), m.fixture.ids, "last_hidden_state");
+        check_scaled(outputs[fuse], m.fixture.outputs.at("last_hidden_state@7").values, kRtolInt8,
+                     std::string(name) + " int8" + (fuse ? " fused" : " unfused"));
+      }
+      // The same quantized rows feed the fused and the unfused kernels.
+      std::vector<double> unfused(outputs[0].begin(), outputs[0].end());
+      check_scaled(outputs[1], unfused, 1e-5, std::string(name) + " int8 fused vs unfused");
     }
   }
 

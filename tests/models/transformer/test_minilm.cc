@@ -14,66 +14,21 @@
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
 #include "formats/json/json_config.h"
+#include "tests/models/transformer/minilm_fixture.h"
 #include "tools/convert/readers/safetensors_file.h"
 #include "tools/text/wordpiece_tokenizer.h"
 
 namespace normrt {
 namespace {
 
-struct Sentence {
-  std::string text;
-  std::vector<int32_t> ids;
-  std::vector<double> embedding;
-};
+using Sentence = testing::MinilmSentence;
 
 std::vector<Sentence> read_expected() {
-  std::ifstream in(std::string(NORMRT_BERT_FIXTURE_DIR) + "/minilm_expected.txt");
-  REQUIRE(in);
-  std::vector<Sentence> sentences;
-  std::string key;
-  while (in >> key) {
-    size_t n = 0;
-    if (key == "sentence") {
-      Sentence s;
-      std::string hex;
-      in >> hex >> n;
-      for (size_t i = 0; i + 1 < hex.size(); i += 2)
-        s.text += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-      s.ids.resize(n);
-      for (int32_t& id : s.ids) in >> id;
-      sentences.push_back(std::move(s));
-    } else {
-      REQUIRE(key == "embedding");
-      REQUIRE(!sentences.empty());
-      in >> n;
-      sentences.back().embedding.resize(n);
-      for (double& v : sentences.back().embedding) in >> v;
-    }
-    REQUIRE(in);
-  }
-  return sentences;
+  return testing::read_minilm_sentences("minilm_expected.txt");
 }
 
 Expected<BertConfig> read_config(const std::string& path) {
-  NORMRT_ASSIGN_OR_RETURN(const auto j, JsonConfig::load(path));
-  BertConfig c;
-  for (auto [key, field] : {std::pair<const char*, int64_t*>{"vocab_size", &c.vocab_size},
-                            {"hidden_size", &c.hidden_size},
-                            {"num_hidden_layers", &c.num_hidden_layers},
-                            {"num_attention_heads", &c.num_attention_heads},
-                            {"intermediate_size", &c.intermediate_size},
-                            {"max_position_embeddings", &c.max_position_embeddings},
-                            {"type_vocab_size", &c.type_vocab_size}}) {
-    NORMRT_ASSIGN_OR_RETURN(auto value, j.require_int(key));
-    *field = value;
-  }
-  auto act = j.require_string("hidden_act");
-  auto eps = j.require_double("layer_norm_eps");
-  if (!act.is_ok()) return act.status();
-  if (!eps.is_ok()) return eps.status();
-  c.hidden_act = act.value();
-  c.layer_norm_eps = eps.value();
-  return c;
+  return testing::read_minilm_config(path);
 }
 
 }  // namespace

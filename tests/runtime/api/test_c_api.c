@@ -297,6 +297,12 @@ static void check_option_sizes(const char* path) {
   newer.known = defaults_v1;
   newer.known.struct_size = sizeof newer;
   CHECK(normrt_model_load(path, &newer.known, &model) == NORMRT_OK);
+  /* A caller compiled before bf16_activations existed: its shorter struct loads. */
+  normrt_model_options older = NORMRT_MODEL_OPTIONS_INIT;
+  older.struct_size = offsetof(normrt_model_options, bf16_activations);
+  normrt_model* older_model = NULL;
+  CHECK(normrt_model_load(path, &older, &older_model) == NORMRT_OK);
+  normrt_model_destroy(older_model);
   newer.future_option = 1;
   normrt_model* refused = NULL;
   CHECK(normrt_model_load(path, &newer.known, &refused) == NORMRT_INVALID_ARGUMENT);
@@ -341,11 +347,14 @@ int main(int argc, char** argv) {
   CHECK(normrt_model_load(path, &bad_isa, &model) == NORMRT_LOAD_FAILED);
   CHECK(contains(normrt_last_error(), "sse9"));
 
-  /* The real thing, with fusion on and off. */
-  for (int fuse = 0; fuse <= 1; ++fuse) {
+  /* The real thing, with fusion off, on, and on with bf16 activations (which
+   * leaves this model's f32 matrices exact: the same bound). */
+  for (int variant = 0; variant <= 2; ++variant) {
+    const int fuse = variant > 0;
     normrt_model_options options = NORMRT_MODEL_OPTIONS_INIT;
     options.fuse = fuse;
     options.fold_norm_affine = fuse;
+    options.bf16_activations = variant == 2;
     CHECK(normrt_model_load(path, &options, &model) == NORMRT_OK);
     if (model == NULL) break;
     CHECK(normrt_model_input_count(model) == 1);

@@ -24,11 +24,14 @@ Expected<Graph> decode_with(uint64_t tensor, uint64_t field, T value) {
 uint64_t field_at(uint64_t tensor, uint64_t field) { return tensor_record(base(), tensor) + field; }
 
 TEST_CASE("dtype, kind and layout codes must be known") {
-  check_error(decode_with<uint8_t>(1, spec::kTDtype, 9),
-              {"tensor 1 'w' dtype", at_offset(field_at(1, spec::kTDtype)),
-               "expected a dtype code 0 (f32), 1 (bf16) or 2 (i32)", "found 9 (unknown dtype)"});
+  check_error(
+      decode_with<uint8_t>(1, spec::kTDtype, 9),
+      {"tensor 1 'w' dtype", at_offset(field_at(1, spec::kTDtype)),
+       "expected a dtype code 0 (f32), 1 (bf16), 2 (i32) or 3 (int8)", "found 9 (unknown dtype)"});
+  // int8 came with version 3; the base file is version 1.
   check_error(decode_with<uint8_t>(1, spec::kTDtype, 3),
-              {"tensor 1 'w' dtype", "found 3 (int8, reserved for a later format version)"});
+              {"tensor 1 'w' dtype", at_offset(field_at(1, spec::kTDtype)), "in a version-1 file",
+               "found 3 (int8, version 3 and later)"});
   check_error(
       decode_with<uint8_t>(3, spec::kTKind, 7),
       {"tensor 3 'y' kind", at_offset(field_at(3, spec::kTKind)), "found 7 (unknown kind)"});

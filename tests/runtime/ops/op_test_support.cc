@@ -102,7 +102,12 @@ Expected<std::unique_ptr<OpKernel>> OpHarness::create(size_t index) const {
 
 Expected<std::unique_ptr<OpKernel>> OpHarness::create(Isa isa, size_t index) const {
   const Node& node = graph.nodes[resolve(index)];
-  return find_op_schema(node.op)->create(OpBuildContext{graph, node, isa});
+  return find_op_schema(node.op)->create(OpBuildContext{graph, node, isa, bf16_activations});
+}
+
+TensorId OpHarness::weight_tensor(Tensor tensor) {
+  tensor.kind = TensorKind::kWeight;
+  return graph.add_tensor(std::move(tensor));
 }
 
 void OpHarness::set(TensorId id, const std::vector<float>& values) {

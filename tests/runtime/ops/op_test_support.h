@@ -30,6 +30,11 @@ class OpHarness {
   OpHarness() { graph.max_sequence_length = 64; }
 
   Graph graph;
+  /// OpBuildContext::bf16_activations for create().
+  bool bf16_activations = false;
+
+  /// A weight tensor as made elsewhere (e.g. make_int8_weight()).
+  TensorId weight_tensor(Tensor tensor);
 
   /// A kInput tensor (listed in graph.inputs).
   TensorId input(const std::string& name, const Shape& shape, DataType dtype = DataType::kF32);

@@ -89,9 +89,9 @@ ProcessResult run_convert_binary(const std::vector<std::string>& args) {
 }
 
 std::vector<float> run_model_file(const std::string& model_path, const std::string& input_name,
-                                  const void* input, size_t input_bytes,
-                                  const std::string& output) {
-  auto model = Model::load(model_path);
+                                  const void* input, size_t input_bytes, const std::string& output,
+                                  const ModelOptions& options) {
+  auto model = Model::load(model_path, options);
   REQUIRE_MESSAGE(model.is_ok(), model.status().message());
   auto session = Session::create(model.value());
   REQUIRE_MESSAGE(session.is_ok(), session.status().message());

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/weight_source.h"
+#include "normrt/normrt.hpp"
 
 namespace normrt::testing {
 
@@ -40,7 +41,8 @@ ProcessResult run_convert_binary(const std::vector<std::string>& args);
 /// i32 "ids" / "input_ids" as int32 bytes) and returns the f32 `output`.
 /// REQUIREs success. `metadata` receives Model::metadata(key) for the keys asked.
 std::vector<float> run_model_file(const std::string& model_path, const std::string& input_name,
-                                  const void* input, size_t input_bytes, const std::string& output);
+                                  const void* input, size_t input_bytes, const std::string& output,
+                                  const ModelOptions& options = {});
 std::string model_metadata(const std::string& model_path, const std::string& key);
 
 }  // namespace normrt::testing

@@ -10,6 +10,7 @@
 
 #include "tests/models/transformer/bert_fixture.h"
 #include "tests/tools/convert/convert_test_support.h"
+#include "runtime/format/model_file.h"
 #include "tools/convert/convert.h"
 
 namespace normrt::testing {
@@ -94,6 +95,99 @@ TEST_CASE("tiny BERTs convert from config.json + safetensors and match PyTorch")
     check_close(convert_and_run(c, DataType::kF32, "native", "mean", "embedding"),
                 c.fixture.outputs.at("embedding@7"), std::string(name) + " embedding");
   }
+}
+
+TEST_CASE("an int8 BERT file: the matrices int8 (some kept f32 by pattern), near PyTorch") {
+  for (const char* name : {"tiny_bert_gelu", "tiny_bert_tanh"}) {
+    CAPTURE(name);
+    const Case c = load_case(name);
+    const auto& want = c.fixture.outputs.at("last_hidden_state@7").values;
+    double scale = 0;
+    for (double v : want) scale = std::max(scale, std::fabs(v));
+    for (const char* layout : {"native", "row_major"}) {
+      ConvertOptions options;
+      options.config_path = c.config_path;
+      options.weights_path = c.weights_path;
+      options.output_path = scratch_path(std::string("bert.int8.") + layout + ".nrmt");
+      options.dtype = DataType::kInt8;
+      options.keep_f32 = {"*layer.0.*"};  // layer 0's matrices (6) stay f32
+      options.layout = layout;
+      options.max_sequence_length = 16;
+      auto summary = convert(options);
+      REQUIRE_MESSAGE(summary.is_ok(), summary.status().message());
+      CHECK(summary.value().int8_weights == 6);
+      CHECK(summary.value().kept_f32 == 6);
+      CHECK(summary_line(summary.value()).find("int8 (6 matrices int8, 6 kept f32)") !=
+            std::string::npos);
+      CHECK(model_metadata(options.output_path, "dtype") == "int8");
+      CHECK(model_metadata(options.output_path, "int8_keep_f32") == "*layer.0.*");
+      const auto& ids = c.fixture.ids;
+      const std::vector<float> got = run_model_file(options.output_path, "input_ids", ids.data(),
+                                                    ids.size() * 4, "last_hidden_state");
+      REQUIRE(got.size() == want.size());
+      double worst = 0;
+      for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(got[i] - want[i]));
+      MESSAGE(std::string(name) << " int8 " << std::string(layout) << ": max |diff| / max|want| "
+                                << worst / scale);
+      CHECK(worst <= 3e-2 * scale);  // half the matrices int8: measured below 1.5e-2
+    }
+  }
+}
+
+TEST_CASE("int8 with the kept matrices bf16 (--keep-dtype bf16): their dtype, near PyTorch") {
+  for (const char* name : {"tiny_bert_gelu", "tiny_bert_tanh"}) {
+    CAPTURE(name);
+    const Case c = load_case(name);
+    const auto& want = c.fixture.outputs.at("last_hidden_state@7").values;
+    double scale = 0;
+    for (double v : want) scale = std::max(scale, std::fabs(v));
+    ConvertOptions options;
+    options.config_path = c.config_path;
+    options.weights_path = c.weights_path;
+    options.output_path = scratch_path("bert.int8.keep_bf16.nrmt");
+    options.dtype = DataType::kInt8;
+    options.keep_f32 = {"*layer.0.*"};
+    options.keep_dtype = DataType::kBF16;
+    options.layout = "row_major";
+    options.max_sequence_length = 16;
+    auto summary = convert(options);
+    REQUIRE_MESSAGE(summary.is_ok(), summary.status().message());
+    CHECK(summary_line(summary.value()).find("int8 (6 matrices int8, 6 kept bf16)") !=
+          std::string::npos);
+    CHECK(model_metadata(options.output_path, "int8_keep_dtype") == "bf16");
+    auto graph = load_model_file(options.output_path);
+    REQUIRE_MESSAGE(graph.is_ok(), graph.status().message());
+    size_t int8 = 0, bf16 = 0;
+    for (const Tensor& t : graph.value().tensors) {
+      if (t.kind != TensorKind::kWeight || t.shape.size() != 2) continue;
+      const bool layer0 = t.name.find("layer.0.") != std::string::npos;
+      if (t.dtype == DataType::kInt8) {
+        int8 += 1;
+        CHECK_FALSE(layer0);
+      }
+      if (t.dtype == DataType::kBF16 && layer0) bf16 += 1;
+    }
+    CHECK(int8 == 6);
+    CHECK(bf16 == 6);
+    const auto& ids = c.fixture.ids;
+    for (bool fast : {false, true}) {
+      ModelOptions load;
+      load.bf16_activations = fast;
+      const std::vector<float> got = run_model_file(options.output_path, "input_ids", ids.data(),
+                                                    ids.size() * 4, "last_hidden_state", load);
+      REQUIRE(got.size() == want.size());
+      double worst = 0;
+      for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(got[i] - want[i]));
+      MESSAGE(std::string(name) << " int8 + bf16 kept, bf16 activations " << fast
+                                << ": max |diff| / max|want| " << worst / scale);
+      CHECK(worst <= 3e-2 * scale);  // as the int8 + f32 file's bound above
+    }
+  }
+  ConvertOptions f32;
+  f32.keep_dtype = DataType::kBF16;
+  f32.config_path = "unused";
+  CHECK(convert(f32).status().message().find("--keep-dtype applies to --dtype int8 only") !=
+        std::string::npos);
 }
 
 TEST_CASE("a bf16 BERT file matches PyTorch run with the same bf16-rounded matrices") {

@@ -46,6 +46,9 @@ TEST_CASE("parse_convert_args reads every option and rejects bad values by name"
   };
   const std::pair<std::vector<std::string>, const char*> bad[] = {
       {{"--dtype", "f16"}, "--dtype"},
+      {{"--keep-f32", "*.weight"}, "--keep-f32 applies to --dtype int8 only"},
+      {{"--keep-dtype", "bf16"}, "--keep-dtype applies to --dtype int8 only"},
+      {{"--dtype", "int8", "--keep-dtype", "int8"}, "--keep-dtype: expected f32 or bf16"},
       {{"--layout", "col_major"}, "--layout"},
       {{"--norm", "batch_norm"}, "--norm"},
       {{"--norm", "prms_norm"}, "needs --p"},
@@ -82,6 +85,22 @@ TEST_CASE("parse_convert_args reads every option and rejects bad values by name"
   CHECK(folder.value().options.normalize == std::optional<bool>(false));
   CHECK(folder.value().options.tokenizer_dir == "tok");
   CHECK(parse_convert_args({"--model", "dir", "--output", "o"}).value().options.pooling.empty());
+  // --dtype int8: the default keep list, or the patterns given ("none": none).
+  auto int8 = with({"--dtype", "int8"});
+  REQUIRE(int8.is_ok());
+  CHECK(int8.value().options.dtype == DataType::kInt8);
+  CHECK_FALSE(int8.value().options.keep_f32.empty());
+  auto keep = with({"--dtype", "int8", "--keep-f32", "a.*,,b?c"});
+  REQUIRE(keep.is_ok());
+  CHECK(keep.value().options.keep_f32 == std::vector<std::string>{"a.*", "b?c"});
+  auto none = with({"--dtype", "int8", "--keep-f32", "none"});
+  REQUIRE(none.is_ok());
+  CHECK(none.value().options.keep_f32.empty());
+  CHECK(none.value().options.keep_dtype == DataType::kF32);
+  auto keep_bf16 = with({"--dtype", "int8", "--keep-dtype", "bf16"});
+  REQUIRE(keep_bf16.is_ok());
+  CHECK(keep_bf16.value().options.keep_dtype == DataType::kBF16);
+
   auto help = parse_convert_args({"--help"});
   REQUIRE(help.is_ok());
   CHECK(help.value().help);

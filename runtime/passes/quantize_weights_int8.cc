@@ -1,0 +1,112 @@
+#include "runtime/passes/quantize_weights_int8.h"
+
+#include <cstring>
+#include <utility>
+
+#include "base/bf16.h"
+#include "kernels/linear/linear.h"
+#include "runtime/graph/int8_weight.h"
+#include "runtime/passes/graph_uses.h"
+
+namespace normrt {
+namespace {
+
+// The operand positions that hold a matrix multiplied per output row (docs/ops*.md).
+bool is_matrix_operand(OpType op, size_t input) {
+  switch (op) {
+    case OpType::kLinear:
+    case OpType::kFusedLinear:
+      return input == 1;
+    case OpType::kLstmCell:
+      return input == 3 || input == 4;  // w_x, w_h
+    case OpType::kGruCell:
+      return input >= 2 && input <= 5;  // w_x, w_h, w, u
+    case OpType::kGruRecurrence:
+      return input == 3 || input == 4;  // w_g, w_c
+    default:
+      return false;
+  }
+}
+
+// The weight's values as row-major floats (f32, bf16 widened; panels unpacked).
+std::vector<float> float_values(const Tensor& tensor, size_t n, size_t k) {
+  std::vector<std::byte> row_major(n * k * data_type_size(tensor.dtype));
+  if (tensor.layout == TensorLayout::kRowMajor) {
+    std::memcpy(row_major.data(), tensor.data.bytes, row_major.size());
+  } else {
+    (void)unpack_weights(tensor.data.bytes, tensor.data.size, n, k,
+                         linear_weight_type(tensor.dtype), tensor_layout_panel_width(tensor.layout),
+                         row_major.data());
+  }
+  std::vector<float> values(n * k);
+  if (tensor.dtype == DataType::kF32) {
+    std::memcpy(values.data(), row_major.data(), values.size() * sizeof(float));
+  } else {
+    for (size_t i = 0; i < values.size(); ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, row_major.data() + 2 * i, 2);
+      values[i] = float_from_bf16(bits);
+    }
+  }
+  return values;
+}
+
+}  // namespace
+
+const char* const kDefaultInt8KeepF32 =
+    "*attention.self.value.weight,*intermediate.dense.weight,*layer.?.output.dense.weight,"
+    "*layer.??.output.dense.weight,*self_attn.v_proj.weight,*mlp.*_proj.weight";
+
+bool glob_match(const std::string& pattern, const std::string& text) {
+  size_t p = 0, t = 0, star = std::string::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = t;
+    } else if (star != std::string::npos) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+Expected<Int8Report> quantize_weights_int8(Graph& graph, const std::vector<std::string>& keep) {
+  Int8Report report;
+  GraphUses uses(graph);
+  for (TensorId id = 0; id < graph.tensors.size(); ++id) {
+    const Tensor& tensor = graph.tensors[id];
+    if (tensor.kind != TensorKind::kWeight || tensor.shape.size() != 2) continue;
+    if (tensor.dtype != DataType::kF32 && tensor.dtype != DataType::kBF16) continue;
+    const std::vector<TensorUse>& readers = uses.readers(id);
+    bool matrix = !readers.empty();
+    bool kept = false;
+    for (const std::string& pattern : keep) kept |= glob_match(pattern, tensor.name);
+    for (const TensorUse& use : readers) {
+      const Node& node = graph.nodes[use.node];
+      matrix &= is_matrix_operand(node.op, use.input);
+      for (const std::string& pattern : keep) kept |= glob_match(pattern, node.name);
+    }
+    if (!matrix || tensor.shape[0] < 1 || tensor.shape[1] < 1) continue;
+    if (kept) {
+      report.kept += 1;
+      report.kept_names.push_back(tensor.name);
+      continue;
+    }
+    const auto n = static_cast<size_t>(tensor.shape[0]);
+    const auto k = static_cast<size_t>(tensor.shape[1]);
+    const std::vector<float> values = float_values(tensor, n, k);
+    NORMRT_ASSIGN_OR_RETURN(Tensor quantized, make_int8_weight(tensor.name, n, k, values.data()));
+    graph.tensors[id] = std::move(quantized);
+    report.quantized += 1;
+  }
+  return report;
+}
+
+}  // namespace normrt

@@ -1,0 +1,85 @@
+// The Linear op on the backend the table or NORMRT_LINEAR_BACKEND chooses
+// (ctest runs this suite twice: as is, and with NORMRT_LINEAR_BACKEND=onednn,
+// which puts every f32 and bf16 Linear on oneDNN's matmul): the same results
+// within linear.h's contract, f32 and bf16 with bf16 activations, odd K and
+// N, S from 1 to 9; and the choice with its reason.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "base/bf16.h"
+#include "tests/runtime/ops/op_reference.h"
+#include "tests/runtime/ops/op_test_support.h"
+
+namespace normrt::testing {
+namespace {
+
+bool forced_onednn() {
+  const char* value = std::getenv("NORMRT_LINEAR_BACKEND");
+  return value != nullptr && std::string(value) == "onednn";
+}
+
+float round_bf16(float v) { return float_from_bf16(bf16_from_float(v)); }
+
+void check_backend_case(size_t k, size_t n, bool bf16) {
+  INFO("K " << k << " N " << n << (bf16 ? " bf16 weights, bf16 activations" : " f32"));
+  OpHarness h;
+  h.bf16_activations = bf16;
+  std::vector<float> w = random_floats(n * k, -1, 1, 41);
+  if (bf16) w = from_bf16(to_bf16(w));
+  const std::vector<float> bias = random_floats(n, -1, 1, 42);
+  TensorId x = h.input("x", {kSequenceDim, static_cast<int64_t>(k)});
+  TensorId wt =
+      bf16 ? h.weight_bf16("W", {static_cast<int64_t>(n), static_cast<int64_t>(k)}, to_bf16(w))
+           : h.weight("W", {static_cast<int64_t>(n), static_cast<int64_t>(k)}, w);
+  TensorId bt = h.weight("b", {static_cast<int64_t>(n)}, bias);
+  TensorId y = h.intermediate("y", {kSequenceDim, static_cast<int64_t>(n)});
+  h.node(OpType::kLinear, "fc", {x, wt, bt}, {y});
+  REQUIRE(h.validate().is_ok());
+  auto kernel = h.create(runnable_isas().back());
+  REQUIRE_MESSAGE(kernel.is_ok(), kernel.status().message());
+  const std::string choice = (*kernel)->kernel_choice();
+  INFO("choice: " << choice);
+  // Without AMX the table keeps normrt; forced, every f32/bf16 Linear is oneDNN's.
+  CHECK((choice.rfind("onednn", 0) == 0) == forced_onednn());
+  for (size_t sequence : {1, 2, 9}) {
+    const std::vector<float> xs = random_floats(sequence * k, -1, 1, 43 + sequence);
+    h.set(x, xs);
+    REQUIRE(h.run(**kernel, sequence).is_ok());
+    const std::vector<float> ys = h.get(y);
+    size_t failures = 0;
+    for (size_t row = 0; row < sequence; ++row) {
+      for (size_t j = 0; j < n; ++j) {
+        double dot = bias[j], magnitude = std::fabs(bias[j]);
+        for (size_t i = 0; i < k; ++i) {
+          // bf16 activations: both backends multiply bf16(x) by the bf16 weights.
+          const double xv = bf16 ? round_bf16(xs[row * k + i]) : xs[row * k + i];
+          dot += xv * w[j * k + i];
+          magnitude += std::fabs(xv * w[j * k + i]);
+        }
+        const double tolerance = 1e-5 * magnitude + 1e-30;
+        const double got = ys[row * n + j];
+        if (!(std::fabs(got - dot) <= tolerance) && failures++ < 5) {
+          FAIL_CHECK(mismatch(row * n + j, got, dot, tolerance));
+        }
+      }
+    }
+    CHECK(failures == 0);
+  }
+}
+
+}  // namespace
+
+TEST_SUITE("linear_backend_ops") {
+  TEST_CASE("Linear on the chosen backend matches the double reference (f32, bf16 activations)") {
+    for (auto [k, n] : {std::pair<size_t, size_t>{1, 1}, {17, 3}, {257, 33}, {384, 100}}) {
+      check_backend_case(k, n, false);
+      if (cpu_has(CpuFeature::kAvx512Bf16) || forced_onednn()) check_backend_case(k, n, true);
+    }
+  }
+}
+
+}  // namespace normrt::testing
