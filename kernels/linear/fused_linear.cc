@@ -8,8 +8,8 @@
 #include "kernels/linear/fused_linear.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "kernels/common/extent.h"
@@ -41,6 +41,10 @@ constexpr size_t kMaxThreads = 64;
 // the read floor). So by default one thread; set_fused_linear_min_parallel_bytes
 // turns the split on where more cores share more bandwidth.
 size_t min_parallel_weight_bytes = SIZE_MAX;
+// m > 1 splits the columns across threads from this many multiply-adds
+// (m · n · k): below, the pool's wake-up and join cost more than the halved
+// matmul saves. Measured with bench_threads (docs/bench_kernels.md).
+size_t min_parallel_work = kFusedLinearMinParallelWork;
 
 // Statistics of part of one row.
 struct PartStats {
@@ -283,21 +287,67 @@ void run_row_block(const FusedCall& call, size_t row, size_t rows) {
   }
 }
 
-void run_rows(const FusedCall& call, size_t m, ThreadPool* pool) {
-  const size_t threads = pool ? std::min(pool->size(), kMaxThreads) : 1;
-  size_t block = call.w.size_bytes() > kRowBlockBytes
-                     ? m
-                     : std::clamp<size_t>(kRowBlockBytes / (call.n() * sizeof(float)), 1, m);
-  block = std::min(block, (m + threads - 1) / threads);
-  const size_t blocks = (m + block - 1) / block;
-  auto rows_of = [&](size_t b) { return std::min(block, m - b * block); };
-  if (threads == 1 || blocks == 1) {
-    for (size_t b = 0; b < blocks; ++b) run_row_block(call, b * block, rows_of(b));
-    return;
+// Rows per block: their outputs stay in L2 until normalized (kRowBlockBytes),
+// unless the weights are bigger (see kRowBlockBytes).
+size_t row_block_size(const FusedCall& call, size_t m) {
+  return call.w.size_bytes() > kRowBlockBytes
+             ? m
+             : std::clamp<size_t>(kRowBlockBytes / (call.n() * sizeof(float)), 1, m);
+}
+
+void run_rows(const FusedCall& call, size_t m) {
+  const size_t block = row_block_size(call, m);
+  for (size_t row = 0; row < m; row += block) run_row_block(call, row, std::min(block, m - row));
+}
+
+// The epilogue of rows [row, row + rows) over columns [c0, c1) when it needs
+// no statistics of the whole row: residual add, sum_dst, activation.
+void finish_columns(const FusedCall& call, size_t row, size_t rows, size_t c0, size_t c1) {
+  for (size_t r = row; r < row + rows; ++r) {
+    RowPart part(call, r, c0);
+    part.absorb(c1);
+    part.normalize(NormScale{}, c0, c1);
   }
-  pool->run([&](size_t t, PoolBarrier&) {
-    for (size_t b = t; b < blocks; b += pool->size()) run_row_block(call, b * block, rows_of(b));
+}
+
+// m > 1 on several threads: each row block's matmul split by columns (each
+// thread a panel-aligned slice of N, all rows, so each reads only its share
+// of the weights), then its epilogue: a norm needs whole rows, so after one
+// barrier each thread normalizes a share of the block's rows; without a norm
+// each finishes its own columns at once. The matmul's summation order does
+// not depend on the columns or rows a thread takes (row_block_order), and
+// the epilogue is the serial one on the same rows or columns, so the result
+// is bit for bit that of one thread.
+void run_rows_parallel(const FusedCall& call, size_t m, ThreadPool& pool, size_t threads) {
+  const size_t block = row_block_size(call, m);
+  const bool plain = !call.e.normalize && call.e.activation == Activation::kNone &&
+                     call.e.residual == nullptr && call.e.sum_dst == nullptr;
+  pool.run([&](size_t t, PoolBarrier& barrier) {
+    const Range columns =
+        t < threads ? split_range(call.n(), threads, t, call.w.panel_width()) : Range{};
+    for (size_t row = 0; row < m; row += block) {
+      const size_t rows = std::min(block, m - row);
+      if (!columns.empty()) call.matmul(row, rows, columns.begin, columns.end, true);
+      if (plain) continue;
+      if (!call.e.normalize) {
+        if (!columns.empty()) finish_columns(call, row, rows, columns.begin, columns.end);
+        continue;
+      }
+      barrier.arrive_and_wait();
+      const Range mine = t < threads ? split_range(rows, threads, t) : Range{};
+      if (!mine.empty()) normalize_rows(call, row + mine.begin, mine.size());
+      // The next block's matmul writes other rows: no barrier before it.
+    }
   });
+}
+
+// How many threads an m > 1 call uses: all of the pool's from
+// min_parallel_work multiply-adds, at most one per panel.
+size_t rows_threads(const FusedCall& call, size_t m, const ThreadPool* pool) {
+  if (pool == nullptr) return 1;
+  const size_t work = m * call.n() * call.w.k();
+  if (work < min_parallel_work) return 1;
+  return std::min({pool->size(), kMaxThreads, call.w.panel_count()});
 }
 
 Status check_no_overlap(const char* a_name, Extent a, const char* b_name, Extent b) {
@@ -311,6 +361,11 @@ namespace detail {
 size_t set_fused_linear_min_parallel_bytes(size_t bytes) {
   const size_t previous = min_parallel_weight_bytes;
   min_parallel_weight_bytes = bytes;
+  return previous;
+}
+size_t set_fused_linear_min_parallel_work(size_t multiply_adds) {
+  const size_t previous = min_parallel_work;
+  min_parallel_work = multiply_adds;
   return previous;
 }
 }  // namespace detail
@@ -389,7 +444,12 @@ Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_s
                        params,
                        norm_stat_count(params, w.n())};
   if (m > 1) {
-    run_rows(call, m, pool);
+    const size_t threads = rows_threads(call, m, pool);
+    if (threads > 1) {
+      run_rows_parallel(call, m, *pool, threads);
+    } else {
+      run_rows(call, m);
+    }
     return Status::ok();
   }
   const size_t threads = pool == nullptr || w.size_bytes() < min_parallel_weight_bytes
