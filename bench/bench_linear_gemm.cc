@@ -14,9 +14,11 @@
 //   onednn/f32/<K>x<N>/<M>        oneDNN's matmul (weights reordered once, bias)
 //   paired_onednn/f32/<K>x<N>/<M> the two alternating in one loop: oneDNN ÷ normrt
 //                                 (median of per-pair ratios)
-//   paired_fused/f32/<K>x<N>/<M>  linear() and fused_linear() with bias,
-//                                 residual, LayerNorm (gain, bias) and GELU
-//                                 alternating: fused ÷ plain (the epilogue's cost)
+//   paired_fused_ln/f32/..        linear() and fused_linear() alternating:
+//                                 fused ÷ plain, the epilogue's cost. _ln: bias,
+//                                 residual, LayerNorm with gain and bias (BERT's
+//                                 attention output and FFN down projection);
+//   paired_fused_gelu/f32/..      _gelu: bias and erf GELU (the FFN up projection)
 // Shapes: M in {32, 128, 512}, K, N in {384, 768, 1536, 3072} (every pair:
 // BERT-base and MiniLM projections and FFNs among them). The weights are used
 // hot (one copy): at M ≥ 32 a call performs ≥ 16 FLOP per weight byte, so even
@@ -187,16 +189,20 @@ OneDnnLinear* onednn_or_skip(benchmark::State& state, Operands& ops, size_t m) {
   return slot.get();
 }
 
-LinearEpilogue full_epilogue(Operands& ops) {
+// BERT's two epilogues: bias, residual and LayerNorm, or bias and GELU.
+LinearEpilogue bert_epilogue(Operands& ops, bool layer_norm) {
   LinearEpilogue e;
   e.bias = ops.b.data();
+  if (!layer_norm) {
+    e.activation = Activation::kGeluErf;
+    return e;
+  }
   e.residual = ops.residual.data();
   e.residual_stride = ops.n;
   e.normalize = true;
   e.norm = NormParams{NormKind::kLayerNorm};
   e.gain = ops.gain.data();
   e.norm_bias = ops.norm_bias.data();
-  e.activation = Activation::kGeluErf;
   return e;
 }
 
@@ -226,9 +232,9 @@ std::map<std::string, double>& onednn_ratios() {
   static std::map<std::string, double> ratios;
   return ratios;
 }
-std::map<std::string, double>& fused_ratios() {
-  static std::map<std::string, double> ratios;
-  return ratios;
+std::map<std::string, double>& fused_ratios(bool layer_norm) {
+  static std::map<std::string, double> ratios[2];
+  return ratios[layer_norm];
 }
 
 void bench_paired_onednn(benchmark::State& state, Shape shape) {
@@ -246,11 +252,11 @@ void bench_paired_onednn(benchmark::State& state, Shape shape) {
   onednn_ratios()[shape.name()] = ratio;
 }
 
-void bench_paired_fused(benchmark::State& state, Shape shape) {
+void bench_paired_fused(benchmark::State& state, Shape shape, bool layer_norm) {
   Operands& ops = operands_for(shape.k, shape.n);
   const PackedWeights* w = packed_or_skip(state, ops, shape.type);
   if (w == nullptr) return;
-  const LinearEpilogue e = full_epilogue(ops);
+  const LinearEpilogue e = bert_epilogue(ops, layer_norm);
   Status valid =
       fused_linear_validate(*w, ops.x.data(), shape.m, shape.k, e, ops.y.data(), shape.n);
   if (!valid) return state.SkipWithError(valid.message().c_str());
@@ -261,7 +267,7 @@ void bench_paired_fused(benchmark::State& state, Shape shape) {
       },
       [&] { (void)fused_linear(*w, ops.x.data(), shape.m, shape.k, e, ops.y.data(), shape.n); });
   state.counters["fused/plain"] = ratio;
-  fused_ratios()[shape.name()] = ratio;
+  fused_ratios(layer_norm)[shape.name()] = ratio;
 }
 
 void register_benchmarks() {
@@ -290,8 +296,12 @@ void register_benchmarks() {
         })->UseManualTime();
         benchmark::RegisterBenchmark(("paired_onednn/" + name).c_str(),
                                      [=](benchmark::State& s) { bench_paired_onednn(s, f32); });
-        benchmark::RegisterBenchmark(("paired_fused/" + name).c_str(),
-                                     [=](benchmark::State& s) { bench_paired_fused(s, f32); });
+        benchmark::RegisterBenchmark(("paired_fused_ln/" + name).c_str(), [=](benchmark::State& s) {
+          bench_paired_fused(s, f32, true);
+        });
+        benchmark::RegisterBenchmark(
+            ("paired_fused_gelu/" + name).c_str(),
+            [=](benchmark::State& s) { bench_paired_fused(s, f32, false); });
         for (WeightType type : {WeightType::kBF16, WeightType::kInt8}) {
           const Shape other{type, k, n, m};
           benchmark::RegisterBenchmark(("gemm/" + other.name()).c_str(), [=](benchmark::State& s) {
@@ -316,8 +326,9 @@ void print_summary(std::ostream& out) {
   char line[256];
   out << "\nM > 1 GEMM (f32 weights), one thread; FMA peak measured in this run: " << peak
       << " GFLOP/s\n";
-  std::snprintf(line, sizeof line, "%-18s %9s %7s %9s %9s %11s %9s %9s\n", "K x N / M", "GFLOP/s",
-                "/peak", "oneDNN", "/peak", "oneDNN/nrt", "fused/pl", "bf16,int8");
+  std::snprintf(line, sizeof line, "%-18s %9s %7s %9s %9s %11s %9s %8s %9s\n", "K x N / M",
+                "GFLOP/s", "/peak", "oneDNN", "/peak", "oneDNN/nrt", "ln/plain", "gelu/pl",
+                "bf16,int8");
   out << line;
   size_t peak_pass = 0, onednn_pass = 0, count = 0;
   for (size_t k : kSizes) {
@@ -329,16 +340,17 @@ void print_summary(std::ostream& out) {
         if (ours == 0.0) continue;
         const double theirs = gflops("onednn/" + name, s.flops());
         const double paired = onednn_ratios().count(name) ? onednn_ratios()[name] : 0.0;
-        const double fused = fused_ratios().count(name) ? fused_ratios()[name] : 0.0;
+        const double ln = fused_ratios(true).count(name) ? fused_ratios(true)[name] : 0.0;
+        const double gelu = fused_ratios(false).count(name) ? fused_ratios(false)[name] : 0.0;
         const double bf16 = gflops("gemm/" + Shape{WeightType::kBF16, k, n, m}.name(), s.flops());
         const double int8 = gflops("gemm/" + Shape{WeightType::kInt8, k, n, m}.name(), s.flops());
         ++count;
         peak_pass += peak > 0 && ours / peak >= kPeakTarget;
         onednn_pass += paired >= 1.0;
-        std::snprintf(line, sizeof line, "%-18s %9.1f %7.3f %9.1f %9.3f %11.3f %9.3f %4.0f,%4.0f\n",
-                      (s.kxn() + " / " + std::to_string(m)).c_str(), ours,
-                      peak > 0 ? ours / peak : 0.0, theirs, peak > 0 ? theirs / peak : 0.0, paired,
-                      fused, bf16, int8);
+        std::snprintf(
+            line, sizeof line, "%-18s %9.1f %7.3f %9.1f %9.3f %11.3f %9.3f %8.3f %4.0f,%4.0f\n",
+            (s.kxn() + " / " + std::to_string(m)).c_str(), ours, peak > 0 ? ours / peak : 0.0,
+            theirs, peak > 0 ? theirs / peak : 0.0, paired, ln, gelu, bf16, int8);
         out << line;
       }
     }

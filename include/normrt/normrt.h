@@ -79,7 +79,8 @@ typedef struct normrt_model_options {
 
 typedef struct normrt_session_options {
   size_t struct_size; /* sizeof(normrt_session_options) */
-  size_t threads;     /* intra-op threads, 0 or 1: the calling thread only; at most
+  size_t threads;     /* intra-op threads: 1 the calling thread only, 0 as many as
+                         the process may use (normrt_available_cpus()); at most
                          normrt_max_threads() */
   int profile;        /* nonzero: time every node */
 } normrt_session_options;
@@ -102,6 +103,9 @@ typedef struct normrt_tensor_info {
 const char* normrt_version(void);
 /* The most intra-op threads a session accepts (normrt_session_options.threads). */
 size_t normrt_max_threads(void);
+/* The CPUs this process may run on (its affinity mask), at least 1: what
+ * normrt_session_options.threads = 0 means. */
+size_t normrt_available_cpus(void);
 
 /* The message of the last failed call on this thread ("" if none). Valid
  * until the next failing call on this thread. */

@@ -157,7 +157,8 @@ void bind_session(nb::module_& m) {
       "at a time (use one Session per thread to run in parallel).")
       .def(nb::init<const PyModel&, size_t, bool>(), "model"_a, nb::kw_only(), "threads"_a = 1,
            "profile"_a = false,
-           "threads: intra-op threads (0 or 1: the calling thread only). profile: time every "
+           "threads: intra-op threads (1: the calling thread only; 0: as many as the process may "
+           "use, its affinity mask). profile: time every "
            "node (Session.profile()).")
       .def("set_input", &PySession::set_input, "name"_a, "array"_a,
            nb::sig("def set_input(self, name: str, array: numpy.typing.ArrayLike) -> None"),

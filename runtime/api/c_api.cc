@@ -109,6 +109,8 @@ const char* normrt_last_error(void) { return last_error.c_str(); }
 
 size_t normrt_max_threads(void) { return normrt::max_session_threads(); }
 
+size_t normrt_available_cpus(void) { return normrt::available_cpus(); }
+
 const char* normrt_dtype_name(normrt_dtype dtype) {
   switch (dtype) {
     case NORMRT_DTYPE_F32:
@@ -216,7 +218,7 @@ normrt_status normrt_session_create(const normrt_model* model,
         s != NORMRT_OK)
       return s;
     normrt::SessionOptions cpp_options;
-    cpp_options.threads = given.threads == 0 ? 1 : given.threads;
+    cpp_options.threads = given.threads;  // 0: normrt_available_cpus()
     cpp_options.profile = given.profile != 0;
     auto created = normrt::Session::create(model->model, cpp_options);
     if (!created) return fail(NORMRT_INVALID_ARGUMENT, created.status().message());

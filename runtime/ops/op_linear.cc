@@ -1,11 +1,13 @@
 // Linear: (x [.., K] f32, W [N, K] f32|bf16 weight, bias [N] f32?) → y [.., N]
 //   y = x · Wᵀ + b, every leading position a row (kernels/linear/linear.h).
 // W is packed once at create() for the plan's ISA. y must not overlap x or bias.
+// Several rows on a session pool: fused_linear() with the bias alone, which
+// splits the columns across the threads from kFusedLinearMinParallelWork.
 #include <memory>
 #include <string>
 #include <utility>
 
-#include "kernels/linear/linear.h"
+#include "kernels/linear/fused_linear.h"
 #include "runtime/ops/op_linear_weights.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/op_support.h"
@@ -45,7 +47,14 @@ class LinearOp final : public OpKernel {
     const TensorView& x = context.inputs[0];
     const TensorView& y = context.outputs[0];
     const float* bias = context.input_count > 2 ? context.inputs[2].f32() : nullptr;
-    Status s = linear(w_, x.f32(), x.rows(), w_.k(), y.f32(), w_.n(), bias);
+    Status s = Status::ok();
+    if (context.pool != nullptr && x.rows() > 1) {
+      LinearEpilogue epilogue;
+      epilogue.bias = bias;
+      s = fused_linear(w_, x.f32(), x.rows(), w_.k(), epilogue, y.f32(), w_.n(), context.pool);
+    } else {
+      s = linear(w_, x.f32(), x.rows(), w_.k(), y.f32(), w_.n(), bias);
+    }
     // Only a plan that broke the aliasing contract fails here.
     return s ? s : Status::error(label_ + ": " + s.message());
   }
