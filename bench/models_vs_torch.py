@@ -31,6 +31,7 @@ import torch  # noqa: E402
 
 from torch_bench import report  # noqa: E402
 from torch_bench.context import Context  # noqa: E402
+from torch_bench.machine import cpu_summary  # noqa: E402
 
 CASES = ["rnn", "llama", "bert", "seq2seq"]
 
@@ -76,21 +77,10 @@ def parse_args(argv):
     return args
 
 
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
-
-
 def header(args, ctx):
     cpus = sorted(os.sched_getaffinity(0))
     lines = [
-        f"cpu: {cpu_name()}; affinity {cpus}" +
+        f"cpu: {cpu_summary()}; affinity {cpus}" +
         ("" if len(cpus) == 1 else "  (not pinned: run under `taskset -c 1`)"),
         f"python {platform.python_version()} ({sys.executable}), torch {torch.__version__} "
         f"(threads {torch.get_num_threads()}, interop {torch.get_num_interop_threads()})",

@@ -1,19 +1,24 @@
 // libFuzzer target: the input bytes as a normrt-serve request — a body for
 // POST /v1/run (JSON → checked input tensors → a run) on a two-input linear
-// model, a body for POST /v1/embeddings (JSON → texts → WordPiece ids → runs)
-// on a small embedding model, and a request head for the connection triage
-// (request_head.h: head end, method, path, Content-Length and
-// Transfer-Encoding framing). Beyond "no crash": every reply is one JSON
-// object with the documented shape (an error {"error": {"message",
-// "code"}} with an HTTP error status, or a 200 whose tensors have the
-// model's shapes and finite values); an embedding has unit norm and at most
-// max_sequence_length tokens ("truncated" only at that length); a complete
-// head lies inside the input and a framed body is within the limit.
+// model, a body for POST /v1/embeddings (OpenAI's API: texts or token ids →
+// runs → floats or base64, "dimensions") on a small embedding model, a body
+// for POST /v2/models/normrt/infer (KServe v2: JSON tensors, BYTES texts,
+// and the binary extension with the JSON header ending at the last '}') on
+// both, and a request head for the connection triage (request_head.h: head
+// end, method, path, Content-Length and Transfer-Encoding framing). Beyond
+// "no crash": every reply has the documented shape (an OpenAI error
+// {"error": {"message", "type", "param", "code"}}, or under /v2
+// {"error": "<message>"}, with an HTTP error status; or a 200 whose tensors
+// have the model's shapes and finite values); an embedding has unit norm,
+// at most max_sequence_length tokens ("truncated" only at that length) and
+// as many values as asked; a complete head lies inside the input and a
+// framed body is within the limit.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -100,6 +105,7 @@ Services& services() {
     Services made;
     serve::ServiceOptions options;
     options.max_embedding_inputs = 16;
+    options.allow_dimensions = true;  // "dimensions" truncates: that path is fuzzed too
     auto run = serve::ModelService::create(linear_model(), options);
     FUZZ_CHECK(run.is_ok(), "%s", run.status().message().c_str());
     auto embed = serve::ModelService::create(embedding_model(), options, tokenizer());
@@ -120,11 +126,60 @@ json check_reply_shape(const serve::Reply& reply) {
   FUZZ_CHECK(
       reply.status == 400 || reply.status == 404 || reply.status == 413 || reply.status == 422,
       "unexpected status %d: %.200s", reply.status, reply.body.c_str());
-  FUZZ_CHECK(body.size() == 1 && body.contains("error") && body["error"].is_object() &&
-                 body["error"].size() == 2 && body["error"]["message"].is_string() &&
-                 body["error"]["code"].is_string() && reply.code == body["error"]["code"],
+  const json& error = body.contains("error") ? body["error"] : json();
+  FUZZ_CHECK(body.size() == 1 && error.is_object() && error.size() == 4 &&
+                 error["message"].is_string() && error["type"].is_string() &&
+                 (error["param"].is_null() || error["param"].is_string()) &&
+                 error["code"].is_string() && reply.code == error["code"],
              "bad error body: %.200s", reply.body.c_str());
   return body;
+}
+
+// A /v2 reply: {"error": "<message>"} with an error status, or a 200 whose
+// outputs have datatypes, shapes and as many values (or binary bytes) as
+// the shapes say.
+void check_v2_reply(const serve::Reply& reply) {
+  if (reply.status != 200) {
+    const json body = json::parse(reply.body, nullptr, false);
+    FUZZ_CHECK(reply.status == 400 || reply.status == 404 || reply.status == 422,
+               "unexpected v2 status %d: %.200s", reply.status, reply.body.c_str());
+    FUZZ_CHECK(!body.is_discarded() && body.is_object() && body.size() == 1 &&
+                   body.contains("error") && body["error"].is_string(),
+               "bad v2 error body: %.200s", reply.body.c_str());
+    return;
+  }
+  size_t header = reply.body.size();
+  for (const auto& [name, value] : reply.headers) {
+    if (name == "Inference-Header-Content-Length") header = std::stoul(value);
+  }
+  FUZZ_CHECK(header <= reply.body.size(), "header length %zu of %zu", header, reply.body.size());
+  const json body = json::parse(reply.body.substr(0, header), nullptr, false);
+  FUZZ_CHECK(!body.is_discarded() && body["outputs"].is_array() && !body["outputs"].empty(),
+             "bad v2 reply: %.200s", reply.body.c_str());
+  size_t binary = 0;
+  for (const json& output : body["outputs"]) {
+    size_t count = 1;
+    for (const json& dim : output["shape"]) count *= dim.get<size_t>();
+    if (output.contains("data")) {
+      FUZZ_CHECK(output["data"].size() == count, "data of %zu values for %zu", output["data"].size(),
+                 count);
+    } else {
+      FUZZ_CHECK(output["parameters"]["binary_data_size"] == 4 * count, "binary size");
+      binary += 4 * count;
+    }
+  }
+  FUZZ_CHECK(reply.body.size() - header == binary, "binary part %zu, outputs claim %zu",
+             reply.body.size() - header, binary);
+}
+
+void check_v2(std::string_view bytes) {
+  for (serve::ModelService* service : {services().run.get(), services().embed.get()}) {
+    check_v2_reply(service->v2_infer("normrt", "", bytes, std::nullopt));
+    const size_t brace = bytes.rfind('}');
+    if (brace != std::string_view::npos && brace + 1 < bytes.size()) {
+      check_v2_reply(service->v2_infer("normrt", "", bytes, brace + 1));
+    }
+  }
 }
 
 void check_run(std::string_view bytes) {
@@ -155,15 +210,22 @@ void check_embeddings(std::string_view bytes) {
              "bad data list");
   size_t tokens = 0, truncated = 0;
   for (const json& item : body["data"]) {
-    const size_t count = item["tokens"].get<size_t>();
-    FUZZ_CHECK(count >= 2 && count <= static_cast<size_t>(kMaxSequence), "tokens = %zu", count);
+    const size_t count = item["tokens"].get<size_t>();  // token-id inputs may be 1 id
+    FUZZ_CHECK(count >= 1 && count <= static_cast<size_t>(kMaxSequence), "tokens = %zu", count);
     if (item["truncated"].get<bool>()) {
       FUZZ_CHECK(count == static_cast<size_t>(kMaxSequence), "truncated at %zu tokens", count);
       ++truncated;
     }
     tokens += count;
+    if (item["embedding"].is_string()) {  // base64 of 1..kWidth floats: 4/3 chars per byte
+      const size_t chars = item["embedding"].get_ref<const std::string&>().size();
+      FUZZ_CHECK(chars % 4 == 0 && chars >= 8 && chars <= (4 * kWidth + 2) / 3 * 4,
+                 "base64 of %zu chars", chars);
+      continue;
+    }
     double norm = 0;
-    FUZZ_CHECK(item["embedding"].size() == static_cast<size_t>(kWidth), "bad width");
+    FUZZ_CHECK(!item["embedding"].empty() && item["embedding"].size() <= static_cast<size_t>(kWidth),
+               "bad width");
     for (const json& value : item["embedding"]) norm += value.get<double>() * value.get<double>();
     FUZZ_CHECK(std::fabs(std::sqrt(norm) - 1.0) < 1e-5, "|embedding| = %g", std::sqrt(norm));
   }
@@ -200,6 +262,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   check_run(bytes);
   check_embeddings(bytes);
+  check_v2(bytes);
   check_head(bytes);
   return 0;
 }

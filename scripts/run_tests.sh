@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds normrt and runs every test, in seven stages (CMakePresets.json and two Python scripts):
+# Builds normrt and runs every test, in eight stages (CMakePresets.json and two Python scripts):
 #   release   native Release build, ctest
 #   sanitize  native build with -fsanitize=address,undefined (-Og, asserts on), ctest
 #             (shortened sweep: NORMRT_TEST_QUICK)
@@ -11,6 +11,9 @@
 #             NORMRT_FUZZ_SECONDS each (default 30) from their seed corpora
 #   python    the Python package: wheel built in a clean venv, pytest
 #             (scripts/test_python.sh); pytest's counts join ctest's
+#   clients   the real openai, LangChain and tritonclient packages from PyPI in a
+#             clean venv against the release build's normrt-serve on loopback
+#             (scripts/test_clients.sh, pytest)
 #   ray       Ray Serve over the package on a local 2-node cluster, last as the
 #             heaviest (scripts/test_ray.sh, bounded: NORMRT_RAY_TIMEOUT)
 # Build trees: build/<stage>. Every stage runs even if an earlier one failed; the
@@ -22,7 +25,7 @@
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
-all_stages=(release sanitize tsan aarch64 fuzz python ray)
+all_stages=(release sanitize tsan aarch64 fuzz python clients ray)
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=("${all_stages[@]}")
 for stage in "${stages[@]}"; do
@@ -102,7 +105,7 @@ run_fuzz_stage() {
   return "$rc"
 }
 
-# A pytest stage (python, ray): the script's output stays visible; pytest's
+# A pytest stage (python, clients, ray): the script's output stays visible; pytest's
 # summary line ("53 passed, 1 skipped in 27.1s") is counted like ctest's.
 run_pytest_stage() {
   local stage="$1" script="$2" log="build/$1.log"
@@ -129,7 +132,7 @@ run_pytest_stage() {
 
 for stage in "${stages[@]}"; do
   start=$SECONDS
-  if [[ "$stage" == python || "$stage" == ray ]]; then
+  if [[ "$stage" == python || "$stage" == clients || "$stage" == ray ]]; then
     if run_pytest_stage "$stage" "scripts/test_$stage.sh"; then result[$stage]=passed; else result[$stage]=FAILED; fi
     seconds[$stage]=$((SECONDS - start))
     continue

@@ -16,11 +16,9 @@ import numpy as np
 import torch
 
 from torch_bench.context import agreement, as_bf16
+from torch_bench.hf_models import MINILM_SHAPE, init_bert_weights
 
 LENGTHS = [32, 128]
-MINILM_SHAPE = dict(vocab_size=30522, hidden_size=384, num_hidden_layers=6,
-                    num_attention_heads=12, intermediate_size=1536, hidden_act="gelu",
-                    max_position_embeddings=512, type_vocab_size=2, layer_norm_eps=1e-12)
 
 
 def random_minilm(ctx, generator):
@@ -29,17 +27,7 @@ def random_minilm(ctx, generator):
     from transformers import BertConfig, BertModel
     config = BertConfig(**MINILM_SHAPE, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
     model = BertModel(config, add_pooling_layer=False).eval()
-    with torch.no_grad():  # as tests/models/transformer/make_tiny_bert_fixtures.py
-        for name, p in model.named_parameters():
-            noise = torch.randn(p.shape, generator=generator)
-            if name.endswith("LayerNorm.weight"):
-                p.copy_(1 + 0.2 * noise)
-            elif name.endswith("bias"):
-                p.copy_(0.1 * noise)
-            elif "embeddings" in name:
-                p.copy_(noise)
-            else:
-                p.copy_(noise / p.shape[1] ** 0.5)
+    init_bert_weights(model, generator)
     folder = ctx.path("random_minilm")
     os.makedirs(folder, exist_ok=True)
     state = {k: v.contiguous() for k, v in model.state_dict().items()

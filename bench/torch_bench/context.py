@@ -48,6 +48,7 @@ class Context:
         self.reps_scale = args.reps_scale
         self.rounds = args.rounds
         self.clock = args.clock
+        self.settle_s = 0.0  # timing.measure_rounds' pause between blocks
         # PyTorch bf16 is timed beside normrt's bf16 rows only.
         self.torch_bf16 = "bf16" in self.dtypes and not args.no_torch_bf16
         self.rows = []
@@ -62,7 +63,8 @@ class Context:
         rounds = self.rounds
         warmup = max(1, round(warmup * self.reps_scale))
         reps = max(rounds, round(reps * self.reps_scale))
-        return timing.measure_rounds(contenders, warmup, reps, rounds, self.clock)
+        return timing.measure_rounds(contenders, warmup, reps, rounds, self.clock,
+                                     self.settle_s)
 
     def add_rows(self, arch, shape, times, checks, notes=None):
         """One row per normrt dtype from measure()'s {"normrt f32", "normrt bf16",

@@ -21,9 +21,9 @@ POSITION = 32  # tokens already in the cache when the timed token arrives
 MAX_SEQ = 64   # normrt's KV cache rows (--max-seq): small, so reset() is cheap
 
 
-def make_model(generator):
+def make_model(generator, max_positions=2048):
     from transformers import LlamaConfig, LlamaForCausalLM
-    config = LlamaConfig(**SIZES, max_position_embeddings=2048, rms_norm_eps=1e-5,
+    config = LlamaConfig(**SIZES, max_position_embeddings=max_positions, rms_norm_eps=1e-5,
                          rope_theta=10000.0, tie_word_embeddings=False, hidden_act="silu",
                          attention_bias=False, mlp_bias=False)
     model = LlamaForCausalLM(config).eval()

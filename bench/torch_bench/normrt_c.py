@@ -2,15 +2,20 @@
 
     lib = NormrtLibrary("build/release/runtime/libnormrt.so")
     model = lib.load("model.nrmt")                  # options: defaults (fuse, fold)
+    model.input_names()                             # ["input_ids"]
+    model.input_info(0)                             # name, dtype, declared shape (-1: S)
     session = model.session()                       # threads 0: the calling thread only
+    session2 = model.session(threads=2)             # intra-op pool of 2 threads
     session.set_input("x", array)                   # borrowed until run() returns
+    session.set_input_shaped("input_ids", ids_2d)   # with its shape (normrt_session_set_input_typed)
     session.run()
     y = session.output("h_seq")                     # a numpy copy
 
 Errors raise NormrtError with normrt_last_error()'s message. Inputs are
-numpy arrays (C-contiguous, float32 or int32); the session keeps a
-reference to each until the next set_input of that name, so the borrowed
-memory outlives run().
+numpy arrays (C-contiguous, float32 or int32; int64 ids through
+set_input_shaped); the session keeps a reference to each until the next
+set_input of that name, so the borrowed memory outlives run(). Option and
+info structs carry `struct_size` first (the header's ABI rule).
 """
 import ctypes
 
@@ -25,12 +30,24 @@ class NormrtError(RuntimeError):
 
 
 class _ModelOptions(ctypes.Structure):
-    _fields_ = [("isa", ctypes.c_char_p), ("fuse", ctypes.c_int),
-                ("fold_norm_affine", ctypes.c_int)]
+    _fields_ = [("struct_size", ctypes.c_size_t), ("isa", ctypes.c_char_p),
+                ("fuse", ctypes.c_int), ("fold_norm_affine", ctypes.c_int)]
 
 
 class _SessionOptions(ctypes.Structure):
-    _fields_ = [("threads", ctypes.c_size_t), ("profile", ctypes.c_int)]
+    _fields_ = [("struct_size", ctypes.c_size_t), ("threads", ctypes.c_size_t),
+                ("profile", ctypes.c_int)]
+
+
+class _TensorInfo(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_size_t), ("name", ctypes.c_char_p),
+                ("dtype", ctypes.c_int), ("rank", ctypes.c_size_t),
+                ("shape", ctypes.c_int64 * MAX_RANK), ("max_sequence_length", ctypes.c_size_t)]
+
+
+# normrt_dtype: the element types set_input_shaped passes.
+_DTYPES = {np.dtype(np.float32): 1, np.dtype(np.int32): 2, np.dtype(np.int64): 3}
+_DTYPE_NAMES = {1: "f32", 2: "i32", 3: "i64"}
 
 
 class NormrtLibrary:
@@ -50,6 +67,14 @@ class NormrtLibrary:
         lib.normrt_session_reset.argtypes = [vp]
         lib.normrt_session_position.argtypes = [vp]
         lib.normrt_session_position.restype = sz
+        lib.normrt_session_copy_state.argtypes = [vp, vp]
+        lib.normrt_model_input_count.argtypes = [vp]
+        lib.normrt_model_input_count.restype = sz
+        lib.normrt_model_input_name.argtypes = [vp, sz]
+        lib.normrt_model_input_name.restype = cp
+        lib.normrt_model_input_info.argtypes = [vp, sz, ctypes.POINTER(_TensorInfo)]
+        lib.normrt_session_set_input_typed.argtypes = [vp, cp, ctypes.c_int, vp,
+                                                       ctypes.POINTER(sz), sz]
         self.lib, self.path = lib, path
 
     def check(self, status, what):
@@ -57,7 +82,8 @@ class NormrtLibrary:
             raise NormrtError(f"{what}: {self.lib.normrt_last_error().decode()}")
 
     def load(self, path, fuse=True, fold_norm_affine=True):
-        options = _ModelOptions(None, int(fuse), int(fold_norm_affine))
+        options = _ModelOptions(ctypes.sizeof(_ModelOptions), None, int(fuse),
+                                int(fold_norm_affine))
         handle = ctypes.c_void_p()
         self.check(self.lib.normrt_model_load(str(path).encode(), ctypes.byref(options),
                                               ctypes.byref(handle)), f"load {path}")
@@ -68,8 +94,23 @@ class NormrtModel:
     def __init__(self, library, handle):
         self.library, self.handle = library, handle
 
-    def session(self):
-        options = _SessionOptions(0, 0)
+    def input_names(self):
+        lib = self.library.lib
+        return [lib.normrt_model_input_name(self.handle, i).decode()
+                for i in range(lib.normrt_model_input_count(self.handle))]
+
+    def input_info(self, index):
+        """{"name", "dtype" ("f32" | "i32"), "shape" (-1 where the dimension is S)}."""
+        info = _TensorInfo(ctypes.sizeof(_TensorInfo))
+        lib = self.library
+        lib.check(lib.lib.normrt_model_input_info(self.handle, index, ctypes.byref(info)),
+                  f"input_info {index}")
+        return {"name": info.name.decode(), "dtype": _DTYPE_NAMES.get(info.dtype, "?"),
+                "shape": [info.shape[i] for i in range(info.rank)]}
+
+    def session(self, threads=0):
+        """threads: intra-op threads (0 or 1: the calling thread only)."""
+        options = _SessionOptions(ctypes.sizeof(_SessionOptions), threads, 0)
         handle = ctypes.c_void_p()
         lib = self.library
         lib.check(lib.lib.normrt_session_create(self.handle, ctypes.byref(options),
@@ -105,6 +146,21 @@ class NormrtSession:
                                               array.ctypes.data, array.nbytes),
             f"set_input {name}")
 
+    def set_input_shaped(self, name, array):
+        """An input with its shape and element type (normrt_session_set_input_typed):
+        e.g. [B, S] ids for a model that declares batch inputs."""
+        if not array.flags["C_CONTIGUOUS"]:
+            raise ValueError(f"input '{name}' must be C-contiguous")
+        dtype = _DTYPES.get(array.dtype)
+        if dtype is None:
+            raise ValueError(f"input '{name}': dtype {array.dtype} is not float32/int32/int64")
+        self._borrowed[name] = array
+        shape = (ctypes.c_size_t * array.ndim)(*array.shape)
+        self.library.check(
+            self.lib.normrt_session_set_input_typed(self.handle, self._name(name), dtype,
+                                                    array.ctypes.data, shape, array.ndim),
+            f"set_input_typed {name}")
+
     def run(self):
         self.library.check(self.lib.normrt_session_run(self.handle), "run")
 
@@ -126,6 +182,12 @@ class NormrtSession:
 
     def position(self):
         return self.lib.normrt_session_position(self.handle)
+
+    def copy_state_from(self, source):
+        """This session's state and position become a copy of `source`'s (a
+        session of the same model): a filled KV cache without a new prefill."""
+        self.library.check(self.lib.normrt_session_copy_state(self.handle, source.handle),
+                           "copy_state")
 
     def __del__(self):
         if self.handle:

@@ -17,9 +17,22 @@ Clocks: "wall" (perf_counter_ns, the latency a caller sees) or "cpu"
 the calling thread only (PyTorch with one intra-op thread, normrt sessions
 with threads = 0), so on a quiet machine the two agree; on a shared machine
 the CPU clock leaves out the time the thread was preempted by other
-processes (cache pollution by them still counts)."""
+processes (cache pollution by them still counts).
+
+A contender whose call is a SelfTimed measures itself: each call returns a
+list of durations in ns (e.g. the gaps between the tokens a generator
+yields, when one call cannot isolate one step). It gets no warm-up calls
+(its own samples come after the work that warms it, such as a prefill);
+calls repeat until the round's share of samples is collected."""
 import time
 from dataclasses import dataclass
+
+
+class SelfTimed:
+    """Wraps sampler() -> [duration_ns, ...] (wall clock, measured inside)."""
+
+    def __init__(self, sampler):
+        self.sampler = sampler
 
 
 @dataclass
@@ -40,15 +53,23 @@ def percentile(sorted_values, q):
 CLOCKS = {"wall": time.perf_counter_ns, "cpu": time.thread_time_ns}
 
 
-def measure_rounds(contenders, warmup, reps, rounds, clock="wall"):
+def measure_rounds(contenders, warmup, reps, rounds, clock="wall", settle_s=0.0):
     """contenders: {name: (call, prepare or None)} → {name: Timing}, `reps`
     samples each (split over `rounds` interleaved blocks, each block after
-    its own `warmup` calls), read from CLOCKS[clock]."""
+    its own `warmup` calls), read from CLOCKS[clock]. settle_s: an idle
+    pause before each block, so that the previous contender's pool threads,
+    which spin for a while after their last task (ONNX Runtime's pool,
+    CTranslate2's OpenMP team), are asleep when the next block starts."""
     samples = {name: [] for name in contenders}
     clock = CLOCKS[clock]
     for r in range(rounds):
         block = reps // rounds + (1 if r < reps % rounds else 0)
         for name, (call, prepare) in contenders.items():
+            if settle_s > 0:
+                time.sleep(settle_s)
+            if isinstance(call, SelfTimed):
+                samples[name] += _self_timed_block(call, prepare, block)
+                continue
             for n in range(warmup + block):
                 if prepare is not None:
                     prepare()
@@ -56,6 +77,20 @@ def measure_rounds(contenders, warmup, reps, rounds, clock="wall"):
                 call()
                 if n >= warmup:
                     samples[name].append(clock() - start)
+    return summarize(samples)
+
+
+def _self_timed_block(call, prepare, block):
+    taken = []
+    while len(taken) < block:
+        if prepare is not None:
+            prepare()
+        taken += call.sampler()
+    return taken[:block]
+
+
+def summarize(samples):
+    """{name: [duration_ns, ...]} -> {name: Timing}."""
     result = {}
     for name, values in samples.items():
         values.sort()

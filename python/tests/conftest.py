@@ -56,10 +56,11 @@ def lstm(models) -> dict:
 
 @pytest.fixture(scope="session")
 def wide_bert(models) -> Path:
-    """A random BERT whose run at S = 512 takes tens of milliseconds."""
+    """A random BERT whose run at S = 512 takes ~100 ms on one core: long
+    enough to tell a released GIL from a held one."""
     folder = models / "wide_bert"
     folder.mkdir()
-    config, weights = support.random_bert(folder, hidden=256, layers=4, heads=4,
+    config, weights = support.random_bert(folder, hidden=256, layers=16, heads=4,
                                           intermediate=1024, vocab=512, max_positions=512)
     return support.convert(config, weights, folder / "wide.nrmt")
 

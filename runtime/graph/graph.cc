@@ -128,7 +128,8 @@ const char* op_type_name(OpType type) {
       "Linear",  "LayerNorm", "RmsNorm", "PRmsNorm", "Add",      "Mul",         "Activation",
       "Embedding", "Softmax", "Attention", "Concat", "Split",    "Slice",       "LstmCell",
       "GruCell", "FusedLinear", "Rope",    "MeanPool", "L2Normalize", "AdditiveAttention",
-      "GruRecurrence", "Conv2d", "MaxPool2d", "AvgPool2d", "GlobalAvgPool"};
+      "GruRecurrence", "Conv2d", "MaxPool2d", "AvgPool2d", "GlobalAvgPool", "Abs",
+      "MatMul", "OrderViolation", "MixtureDensity", "MixtureSample"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(OpType::kCount));
   auto index = static_cast<size_t>(type);
   return index < static_cast<size_t>(OpType::kCount) ? kNames[index] : "invalid";

@@ -113,6 +113,11 @@ enum class OpType : uint16_t {
   kMaxPool2d = 22,      ///< (x[N, C, H, W]) → [N, C, OH, OW]
   kAvgPool2d = 23,      ///< same; attribute "count_include_pad"
   kGlobalAvgPool = 24,  ///< (x[N, C, H, W]) → [N, C], the mean over H, W
+  kAbs = 25,            ///< (x) → |x|
+  kMatMul = 26,         ///< (a[M, K], b[N, K]) → a·bᵀ [M, N], both activations
+  kOrderViolation = 27,  ///< (x[A, D], y[B, D]) → [A, B]: Σ max(0, x − y)²
+  kMixtureDensity = 28,  ///< (y_hat[R, 1+6M], bias?) → Graves' mixture parameters
+  kMixtureSample = 29,   ///< (params[1, 1+6M], step i32[1]) → (point[1, 3], step + 1)
   kCount
 };
 const char* op_type_name(OpType type);  ///< "Linear", ...; "invalid" otherwise

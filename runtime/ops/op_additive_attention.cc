@@ -2,17 +2,21 @@
 // key projections, as RNNSearch's decoder uses it (Nematus' gru_cond_layer:
 // e = tanh(pctx + pstate)·U_att + c_tt, softmax over the source positions).
 //
-//   inputs   query [Q, A], keys [L, A], v [A], c? [1], values [L, C]
-//            (f32; L is S or fixed, the same for keys and values; Q fixed or S)
+//   inputs   query [Q, A], keys [L, A], v [A], c? [1], values [L, C],
+//            key_bias? [L, 1] (f32; L is S or fixed, the same for keys,
+//            values and key_bias; Q fixed or S)
 //   outputs  context [Q, C], alignment? [Q, L]
 //   no attributes
 //
-//   e_qj        = Σ_a v_a · tanh(query_qa + keys_ja) + c
+//   e_qj        = Σ_a v_a · tanh(query_qa + keys_ja + key_bias_j) + c
 //   alignment_q = softmax_j(e_qj)            max-subtracted, sums in double
 //   context_q   = Σ_j alignment_qj · values_j    accumulated in double
 //
 // c shifts every score equally and so cancels in the softmax; it is accepted
-// so that a model's parameters map one to one. A non-finite score makes the
+// so that a model's parameters map one to one. key_bias adds one number per
+// key to all of its A tanh arguments: the attentive reader's bilinear
+// document–question similarity (Hermann et al.'s reader as Cooijmans et
+// al.'s code builds it with use_dq_sims, docs/attentive_reader.md). A non-finite score makes the
 // row's alignment and context NaN. tanh is the activation kernel's (within
 // 1e-6 relative); everything else is float inputs with double arithmetic.
 // Workspace per session: kKeyBlock·A floats (a block of tanh arguments), L
@@ -34,7 +38,7 @@ namespace {
 
 using seq_op::NodeChecker;
 
-enum Input : size_t { kQuery, kKeys, kV, kC, kValues };
+enum Input : size_t { kQuery, kKeys, kV, kC, kValues, kKeyBias };
 enum Output : size_t { kContext, kAlignment };
 constexpr size_t kKeyBlock = 32;  // keys whose tanh arguments are formed at once
 
@@ -48,11 +52,12 @@ Expected<AttentionShapes> check_attention(const Graph& graph, const Node& node,
                                           std::vector<InferredTensor>* outputs) {
   const NodeChecker c(graph, node);
   NORMRT_RETURN_IF_ERROR(c.check_attribute_names({}));
-  const Tensor* operands[5] = {};
-  const char* roles[5] = {"query", "keys", "v", "c", "values"};
-  for (size_t i = 0; i < 5; ++i) {
-    NORMRT_ASSIGN_OR_RETURN(const Tensor* t,
-                            i == kC ? c.optional_input(i, roles[i]) : c.input(i, roles[i]));
+  const Tensor* operands[6] = {};
+  const char* roles[6] = {"query", "keys", "v", "c", "values", "key_bias"};
+  for (size_t i = 0; i < 6; ++i) {
+    NORMRT_ASSIGN_OR_RETURN(const Tensor* t, i == kC || i == kKeyBias
+                                                 ? c.optional_input(i, roles[i])
+                                                 : c.input(i, roles[i]));
     operands[i] = t;
     if (t == nullptr) continue;
     NORMRT_RETURN_IF_ERROR(
@@ -79,6 +84,10 @@ Expected<AttentionShapes> check_attention(const Graph& graph, const Node& node,
     return c.error(NodeChecker::describe(values, "values") + " has " +
                    shape_string({values.shape[0]}) + " rows, but keys '" + keys.name + "' has " +
                    shape_string({length}) + ": each key needs its value");
+  if (operands[kKeyBias] != nullptr) {
+    NORMRT_RETURN_IF_ERROR(c.check_shape(*operands[kKeyBias], "key_bias ([L, 1], L from keys)",
+                                         {length, 1}));
+  }
   if (outputs != nullptr) {
     *outputs = {{DataType::kF32, {query.shape[0], channels}},
                 {DataType::kF32, {query.shape[0], length}}};
@@ -113,6 +122,7 @@ class AdditiveAttentionOp final : public OpKernel {
     const float* v = context.inputs[kV].f32();
     const float* c = optional_input_f32(context, kC);
     const float* values = context.inputs[kValues].f32();
+    const float* key_bias = optional_input_f32(context, kKeyBias);
     const size_t a = shapes_.width, channels = shapes_.channels;
     const size_t length = context.inputs[kKeys].dims[0], rows = query.dims[0];
     double* scores = reinterpret_cast<double*>(context.workspace);
@@ -123,9 +133,12 @@ class AdditiveAttentionOp final : public OpKernel {
       const float* query_row = query.f32() + q * a;
       for (size_t first = 0; first < length; first += kKeyBlock) {
         const size_t count = std::min(kKeyBlock, length - first);
-        for (size_t j = 0; j < count; ++j)
+        for (size_t j = 0; j < count; ++j) {
           for (size_t i = 0; i < a; ++i)
             block[j * a + i] = query_row[i] + keys[(first + j) * a + i];
+          if (key_bias != nullptr)
+            for (size_t i = 0; i < a; ++i) block[j * a + i] += key_bias[first + j];
+        }
         tanh_(Activation::kTanh, 0.0f, block, block, count * a);
         for (size_t j = 0; j < count; ++j) {
           double e = c != nullptr ? c[0] : 0.0;
@@ -182,6 +195,6 @@ Expected<std::unique_ptr<OpKernel>> create_attention(const OpBuildContext& conte
 }  // namespace
 
 const OpSchema kAdditiveAttentionSchema = {
-    OpType::kAdditiveAttention, "AdditiveAttention", 5, 5, 1, 2, infer_attention, create_attention};
+    OpType::kAdditiveAttention, "AdditiveAttention", 5, 6, 1, 2, infer_attention, create_attention};
 
 }  // namespace normrt

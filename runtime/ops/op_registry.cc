@@ -10,7 +10,9 @@ const OpSchema* find_op_schema(OpType type) {
       &kSliceSchema,     &kLstmCellSchema,  &kGruCellSchema,  &kFusedLinearSchema,
       &kRopeSchema,      &kMeanPoolSchema,  &kL2NormalizeSchema,
       &kAdditiveAttentionSchema, &kGruRecurrenceSchema,
-      &kConv2dSchema,    &kMaxPool2dSchema, &kAvgPool2dSchema, &kGlobalAvgPoolSchema};
+      &kConv2dSchema,    &kMaxPool2dSchema, &kAvgPool2dSchema, &kGlobalAvgPoolSchema,
+      &kAbsSchema,       &kMatMulSchema,    &kOrderViolationSchema, &kMixtureDensitySchema,
+      &kMixtureSampleSchema};
   static_assert(sizeof(kSchemas) / sizeof(kSchemas[0]) == static_cast<size_t>(OpType::kCount));
   auto index = static_cast<size_t>(type);
   if (index >= static_cast<size_t>(OpType::kCount)) return nullptr;

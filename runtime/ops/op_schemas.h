@@ -30,5 +30,10 @@ extern const OpSchema kConv2dSchema;             // op_conv.cc
 extern const OpSchema kMaxPool2dSchema;          // op_pool2d.cc
 extern const OpSchema kAvgPool2dSchema;          // op_pool2d.cc
 extern const OpSchema kGlobalAvgPoolSchema;      // op_pool2d.cc
+extern const OpSchema kAbsSchema;                // op_abs.cc
+extern const OpSchema kMatMulSchema;             // op_matmul.cc
+extern const OpSchema kOrderViolationSchema;     // op_order_violation.cc
+extern const OpSchema kMixtureDensitySchema;     // op_mixture_density.cc
+extern const OpSchema kMixtureSampleSchema;      // op_mixture_sample.cc
 
 }  // namespace normrt

@@ -138,6 +138,7 @@ options:
   --plot FILE.svg    a chart of p50 latency per norm variant (and width)
   --quiet            no table and no progress on the terminal
   --max-seconds T    time budget (default 60; 0: none): fewer rounds if it runs out
+  --version          print the version and exit
   --help             this text
 
 example:
@@ -156,6 +157,10 @@ Expected<BenchOptions> parse_bench_options(int argc, char** argv, bool* help) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       *help = true;
+      return options;
+    }
+    if (arg == "--version") {
+      *help = options.show_version = true;
       return options;
     }
     std::string v;

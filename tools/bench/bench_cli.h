@@ -11,6 +11,7 @@
 namespace normrt::bench {
 
 struct BenchOptions {
+  bool show_version = false;           ///< --version (parse_bench_options sets *help too)
   std::string model;                   ///< model file; "" runs the built-in encoder
   size_t sequence_length = 0;          ///< --seq-len; 0: 32, or 1 for a stateful model
   size_t runs = 100;                   ///< --runs: timed rounds (each runs every variant once)

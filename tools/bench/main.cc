@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "normrt/normrt.hpp"
 #include "runtime/format/model_file.h"
 #include "tools/bench/bench_cli.h"
 #include "tools/bench/bench_json.h"
@@ -169,7 +170,11 @@ int main(int argc, char** argv) {
   bool help = false;
   auto options = normrt::bench::parse_bench_options(argc, argv, &help);
   if (help) {
-    std::fputs(normrt::bench::bench_usage(), stdout);
+    if (options && options->show_version) {
+      std::printf("normrt-bench %s\n", normrt::version());
+    } else {
+      std::fputs(normrt::bench::bench_usage(), stdout);
+    }
     return 0;
   }
   if (!options) {

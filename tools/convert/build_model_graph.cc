@@ -6,6 +6,7 @@
 #include "models/transformer/llama_decoder.h"
 #include "tools/convert/readers/npz_file.h"
 #include "tools/convert/readers/safetensors_file.h"
+#include "tools/convert/seed_model_configs.h"
 
 namespace normrt {
 namespace {
@@ -110,6 +111,9 @@ Expected<Graph> build_model_graph(ModelFamily family, const JsonConfig& config,
     NORMRT_ASSIGN_OR_RETURN(ConvPoolCnnConfig cnn, read_convpool_cnn_config(config));
     return build_convpool_cnn_c(cnn, weights);
   }
+  if (family == ModelFamily::kAttentiveReader || family == ModelFamily::kOrderEmbeddings ||
+      family == ModelFamily::kHandwriting)
+    return build_seed_model_graph(model_family_name(family), config, weights, options);
   if (family == ModelFamily::kRnnSearch)
     return Status::error("rnnsearch builds two graphs: build_rnnsearch_graphs() (a converter bug)");
   NORMRT_RETURN_IF_ERROR(refuse_bert_options(options, family));

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "normrt/normrt.hpp"
 #include "tools/convert/temp_file_cleanup.h"
 
 namespace normrt {
@@ -61,6 +62,7 @@ options:
                             "embedding" [1, H] (sentence-transformers); default none
   --max-seq N               longest sequence per run (default: from the config)
   --quiet                   no progress and no summary (errors still go to stderr)
+  --version                 print the version and exit
   --help                    this text
 
 example (all-MiniLM-L6-v2 as a sentence-embedding model):
@@ -80,6 +82,10 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
     const std::string& flag = args[i];
     if (flag == "--help" || flag == "-h") {
       command.help = true;
+      return command;
+    }
+    if (flag == "--version") {
+      command.version = true;
       return command;
     }
     if (flag == "--quiet") {
@@ -152,6 +158,10 @@ int run_convert_cli(const std::vector<std::string>& args) {
     std::fprintf(stderr, "normrt-convert: %s\n\n%s", command.status().message().c_str(),
                  convert_usage().c_str());
     return 2;
+  }
+  if (command.value().version) {
+    std::printf("normrt-convert %s\n", normrt::version());
+    return 0;
   }
   if (command.value().help) {
     std::fputs(convert_usage().c_str(), stdout);

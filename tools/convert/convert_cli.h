@@ -13,6 +13,7 @@ namespace normrt {
 struct ConvertCommand {
   ConvertOptions options;  ///< options.progress: stderr unless --quiet
   bool help = false;
+  bool version = false;  ///< --version
   bool quiet = false;
 };
 

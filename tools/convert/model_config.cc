@@ -108,6 +108,12 @@ const char* model_family_name(ModelFamily family) {
       return "torch_transformer";
     case ModelFamily::kConvPoolCnn:
       return "convpool_cnn_c";
+    case ModelFamily::kAttentiveReader:
+      return "attentive_reader";
+    case ModelFamily::kOrderEmbeddings:
+      return "order_embeddings";
+    case ModelFamily::kHandwriting:
+      return "handwriting";
   }
   return "invalid";
 }
@@ -121,9 +127,13 @@ Expected<ModelFamily> detect_model_family(const JsonConfig& config) {
     if (a == "mlp" || a == "ln_mlp") return ModelFamily::kMlp;
     if (a == "torch_transformer") return ModelFamily::kTorchTransformer;
     if (a == "convpool_cnn_c") return ModelFamily::kConvPoolCnn;
+    if (a == "attentive_reader") return ModelFamily::kAttentiveReader;
+    if (a == "order_embeddings") return ModelFamily::kOrderEmbeddings;
+    if (a == "handwriting") return ModelFamily::kHandwriting;
     return Status::error(file + ": unknown architecture '" + a +
                          "', expected one of lstm, gru, mlp (or ln_lstm, ln_gru, ln_mlp), "
-                         "torch_transformer, convpool_cnn_c");
+                         "torch_transformer, convpool_cnn_c, attentive_reader, "
+                         "order_embeddings, handwriting");
   }
   if (config.has("model_type")) {
     NORMRT_ASSIGN_OR_RETURN(const std::string t, config.require_string("model_type"));

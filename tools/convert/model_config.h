@@ -27,9 +27,11 @@
 namespace normrt {
 
 enum class ModelFamily { kBertEncoder, kLstm, kGru, kMlp, kLlamaDecoder, kRnnSearch,
-                         kTorchTransformer, kConvPoolCnn };
+                         kTorchTransformer, kConvPoolCnn, kAttentiveReader, kOrderEmbeddings,
+                         kHandwriting };
 /// "bert_encoder", "lstm", "gru", "mlp", "llama_decoder", "rnnsearch",
-/// "torch_transformer", "convpool_cnn_c".
+/// "torch_transformer", "convpool_cnn_c", "attentive_reader", "order_embeddings",
+/// "handwriting".
 const char* model_family_name(ModelFamily family);
 
 /// The family of `config`; an error for an unknown or unsupported one

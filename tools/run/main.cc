@@ -155,7 +155,11 @@ int main(int argc, char** argv) {
   bool help = false;
   auto options = normrt::run::parse_run_options(argc, argv, &help);
   if (help) {
-    std::fputs(normrt::run::run_usage(), stdout);
+    if (options && options->show_version) {
+      std::printf("normrt-run %s\n", normrt::version());
+    } else {
+      std::fputs(normrt::run::run_usage(), stdout);
+    }
     return 0;
   }
   if (!options) {

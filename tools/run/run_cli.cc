@@ -135,6 +135,7 @@ options:
   --isa ISA           scalar, avx2, avx512, neon (default: the best this CPU runs)
   --no-fuse           run unfused (no fusion, no norm folding), to compare
   --print N           values printed per output (default 8, 0: all)
+  --version           print the version and exit
   --help              this text
 
 Token ids are checked by the model's Embedding: an id outside [0, V) is an error
@@ -157,6 +158,10 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
     std::string_view arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       *help = true;
+      return options;
+    }
+    if (arg == "--version") {
+      *help = options.show_version = true;
       return options;
     }
     static const std::string_view kWithValue[] = {

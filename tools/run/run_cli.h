@@ -12,12 +12,13 @@
 namespace normrt::run {
 
 struct RunOptions {
-  std::string model;         ///< model file
-  std::string text;          ///< --text: tokenized with --vocab into the i32 input
-  bool has_text = false;     ///< --text was given ("" is a text: [CLS] [SEP])
-  std::string vocab;         ///< --vocab: WordPiece vocab.txt
-  bool keep_case = false;    ///< --cased: no lowercasing / accent stripping
-  std::vector<int32_t> ids;  ///< --ids 101,2023,102
+  bool show_version = false;  ///< --version (parse_run_options sets *help too)
+  std::string model;          ///< model file
+  std::string text;           ///< --text: tokenized with --vocab into the i32 input
+  bool has_text = false;      ///< --text was given ("" is a text: [CLS] [SEP])
+  std::string vocab;          ///< --vocab: WordPiece vocab.txt
+  bool keep_case = false;     ///< --cased: no lowercasing / accent stripping
+  std::vector<int32_t> ids;   ///< --ids 101,2023,102
   /// --input name=file: .npy (by extension or magic) or raw little-endian.
   std::vector<std::pair<std::string, std::string>> input_files;
   bool check_finite = false;  ///< --check-finite: refuse NaN/Inf in f32 inputs

@@ -6,6 +6,9 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <optional>
+#include <regex>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -20,34 +23,120 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Route {
-  const char* path;
-  const char* method;  // "GET" or "POST"
-  std::function<Reply(ModelService&, const std::string& body, const RequestControl&)> handle;
+// What a route's handler sees of its request.
+struct Call {
+  std::string_view body;
+  const httplib::Request* request = nullptr;
+  RequestControl control;
+  const MemoryBudget* budget = nullptr;
+
+  // The regex group `i` of the path ("" when it did not take part).
+  std::string param(size_t i) const {
+    return request != nullptr && i < request->matches.size() ? request->matches[i].str() : "";
+  }
 };
+
+// A route: a path pattern (an ECMAScript regex over the whole path), the name
+// metrics and messages give it, its method and its handler.
+struct Route {
+  const char* pattern;
+  const char* label;
+  const char* method;  // "GET" or "POST"
+  std::function<Reply(ModelService&, const Call&)> handle;
+};
+
+// The versioned v2 model paths: /v2/models/{name}[/versions/{version}]...
+#define NORMRT_V2_MODEL "/v2/models/([^/]+)(?:/versions/([^/]+))?"
+
+// A value of the Inference-Header-Content-Length header: digits only.
+std::optional<size_t> json_header_bytes(const httplib::Request& request, bool* malformed) {
+  *malformed = false;
+  if (!request.has_header("Inference-Header-Content-Length")) return std::nullopt;
+  const std::string value = request.get_header_value("Inference-Header-Content-Length");
+  size_t bytes = 0;
+  *malformed = value.empty() || value.size() > 18;
+  for (char c : value) {
+    if (c < '0' || c > '9') *malformed = true;
+    bytes = bytes * 10 + static_cast<size_t>(c - '0');
+  }
+  return bytes;
+}
 
 const std::vector<Route>& routes() {
   static const std::vector<Route> kRoutes = {
-      {"/v1/health", "GET",
-       [](ModelService& s, const std::string&, const RequestControl&) { return s.health(); }},
-      {"/v1/model", "GET",
-       [](ModelService& s, const std::string&, const RequestControl&) { return s.model_info(); }},
-      {"/v1/run", "POST",
-       [](ModelService& s, const std::string& body, const RequestControl& control) {
-         return s.run(body, control);
+      {"/v1/health", "/v1/health", "GET", [](ModelService& s, const Call&) { return s.health(); }},
+      {"/v1/model", "/v1/model", "GET",
+       [](ModelService& s, const Call&) { return s.model_info(); }},
+      {"/v1/models", "/v1/models", "GET", [](ModelService& s, const Call&) { return s.models(); }},
+      {"/v1/models/(.+)", "/v1/models/{id}", "GET",
+       [](ModelService& s, const Call& call) { return s.model_object(call.param(1)); }},
+      {"/v1/run", "/v1/run", "POST",
+       [](ModelService& s, const Call& call) { return s.run(call.body, call.control); }},
+      {"/v1/embeddings", "/v1/embeddings", "POST",
+       [](ModelService& s, const Call& call) { return s.embeddings(call.body, call.control); }},
+      {"/metrics", "/metrics", "GET",
+       [](ModelService& s, const Call& call) {
+         InflightGauge inflight;
+         if (call.budget != nullptr) {
+           inflight.used_bytes = call.budget->used();
+           inflight.capacity_bytes = call.budget->capacity();
+         }
+         return s.metrics_text(inflight);
        }},
-      {"/v1/embeddings", "POST",
-       [](ModelService& s, const std::string& body, const RequestControl& control) {
-         return s.embeddings(body, control);
+      {"/v2/health/live", "/v2/health/live", "GET",
+       [](ModelService& s, const Call&) { return s.v2_live(); }},
+      {"/v2/health/ready", "/v2/health/ready", "GET",
+       [](ModelService& s, const Call&) { return s.v2_ready(); }},
+      {"/v2", "/v2", "GET", [](ModelService& s, const Call&) { return s.v2_server_metadata(); }},
+      {NORMRT_V2_MODEL, "/v2/models/{name}", "GET",
+       [](ModelService& s, const Call& call) {
+         return s.v2_model_metadata(call.param(1), call.param(2));
+       }},
+      {NORMRT_V2_MODEL "/ready", "/v2/models/{name}/ready", "GET",
+       [](ModelService& s, const Call& call) {
+         return s.v2_model_ready(call.param(1), call.param(2));
+       }},
+      {NORMRT_V2_MODEL "/infer", "/v2/models/{name}/infer", "POST",
+       [](ModelService& s, const Call& call) {
+         bool malformed = false;
+         const std::optional<size_t> json_bytes = json_header_bytes(*call.request, &malformed);
+         if (malformed) {
+           return v2_error_reply(
+               {400, "bad_http_request",
+                "Inference-Header-Content-Length must be a byte count, got " +
+                    json_quote(call.request->get_header_value("Inference-Header-Content-Length"))});
+         }
+         return s.v2_infer(call.param(1), call.param(2), call.body, json_bytes, call.control);
        }},
   };
   return kRoutes;
 }
 
+// The requests the fast lane serves: cheap, and wanted while every worker is
+// busy (probes and scrapes).
+bool is_fast_lane(const std::string& method, const std::string& path) {
+  return method == "GET" && (path == "/v1/health" || path == "/metrics" ||
+                             path == "/v2/health/live" || path == "/v2/health/ready");
+}
+
+// The route label of `path` ("other" if no route matches), for the metrics
+// of requests that no handler saw (refusals, 404, 405).
+std::string endpoint_label(const std::string& path) {
+  static const std::vector<std::regex> kPatterns = [] {
+    std::vector<std::regex> patterns;
+    for (const Route& route : routes()) patterns.emplace_back(route.pattern);
+    return patterns;
+  }();
+  for (size_t i = 0; i < kPatterns.size(); ++i) {
+    if (std::regex_match(path, kPatterns[i])) return routes()[i].label;
+  }
+  return "other";
+}
+
 std::string endpoint_list() {
   std::string list;
   for (const Route& route : routes()) {
-    list += (list.empty() ? "" : ", ") + std::string(route.method) + " " + route.path;
+    list += (list.empty() ? "" : ", ") + std::string(route.method) + " " + route.label;
   }
   return list;
 }
@@ -66,6 +155,7 @@ struct RequestScope {
   int status = 0;
   size_t bytes_out = 0;
   std::string method, path, code;
+  std::string endpoint = "other";  // the route's label, set by its handler
   long inputs_done = -1;
 };
 thread_local RequestScope* t_scope = nullptr;
@@ -85,13 +175,16 @@ void write_reply(const Reply& reply, httplib::Response& response) {
   if (reply.retry_after_seconds > 0) {
     response.set_header("Retry-After", std::to_string(reply.retry_after_seconds));
   }
+  for (const auto& [name, value] : reply.headers) response.set_header(name, value);
   if (t_scope != nullptr) {
     t_scope->code = reply.code;
     t_scope->inputs_done = reply.inputs_done;
     if (reply.status == kClientClosedRequest) t_scope->close_after = true;
     if (t_scope->close_after) response.set_header("Connection", "close");
   }
-  if (reply.status != kClientClosedRequest) response.set_content(reply.body, "application/json");
+  if (reply.status != kClientClosedRequest && !(reply.status == 200 && reply.body.empty())) {
+    response.set_content(reply.body, reply.content_type);
+  }
 }
 
 ApiError too_large_error(size_t max_body_bytes) {
@@ -124,11 +217,18 @@ ApiError library_error(const httplib::Request& request, int status, size_t max_b
 // 0.11 enforces its payload limit on Content-Length bodies only, not on
 // chunked ones, and a body that stops arriving must end in a 408.
 httplib::Server::HandlerWithContentReader post_with_body(ModelService& service, const Route& route,
-                                                         size_t max_body) {
+                                                         size_t max_body,
+                                                         const MemoryBudget* budget) {
   ModelService* target = &service;
   auto handle = route.handle;
-  return [target, handle, max_body](const httplib::Request& request, httplib::Response& response,
-                                    const httplib::ContentReader& reader) {
+  const char* label = route.label;
+  return [target, handle, label, max_body, budget](const httplib::Request& request,
+                                                   httplib::Response& response,
+                                                   const httplib::ContentReader& reader) {
+    if (t_scope != nullptr) t_scope->endpoint = label;
+    auto error_reply = [&request](const ApiError& error) {
+      return error_reply_for_path(error, request.path);
+    };
     if (request.is_multipart_form_data()) {
       if (t_scope != nullptr) t_scope->close_after = true;  // its body is left unread
       write_reply(error_reply({415, "unsupported_media_type",
@@ -163,7 +263,12 @@ httplib::Server::HandlerWithContentReader post_with_body(ModelService& service, 
                            : ApiError{400, "bad_http_request", "could not read the request body"}),
           response);
     } else {
-      write_reply(handle(*target, body, request_control()), response);
+      Call call;
+      call.body = body;
+      call.request = &request;
+      call.control = request_control();
+      call.budget = budget;
+      write_reply(handle(*target, call), response);
     }
   };
 }
@@ -220,34 +325,44 @@ void HttpServer::Impl::add_routes() {
   for (const Route& route : routes()) {
     ModelService* target = &service;
     auto handle = route.handle;
+    const char* label = route.label;
+    const MemoryBudget* budget_ptr = &budget;
     // GET, or a POST without a body (no Content-Length, no chunks).
-    httplib::Server::Handler run = [target, handle](const httplib::Request& request,
-                                                    httplib::Response& response) {
-      write_reply(handle(*target, request.body, request_control()), response);
+    httplib::Server::Handler run = [target, handle, label, budget_ptr](
+                                       const httplib::Request& request,
+                                       httplib::Response& response) {
+      if (t_scope != nullptr) t_scope->endpoint = label;
+      Call call;
+      call.body = request.body;
+      call.request = &request;
+      call.control = request_control();
+      call.budget = budget_ptr;
+      write_reply(handle(*target, call), response);
     };
     const std::string allow = std::string(route.method) + ", OPTIONS";
-    httplib::Server::Handler refuse = [allow, method = std::string(route.method),
-                                       path = std::string(route.path)](
+    httplib::Server::Handler refuse = [allow, label, method = std::string(route.method)](
                                           const httplib::Request& request,
                                           httplib::Response& response) {
+      if (t_scope != nullptr) t_scope->endpoint = label;
       response.set_header("Allow", allow);
-      write_reply(
-          error_reply({405, "method_not_allowed",
-                       request.method + " " + path + ": method not allowed (use " + method + ")"}),
-          response);
+      write_reply(error_reply_for_path({405, "method_not_allowed",
+                                        request.method + " " + request.path +
+                                            ": method not allowed (use " + method + ")"},
+                                       request.path),
+                  response);
     };
     if (std::string(route.method) == "GET") {
-      router.Get(route.path, run);
-      router.Post(route.path, refuse);
+      router.Get(route.pattern, run);
+      router.Post(route.pattern, refuse);
     } else {
-      router.Get(route.path, refuse);
-      router.Post(route.path, run);
-      router.Post(route.path, post_with_body(service, route, max_body));
+      router.Get(route.pattern, refuse);
+      router.Post(route.pattern, run);
+      router.Post(route.pattern, post_with_body(service, route, max_body, &budget));
     }
-    router.Put(route.path, refuse);
-    router.Patch(route.path, refuse);
-    router.Delete(route.path, refuse);
-    router.Options(route.path, [allow](const httplib::Request&, httplib::Response& response) {
+    router.Put(route.pattern, refuse);
+    router.Patch(route.pattern, refuse);
+    router.Delete(route.pattern, refuse);
+    router.Options(route.pattern, [allow](const httplib::Request&, httplib::Response& response) {
       response.status = 204;
       response.set_header("Allow", allow);
     });
@@ -265,20 +380,23 @@ void HttpServer::Impl::add_routes() {
         if ((response.status == 400 || response.status == 414) && t_scope != nullptr) {
           t_scope->close_after = true;
         }
-        write_reply(error_reply(library_error(request, response.status, max_body)), response);
+        write_reply(
+            error_reply_for_path(library_error(request, response.status, max_body), request.path),
+            response);
         return httplib::Server::HandlerResponse::Handled;
       }));
-  router.set_exception_handler(
-      [](const httplib::Request&, httplib::Response& response, std::exception_ptr error) {
-        std::string what = "unknown exception";
-        try {
-          if (error) std::rethrow_exception(error);
-        } catch (const std::exception& e) {
-          what = e.what();
-        } catch (...) {
-        }
-        write_reply(error_reply({500, "internal", "internal error: " + what}), response);
-      });
+  router.set_exception_handler([](const httplib::Request& request, httplib::Response& response,
+                                  std::exception_ptr error) {
+    std::string what = "unknown exception";
+    try {
+      if (error) std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    write_reply(error_reply_for_path({500, "internal", "internal error: " + what}, request.path),
+                response);
+  });
   router.set_logger([](const httplib::Request& request, const httplib::Response& response) {
     if (t_scope == nullptr) return;
     t_scope->status = response.status;
@@ -292,22 +410,24 @@ ConnectionDispatcher::Route HttpServer::Impl::route(const RequestHead* head, Con
   using Lane = ConnectionDispatcher::Lane;
   if (head == nullptr) return {Lane::kWorker, {}};  // httplib answers it (400)
   ApiResult<BodyFraming> framing = body_framing(*head, options.max_body_bytes);
-  if (!framing) return {Lane::kRefuse, error_reply(framing.error())};
-  if (head->method == "GET" && head->path == "/v1/health") return {Lane::kFastLane, {}};
+  if (!framing) return {Lane::kRefuse, error_reply_for_path(framing.error(), head->path)};
+  if (is_fast_lane(head->method, head->path)) return {Lane::kFastLane, {}};
   if (framing->kind != BodyFraming::Kind::kNone) {
-    const size_t body_bytes = framing->kind == BodyFraming::Kind::kLength
-                                  ? static_cast<size_t>(framing->length)
-                                  : options.max_body_bytes;  // chunked: the most it may be
+    // A chunked body may have the most bytes allowed; so may a compressed
+    // one once httplib has inflated it.
+    const bool sized = framing->kind == BodyFraming::Kind::kLength && !head->compressed_body;
+    const size_t body_bytes = sized ? static_cast<size_t>(framing->length) : options.max_body_bytes;
     const size_t bytes = service.request_bytes(body_bytes);
     if (!budget.try_reserve(bytes, &c.reservation)) {
-      return {
-          Lane::kRefuse,
-          error_reply({503, "overloaded",
-                       "overloaded: the requests in flight hold " + std::to_string(budget.used()) +
-                           " of the " + std::to_string(budget.capacity()) +
-                           " bytes they may use together (--max-inflight-bytes) and this "
-                           "one needs " +
-                           std::to_string(bytes) + "; retry later"})};
+      return {Lane::kRefuse,
+              error_reply_for_path(
+                  {503, "overloaded",
+                   "overloaded: the requests in flight hold " + std::to_string(budget.used()) +
+                       " of the " + std::to_string(budget.capacity()) +
+                       " bytes they may use together (--max-inflight-bytes) and this "
+                       "one needs " +
+                       std::to_string(bytes) + "; retry later"},
+                  head->path)};
     }
   }
   return {Lane::kWorker, {}};
@@ -326,6 +446,11 @@ bool HttpServer::Impl::serve_one(Connection& c, bool last) {
   bool closed = false;
   const bool written = router.serve_request(stream, last, closed);
   t_scope = nullptr;
+  if (scope.status != 0) {
+    service.metrics().record_request(
+        scope.endpoint, scope.method, scope.status,
+        std::chrono::duration<double>(Clock::now() - scope.started).count());
+  }
   if (options.log && scope.status != 0) {
     AccessRecord record;
     record.when = wall;
@@ -346,6 +471,9 @@ bool HttpServer::Impl::serve_one(Connection& c, bool last) {
 
 void HttpServer::Impl::log_refusal(const Connection& c, const RequestHead* head,
                                    const Reply& reply) {
+  service.metrics().record_request(
+      head != nullptr ? endpoint_label(head->path) : "other", head != nullptr ? head->method : "",
+      reply.status, std::chrono::duration<double>(Clock::now() - c.request_started).count());
   if (!options.log) return;
   AccessRecord record;
   record.when = std::chrono::system_clock::now();

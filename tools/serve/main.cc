@@ -21,9 +21,8 @@ int fail(const std::string& message) {
   return 1;
 }
 
-std::string base_name(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 ModelOptions model_options(const ServeOptions& options) {
@@ -38,7 +37,9 @@ ModelOptions model_options(const ServeOptions& options) {
 // the model of new requests; on any error keep serving the old one.
 void reload(const ServeOptions& options, ModelService& service) {
   const uint64_t serving = service.current()->number();
+  const auto start = std::chrono::steady_clock::now();
   auto failed = [&](const std::string& why) {
+    service.metrics().record_reload(false);
     std::fprintf(stderr, "normrt-serve: reload failed, still serving generation %llu: %s\n",
                  static_cast<unsigned long long>(serving), why.c_str());
   };
@@ -55,6 +56,8 @@ void reload(const ServeOptions& options, ModelService& service) {
   if (Status s = service.replace_model(model.value(), std::move(tokenizer)); !s) {
     return failed(s.message());
   }
+  service.metrics().record_reload(true);
+  service.metrics().set_model_load_seconds(seconds_since(start));
   std::fprintf(stderr, "normrt-serve: reloaded %s: generation %llu, isa %s\n",
                options.model.c_str(), static_cast<unsigned long long>(service.current()->number()),
                std::string(model.value()->isa()).c_str());
@@ -74,6 +77,7 @@ int serve(ServeOptions options) {
 
   // The weights are read into private memory: overwriting the file cannot
   // reach the served model (model_loader.h).
+  const auto load_start = std::chrono::steady_clock::now();
   Expected<std::shared_ptr<const Model>> model =
       load_model_copy(options.model, model_options(options));
   if (!model) return fail(model.status().message());
@@ -84,10 +88,10 @@ int serve(ServeOptions options) {
     if (!loaded) return fail(loaded.status().message());
     tokenizer = std::move(loaded).value();
   }
-  options.service.model_name = base_name(options.model);
   Expected<std::unique_ptr<ModelService>> service =
       ModelService::create(model.value(), options.service, std::move(tokenizer));
   if (!service) return fail(service.status().message());
+  service.value()->metrics().set_model_load_seconds(seconds_since(load_start));
 
   HttpServer server(*service.value(), options.http);
   Expected<int> port = server.bind(options.host, options.port);
@@ -95,7 +99,8 @@ int serve(ServeOptions options) {
   const bool ipv6 = options.host.find(':') != std::string::npos;
   std::printf("listening on http://%s%s%s:%d\n", ipv6 ? "[" : "", options.host.c_str(),
               ipv6 ? "]" : "", port.value());
-  std::fprintf(stderr, "normrt-serve: %s, isa %s, %zu workers%s\n", options.model.c_str(),
+  std::fprintf(stderr, "normrt-serve %s: %s as '%s', isa %s, %zu workers%s\n", normrt::version(),
+               options.model.c_str(), options.service.model_name.c_str(),
                std::string(model.value()->isa()).c_str(), options.service.workers,
                service.value()->embeddings_enabled() ? ", /v1/embeddings on" : "");
   std::fflush(stdout);
@@ -133,7 +138,11 @@ int main(int argc, char** argv) {
   bool help = false;
   auto options = normrt::serve::parse_serve_options(argc, argv, &help);
   if (help) {
-    std::fputs(normrt::serve::serve_usage(), stdout);
+    if (options && options->show_version) {
+      std::printf("normrt-serve %s\n", normrt::version());
+    } else {
+      std::fputs(normrt::serve::serve_usage(), stdout);
+    }
     return 0;
   }
   if (!options) {

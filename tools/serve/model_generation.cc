@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "base/status.h"
+#include "runtime/exec/compiled_model.h"
 
 namespace normrt::serve {
 namespace {
@@ -31,6 +32,7 @@ Expected<std::shared_ptr<ModelGeneration>> ModelGeneration::create(
   std::shared_ptr<ModelGeneration> generation(new ModelGeneration());
   generation->model_ = model;
   generation->number_ = number;
+  generation->created_ = std::chrono::system_clock::now();
   NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<SessionPool> pool, SessionPool::create(model, workers));
   generation->pool_ = std::move(pool);
   generation->tokenizer_ = std::move(tokenizer);
@@ -46,23 +48,35 @@ Expected<std::shared_ptr<ModelGeneration>> ModelGeneration::create(
     output_elements += elements_at_max(info, max_length);
   }
   generation->max_input_elements_ = input_elements;
+  generation->max_output_elements_ = output_elements;
   generation->max_run_values_ =
       input_elements + 16 * model->inputs().size() + 4 * model->outputs().size() + 64;
-  const size_t run_bytes = generation->max_run_values_ * kDomBytesPerValue +
-                           input_elements * sizeof(float) + output_elements * kTextBytesPerFloat +
-                           4096;
-  size_t embedding_bytes = 0;
-  if (generation->tokenizer_) {
-    size_t width = 0;
-    for (const TensorInfo& info : model->outputs()) {
-      if (info.name == kEmbeddingOutput) width = elements_at_max(info, max_length);
-    }
-    embedding_bytes = (max_embedding_inputs + 64) * kDomBytesPerValue +
-                      max_embedding_inputs *
-                          ((max_length + 1) * sizeof(int32_t) + width * kTextBytesPerFloat + 256);
-  }
-  generation->fixed_request_bytes_ = std::max(run_bytes, embedding_bytes);
+  generation->max_embedding_inputs_ = max_embedding_inputs;
+  // Token-id arrays: one value per id and one per array.
+  generation->max_embedding_values_ = max_embedding_inputs * (max_length + 1) + 64;
   return generation;
+}
+
+size_t ModelGeneration::request_bytes_beyond_body(size_t body_bytes) const {
+  // Every JSON value but the last takes at least two bytes ("1," or "[]"),
+  // so a body holds at most body_bytes / 2 + 2 of them; an input (a text
+  // "", or ids [1], and a separator) at least three.
+  const size_t body_values = body_bytes / 2 + 2;
+  const size_t body_inputs = body_bytes / 3 + 1;
+  const size_t max_length = model_->max_sequence_length();
+  const size_t run_bytes = std::min(max_run_values_, body_values) * kDomBytesPerValue +
+                           std::min(max_input_elements_, body_values) * sizeof(float) +
+                           max_output_elements_ * kTextBytesPerFloat + 4096;
+  size_t embedding_bytes = 0;
+  if (tokenizer_) {
+    const size_t inputs = std::min(max_embedding_inputs_, body_inputs);
+    embedding_bytes = std::min(max_embedding_values_, body_values) * kDomBytesPerValue +
+                      inputs * ((max_length + 1) * sizeof(int32_t) +
+                                embedding_width_ * kTextBytesPerFloat + 256) +
+                      4096;
+  }
+  // + body_bytes: the tensors a v2 request sends as binary data, copied out.
+  return std::max(run_bytes, embedding_bytes) + body_bytes;
 }
 
 Status ModelGeneration::check_embedding_model() {
@@ -86,8 +100,20 @@ Status ModelGeneration::check_embedding_model() {
         "--vocab: /v1/embeddings needs an f32 output 'embedding' of shape "
         "[1, H] (convert with normrt-convert --pooling mean)");
   }
+  for (const TensorInfo& output : model_->outputs()) {
+    if (output.name == kEmbeddingOutput) embedding_width_ = static_cast<size_t>(output.shape[1]);
+  }
+  const Graph& graph = model_->impl().graph;
+  for (const Node& node : graph.nodes) {
+    for (TensorId out : node.outputs) {
+      if (out != kNoTensor && graph.tensors[out].name == kEmbeddingOutput) {
+        embedding_normalized_ = node.op == OpType::kL2Normalize;
+      }
+    }
+  }
   // The largest id of the vocabulary must be a row of the model's table.
   const text::WordPieceVocab& vocab = tokenizer_->vocab();
+  vocabulary_size_ = static_cast<int64_t>(vocab.size());
   const std::vector<int32_t> probe = {vocab.find("[CLS]"), static_cast<int32_t>(vocab.size() - 1),
                                       vocab.find("[SEP]")};
   SessionPool::Lease lease = pool_->acquire(std::chrono::milliseconds(0), 0);

@@ -5,6 +5,7 @@
 // reload (SIGHUP): a request takes a reference to the generation current when
 // it starts and finishes on it, so a reload never changes a model under a
 // request, and the old generation is freed when its last request ends.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -34,16 +35,30 @@ class ModelGeneration {
   const std::string& id_input() const { return id_input_; }
   /// 1 for the model loaded at start-up, +1 per successful reload.
   uint64_t number() const { return number_; }
+  /// When this generation was made (OpenAI's "created" of /v1/models).
+  std::chrono::system_clock::time_point created() const { return created_; }
+
+  /// With a tokenizer: H of the "embedding" output [1, H]; the vocabulary's
+  /// size (ids must be below it); whether "embedding" is the output of an
+  /// L2Normalize (what Matryoshka truncation re-normalizes).
+  size_t embedding_width() const { return embedding_width_; }
+  int64_t vocabulary_size() const { return vocabulary_size_; }
+  bool embedding_normalized() const { return embedding_normalized_; }
+  /// The most JSON values an embeddings request (or a v2 request of texts)
+  /// can need: max_embedding_inputs token-id arrays at max_sequence_length.
+  size_t max_embedding_values() const { return max_embedding_values_; }
 
   /// The most JSON values a /v1/run body can need for this model: every
   /// input at S = max_sequence_length, plus room for the structure.
   size_t max_run_values() const { return max_run_values_; }
   /// Numbers all inputs hold together at S = max_sequence_length.
   size_t max_input_elements() const { return max_input_elements_; }
-  /// Memory a request may take beyond its body's bytes, whatever the body:
-  /// its DOM within max_run_values(), its input tensors, its reply at the
-  /// longest S (or of max_embedding_inputs embeddings).
-  size_t fixed_request_bytes() const { return fixed_request_bytes_; }
+  /// Memory a request with a body of `body_bytes` may take beyond the
+  /// body's own bytes: its DOM (at most max_run_values() or
+  /// max_embedding_values(), and at most one value per two body bytes), its
+  /// input tensors, the ids of its texts, its reply at the longest S (or of
+  /// as many embeddings as the body can ask for).
+  size_t request_bytes_beyond_body(size_t body_bytes) const;
 
  private:
   ModelGeneration() = default;
@@ -56,7 +71,13 @@ class ModelGeneration {
   uint64_t number_ = 1;
   size_t max_run_values_ = 0;
   size_t max_input_elements_ = 0;
-  size_t fixed_request_bytes_ = 0;
+  size_t max_output_elements_ = 0;
+  size_t max_embedding_inputs_ = 0;
+  size_t max_embedding_values_ = 0;
+  size_t embedding_width_ = 0;
+  int64_t vocabulary_size_ = 0;
+  bool embedding_normalized_ = false;
+  std::chrono::system_clock::time_point created_;
 };
 
 }  // namespace normrt::serve

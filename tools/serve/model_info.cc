@@ -5,7 +5,8 @@
 // sequence length S), "metadata" (the file's typed metadata: architecture,
 // norm, eps, ...), "passes", "workers", "generation" (1, +1 per reload),
 // "stateless_runs", "embeddings"}.
-// /v1/health: {"status", "workers", "busy", "waiting", "generation"}.
+// /v1/health: {"status", "version", "workers", "busy", "waiting", "generation"}.
+// GET /metrics: metrics.h.
 #include <nlohmann/json.hpp>
 
 #include "runtime/exec/compiled_model.h"
@@ -68,12 +69,30 @@ Reply ModelService::model_info() const {
 Reply ModelService::health() const {
   const std::shared_ptr<const ModelGeneration> generation = current();
   const SessionPool& pool = generation->pool();
-  json health = {{"status", "ok"},
-                 {"workers", pool.size()},
-                 {"busy", pool.busy()},
-                 {"waiting", pool.waiting()},
-                 {"generation", generation->number()}};
+  json health = {
+      {"status", "ok"},      {"version", normrt::version()}, {"workers", pool.size()},
+      {"busy", pool.busy()}, {"waiting", pool.waiting()},    {"generation", generation->number()}};
   return ok_reply(dump(health));
+}
+
+}  // namespace normrt::serve
+
+namespace normrt::serve {
+
+Reply ModelService::metrics_text(const InflightGauge& inflight) const {
+  const std::shared_ptr<const ModelGeneration> generation = current();
+  const SessionPool& pool = generation->pool();
+  ServeMetrics::Gauges gauges;
+  gauges.workers = pool.size();
+  gauges.busy = pool.busy();
+  gauges.waiting = pool.waiting();
+  gauges.generation = generation->number();
+  gauges.inflight = inflight;
+  gauges.version = normrt::version();
+  gauges.isa = std::string(generation->model().isa());
+  Reply reply = ok_reply(metrics_.render(gauges));
+  reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  return reply;
 }
 
 }  // namespace normrt::serve

@@ -55,7 +55,24 @@ std::shared_ptr<const ModelGeneration> ModelService::current() const {
 }
 
 size_t ModelService::request_bytes(size_t body_bytes) const {
-  return kBytesPerBodyByte * body_bytes + current()->fixed_request_bytes();
+  return kBytesPerBodyByte * body_bytes + current()->request_bytes_beyond_body(body_bytes);
+}
+
+bool ModelService::serves(std::string_view name) const {
+  if (name == options_.model_name) return true;
+  for (const std::string& alias : options_.model_aliases) {
+    if (name == alias) return true;
+  }
+  return false;
+}
+
+ApiError ModelService::unknown_model(std::string_view name) const {
+  std::string names = "'" + options_.model_name + "'";
+  for (const std::string& alias : options_.model_aliases) names += ", '" + alias + "'";
+  return {404, "model_not_found",
+          "the model '" + std::string(name) + "' does not exist: this server serves " + names +
+              " (GET /v1/models)",
+          "model"};
 }
 
 ApiError deadline_error(const RequestControl& control, const std::string& progress) {

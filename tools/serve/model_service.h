@@ -4,10 +4,13 @@
 // taking the request body and returning a Reply. The HTTP layer
 // (http_server.h) routes to these; tests call them directly.
 //
-//   POST /v1/run         run()         {"inputs": {...}, "outputs": [names]?}
-//   POST /v1/embeddings  embeddings()  {"input": "text" | ["text", ...]}
-//   GET  /v1/model       model_info()
-//   GET  /v1/health      health()
+//   POST /v1/run          run()          {"inputs": {...}, "outputs": [names]?}
+//   POST /v1/embeddings   embeddings()   OpenAI's embeddings API (embedding_request.h)
+//   GET  /v1/models[/id]  models(), model_object()   OpenAI's model list
+//   GET  /v1/model        model_info()
+//   GET  /v1/health       health()
+//   GET  /v2 ...          v2_*()         KServe v2 / Open Inference Protocol (REST)
+//   GET  /metrics         metrics_text() Prometheus (metrics.h)
 //
 // /v1/run is stateless per request: a model with state (an RNN, a KV cache)
 // is reset() before every run, so each request starts from zero state. Every
@@ -15,18 +18,22 @@
 // replace_model(): a request finishes on the generation it started on.
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "normrt/normrt.hpp"
+#include "tools/serve/metrics.h"
 #include "tools/serve/model_generation.h"
 #include "tools/serve/reply.h"
 #include "tools/serve/request_control.h"
 #include "tools/serve/session_pool.h"
-#include "tools/text/wordpiece_tokenizer.h"
+#include "tools/serve/tensor_request.h"
+#include "tools/serve/text_encoding.h"
 
 namespace normrt::serve {
 
@@ -36,18 +43,18 @@ struct ServiceOptions {
   size_t max_waiting = 64;
   /// How long a request may wait for a worker before a 503.
   std::chrono::milliseconds queue_timeout{10000};
-  /// Embedding inputs per /v1/embeddings request.
-  size_t max_embedding_inputs = 256;
-  /// The name responses give the model ("model" in /v1/model, /v1/embeddings).
+  /// Inputs per /v1/embeddings request, texts per v2 request (--max-batch).
+  size_t max_embedding_inputs = 2048;
+  /// The name clients address the model by (--served-name; the file's stem
+  /// by default): "model" in replies, /v1/models, /v2/models/{name}.
   std::string model_name = "normrt";
+  /// Further names requests may give ("model", /v2/models/{name}); replies
+  /// use model_name.
+  std::vector<std::string> model_aliases;
+  /// --matryoshka: "dimensions" below the model's width truncates and
+  /// re-normalizes (the model must end in an L2Normalize).
+  bool allow_dimensions = false;
 };
-
-/// The WordPiece tokenizer of `vocab_path` for `model`, lowercased and
-/// accent-stripped unless `keep_case`. Its max_length is one id more than
-/// the model's max_sequence_length: /v1/embeddings cuts a text to the
-/// model's length itself and so knows when it did ("truncated").
-Expected<text::BertTokenizer> load_tokenizer(const std::string& vocab_path, const Model& model,
-                                             bool keep_case);
 
 class ModelService {
  public:
@@ -62,6 +69,31 @@ class ModelService {
   Reply embeddings(std::string_view body, const RequestControl& control = {});
   Reply model_info() const;
   Reply health() const;
+  /// OpenAI's GET /v1/models and GET /v1/models/{id} (404 model_not_found).
+  Reply models() const;
+  Reply model_object(std::string_view id) const;
+
+  /// KServe v2: GET /v2/health/live and /ready (200, empty body), GET /v2,
+  /// GET /v2/models/{name}[/versions/{version}] and .../ready, POST .../infer
+  /// (v2_infer.cc). `version` is "" when the path has none. `json_bytes`: the
+  /// Inference-Header-Content-Length header (the binary tensor extension),
+  /// absent when the body is all JSON.
+  Reply v2_live() const;
+  Reply v2_ready() const;
+  Reply v2_server_metadata() const;
+  Reply v2_model_metadata(std::string_view name, std::string_view version) const;
+  Reply v2_model_ready(std::string_view name, std::string_view version) const;
+  Reply v2_infer(std::string_view name, std::string_view version, std::string_view body,
+                 std::optional<size_t> json_bytes, const RequestControl& control = {});
+
+  /// GET /metrics: the Prometheus text of metrics(), with the pool's and
+  /// `inflight`'s gauges.
+  Reply metrics_text(const InflightGauge& inflight = {}) const;
+  ServeMetrics& metrics() { return metrics_; }
+
+  /// Whether requests may name the model `name` (model_name or an alias).
+  bool serves(std::string_view name) const;
+  const std::string& model_name() const { return options_.model_name; }
 
   /// Makes `model` (with `tokenizer`, needed iff embeddings are enabled) the
   /// model of every request that starts from now on, once its sessions are
@@ -86,8 +118,29 @@ class ModelService {
   /// A session of `generation`, or the 503 (or 504 past the deadline) that refuses the request.
   ApiResult<SessionPool::Lease> lease(const ModelGeneration& generation,
                                       const RequestControl& control) const;
+  /// A session that ran `inputs` (reset first if the model has state): its
+  /// outputs are read while the lease is held. `elapsed`: binding and running.
+  /// A client gone before the run: a 499 error (status kClientClosedRequest).
+  ApiResult<SessionPool::Lease> run_inputs(const ModelGeneration& generation,
+                                           const std::vector<InputTensor>& inputs,
+                                           const RequestControl& control,
+                                           std::chrono::steady_clock::duration* elapsed) const;
+  /// Runs each of `encoded` alone at batch 1 and hands its "embedding" row
+  /// (the model's width) to `emit`, stopping between inputs once the
+  /// deadline passed (504) or the client left (499); an error of `emit`
+  /// stops too. Returns the reply that stopped it, or nothing when all ran.
+  using EmitEmbedding = std::function<std::optional<ApiError>(size_t index, const float* row)>;
+  std::optional<Reply> embed_each(const ModelGeneration& generation,
+                                  const std::vector<EncodedInput>& encoded,
+                                  const RequestControl& control, const EmitEmbedding& emit,
+                                  bool v2_errors) const;
+  /// The 404 of a request naming a model this server does not serve.
+  ApiError unknown_model(std::string_view name) const;
+  /// The 404 of a v2 path naming another model, or a version other than "1".
+  std::optional<ApiError> v2_check_model(std::string_view name, std::string_view version) const;
 
   ServiceOptions options_;
+  mutable ServeMetrics metrics_;
   bool embeddings_enabled_ = false;
   mutable std::mutex mutex_;  // guards current_ (the pointer, not the generation)
   std::shared_ptr<const ModelGeneration> current_;

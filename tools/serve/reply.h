@@ -1,20 +1,30 @@
 #pragma once
-// What a handler answers: an HTTP status and a JSON body. Handlers know
-// nothing of the HTTP library, so tests call them in-process.
+// What a handler answers: an HTTP status and a body (JSON unless said
+// otherwise). Handlers know nothing of the HTTP library, so tests call them
+// in-process.
 //
-// Every error body has one shape:
+// Error bodies have OpenAI's shape on every path but /v2 (error_reply()):
 //   {"error": {"message": "<what is wrong, naming the input/index/value>",
+//              "type": "invalid_request_error" (4xx) | "server_error" (5xx),
+//              "param": "<the request field at fault>" | null,
 //              "code": "<stable machine-readable code>"}}
+// and the Open Inference Protocol's on /v2 (v2_error_reply()):
+//   {"error": "<message>"}
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace normrt::serve {
 
 struct Reply {
   int status = 200;
-  std::string body;  ///< JSON text
+  std::string body;  ///< JSON text, unless content_type says otherwise
+  std::string content_type = "application/json";
+  /// Further response headers (e.g. Inference-Header-Content-Length).
+  std::vector<std::pair<std::string, std::string>> headers;
   /// Seconds a client should wait before retrying (a 503); 0: no header.
   int retry_after_seconds = 0;
   /// For the request log: the error code of an error reply, and how many
@@ -29,9 +39,18 @@ constexpr int kClientClosedRequest = 499;
 
 /// An API error: the HTTP status, a stable code and a message for people.
 struct ApiError {
+  ApiError() = default;
+  ApiError(int status, std::string code, std::string message, std::string param = {})
+      : status(status),
+        code(std::move(code)),
+        message(std::move(message)),
+        param(std::move(param)) {}
+
   int status = 400;
   std::string code;
   std::string message;
+  /// The request field at fault ("input", "dimensions", "model"); "" if none.
+  std::string param;
 };
 
 /// A value or the ApiError that prevented it (Expected<T> with an HTTP status).
@@ -68,8 +87,17 @@ inline Reply client_gone_reply(long inputs_done = -1) {
   return reply;
 }
 
-/// The JSON error body of `error` (invalid UTF-8 in the message is replaced).
+/// The error reply of `error` in OpenAI's shape (invalid UTF-8 in the
+/// message is replaced).
 Reply error_reply(const ApiError& error);
+
+/// The error reply of `error` in the Open Inference Protocol's shape
+/// {"error": "<message>"} (KServe v2); `code` still goes to the log.
+Reply v2_error_reply(const ApiError& error);
+
+/// The error reply for a request to `path`: v2_error_reply() under /v2,
+/// else error_reply().
+Reply error_reply_for_path(const ApiError& error, std::string_view path);
 
 /// `text` as a JSON string literal, quotes included (invalid UTF-8 replaced
 /// by U+FFFD, so a client's bytes echoed in a message cannot break the body).

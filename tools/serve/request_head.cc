@@ -81,6 +81,8 @@ HeadState scan_request_head(std::string_view bytes, RequestHead* head) {
       head->content_lengths.emplace_back(value);
     } else if (equals_ignoring_case(name, "Transfer-Encoding")) {
       head->transfer_encodings.emplace_back(value);
+    } else if (equals_ignoring_case(name, "Content-Encoding")) {
+      head->compressed_body = head->compressed_body || !equals_ignoring_case(value, "identity");
     }
   }
   return HeadState::kComplete;

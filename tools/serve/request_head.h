@@ -29,6 +29,9 @@ struct RequestHead {
   std::string path;                             ///< the target up to '?'
   std::vector<std::string> content_lengths;     ///< every Content-Length value, trimmed
   std::vector<std::string> transfer_encodings;  ///< every Transfer-Encoding value, trimmed
+  /// A Content-Encoding other than "identity": httplib inflates the body,
+  /// which may then be as large as the body limit whatever its length.
+  bool compressed_body = false;
 };
 
 enum class HeadState {

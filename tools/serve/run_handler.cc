@@ -51,6 +51,28 @@ ApiResult<std::vector<std::string>> selected_outputs(const json& request, const 
 
 }  // namespace
 
+ApiResult<SessionPool::Lease> ModelService::run_inputs(
+    const ModelGeneration& generation, const std::vector<InputTensor>& inputs,
+    const RequestControl& control, std::chrono::steady_clock::duration* elapsed) const {
+  ApiResult<SessionPool::Lease> lease = this->lease(generation, control);
+  if (!lease) return lease;
+  if (control.abandoned()) return ApiError{kClientClosedRequest, "client_gone", "the client left"};
+  Session& session = lease->session();
+  // Stateless per request: a model with state starts every request from zero.
+  if (!generation.model().states().empty()) session.reset();
+  const auto start = std::chrono::steady_clock::now();
+  for (const InputTensor& input : inputs) {
+    if (Status s = session.set_input(input.name, input.data(), input.bytes()); !s) {
+      return ApiError{400, "invalid_input", s.message()};
+    }
+  }
+  // What is left to fail is data-dependent (a token id outside the
+  // vocabulary, inputs disagreeing on S): the runtime's message says which.
+  if (Status s = session.run(); !s) return ApiError{400, "invalid_input", s.message()};
+  *elapsed = std::chrono::steady_clock::now() - start;
+  return lease;
+}
+
 Reply ModelService::run(std::string_view body, const RequestControl& control) {
   const std::shared_ptr<const ModelGeneration> generation = current();
   const Model& model = generation->model();
@@ -74,22 +96,16 @@ Reply ModelService::run(std::string_view body, const RequestControl& control) {
   ApiResult<std::vector<std::string>> outputs = selected_outputs(request.value(), model);
   if (!outputs) return error_reply(outputs.error());
 
-  ApiResult<SessionPool::Lease> lease = this->lease(*generation, control);
-  if (!lease) return error_reply(lease.error());
-  if (control.abandoned()) return client_gone_reply();
-  Session& session = lease->session();
-  // Stateless per request: a model with state starts every request from zero.
-  if (!model.states().empty()) session.reset();
-  const auto start = std::chrono::steady_clock::now();
-  for (const InputTensor& input : inputs.value()) {
-    if (Status s = session.set_input(input.name, input.data(), input.bytes()); !s) {
-      return error_reply({400, "invalid_input", s.message()});
-    }
+  std::chrono::steady_clock::duration elapsed{};
+  ApiResult<SessionPool::Lease> lease = run_inputs(*generation, inputs.value(), control, &elapsed);
+  if (!lease) {
+    if (lease.error().status == kClientClosedRequest) return client_gone_reply();
+    return error_reply(lease.error());
   }
-  // What is left to fail is data-dependent (a token id outside the
-  // vocabulary, inputs disagreeing on S): the runtime's message says which.
-  if (Status s = session.run(); !s) return error_reply({400, "invalid_input", s.message()});
-  const auto elapsed = std::chrono::steady_clock::now() - start;
+  Session& session = lease->session();
+  size_t tokens = 0;
+  for (const InputTensor& input : inputs.value()) tokens += input.is_i32 ? input.i32.size() : 0;
+  metrics_.add_work("/v1/run", tokens, 0);
 
   Reply reply;
   reply.body = "{\"outputs\": {";

@@ -15,12 +15,18 @@ size_t max_serve_threads() { return max_session_threads(); }
 const char* serve_usage() {
   return R"(usage: normrt-serve <model.nrmt> [options]
 
-Serves a normrt model file over HTTP (JSON in, JSON out):
-  GET  /v1/health       liveness and load
+Serves a normrt model file over HTTP (docs/serve.md):
+  GET  /v1/health       liveness, load and version
   GET  /v1/model        inputs, outputs, states, metadata
   POST /v1/run          {"inputs": {"ids": [101, 2023, 102]}}
                         {"inputs": {"x": {"shape": [2, 4], "data": [...]}}}
-  POST /v1/embeddings   {"input": "text" | ["text", ...]}   (needs --vocab)
+  POST /v1/embeddings   OpenAI's embeddings API (needs --vocab):
+                        {"input": "text" | ["text", ...] | [ids] | [[ids], ...],
+                         "model"?, "encoding_format"?: "float" | "base64", "dimensions"?}
+  GET  /v1/models       OpenAI's model list (the --served-name names)
+  GET  /v2 ...          KServe v2 / Open Inference Protocol (REST): health,
+                        metadata, POST /v2/models/NAME/infer
+  GET  /metrics         Prometheus metrics
 
 options:
   --host HOST           address to listen on (default 127.0.0.1)
@@ -29,6 +35,12 @@ options:
                         this process may use, its affinity mask)
   --vocab vocab.txt     BERT WordPiece vocabulary: enables /v1/embeddings
   --cased               with --vocab: keep case and accents
+  --served-name NAME    the model's name in requests and replies (default: the
+                        file's stem); repeat it for further names (aliases)
+  --max-batch N         inputs per embeddings request, texts per v2 request
+                        (default 2048)
+  --matryoshka          let "dimensions" truncate the embedding and re-normalize
+                        it (only for models trained for it, e.g. Matryoshka)
   --max-body-bytes N    larger request bodies get 413 (default 8388608)
   --timeout-ms N        socket read/write timeout and longest wait for a
                         worker before 503 (default 10000)
@@ -42,6 +54,7 @@ options:
   --isa ISA             scalar, avx2, avx512, neon (default: the best this CPU runs)
   --no-fuse             run unfused (no fusion, no norm folding)
   --log                 one line per request on stderr
+  --version             print the version and exit
   --help                this text
 
 Prints "listening on http://HOST:PORT" once ready; stops on SIGINT/SIGTERM
@@ -71,11 +84,15 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
       *help = true;
       return options;
     }
-    const bool takes_value = arg == "--host" || arg == "--port" || arg == "--workers" ||
-                             arg == "--vocab" || arg == "--max-body-bytes" ||
-                             arg == "--timeout-ms" || arg == "--max-queue" ||
-                             arg == "--http-threads" || arg == "--isa" ||
-                             arg == "--request-timeout-ms" || arg == "--max-inflight-bytes";
+    if (arg == "--version") {
+      *help = options.show_version = true;
+      return options;
+    }
+    const bool takes_value =
+        arg == "--host" || arg == "--port" || arg == "--workers" || arg == "--vocab" ||
+        arg == "--max-body-bytes" || arg == "--timeout-ms" || arg == "--max-queue" ||
+        arg == "--http-threads" || arg == "--isa" || arg == "--request-timeout-ms" ||
+        arg == "--max-inflight-bytes" || arg == "--served-name" || arg == "--max-batch";
     std::string value;
     if (takes_value) {
       if (i + 1 >= argc) return Status::error(std::string(arg) + " needs a value");
@@ -94,6 +111,17 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
       options.service.workers = *n == 0 ? default_workers : *n;
     } else if (arg == "--vocab") {
       options.vocab = value;
+    } else if (arg == "--served-name") {
+      if (value.empty() || value.find('/') != std::string::npos) {
+        return Status::error("--served-name: '" + value +
+                             "' must be a non-empty name without '/' (it is a URL path segment)");
+      }
+      options.served_names.push_back(value);
+    } else if (arg == "--max-batch") {
+      if (!(n = count(1, 65536))) return n.status();
+      options.service.max_embedding_inputs = *n;
+    } else if (arg == "--matryoshka") {
+      options.service.allow_dimensions = true;
     } else if (arg == "--max-body-bytes") {
       if (!(n = count(64, size_t{1} << 32))) return n.status();
       options.http.max_body_bytes = *n;
@@ -137,7 +165,23 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
                          " threads, more than " + std::to_string(max_serve_threads()));
   }
   if (options.keep_case && options.vocab.empty()) return Status::error("--cased needs --vocab");
+  if (options.service.allow_dimensions && options.vocab.empty()) {
+    return Status::error("--matryoshka needs --vocab (it applies to /v1/embeddings)");
+  }
+  const std::vector<std::string> names = options.served_names.empty()
+                                             ? std::vector<std::string>{file_stem(options.model)}
+                                             : options.served_names;
+  options.service.model_name = names[0];
+  options.service.model_aliases.assign(names.begin() + 1, names.end());
   return options;
+}
+
+std::string file_stem(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const size_t dot = name.find_last_of('.');
+  if (dot != std::string::npos && dot > 0) name.resize(dot);
+  return name;
 }
 
 }  // namespace normrt::serve

@@ -4,6 +4,7 @@
 // rejected, 2 bad arguments.
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "normrt/status.h"
 #include "tools/serve/http_server.h"
@@ -24,16 +25,25 @@ struct ServeOptions {
   bool keep_case = false;  ///< --cased
   std::string isa;         ///< --isa
   bool fuse = true;        ///< --no-fuse
-  ServiceOptions service;  ///< --workers, --max-queue, --timeout-ms
+  /// --served-name (repeatable): the names clients use; empty: the file's stem.
+  std::vector<std::string> served_names;
+  bool show_version = false;  ///< --version (with *help set: print and exit 0)
+  /// --workers, --max-queue, --timeout-ms, --max-batch, --matryoshka
+  ServiceOptions service;
   /// --max-body-bytes, --timeout-ms, --request-timeout-ms, --max-inflight-bytes,
   /// --http-threads, --log
   HttpOptions http;
 };
 
-/// Parses argv; an error names the bad argument. `help` is set for --help.
+/// Parses argv; an error names the bad argument. `help` is set for --help
+/// and for --version (then show_version is set too).
 Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help);
 
 /// The --help text (options and an example).
 const char* serve_usage();
+
+/// The model's name by default: the file name without its folder and its
+/// last extension ("models/minilm.nrmt" → "minilm").
+std::string file_stem(const std::string& path);
 
 }  // namespace normrt::serve

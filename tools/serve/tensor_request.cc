@@ -91,6 +91,8 @@ ApiResult<int32_t> i32_element(const json& value, const std::string& where) {
   return invalid(where + " is " + describe(value) + ", expected an integer (i32 token id)");
 }
 
+}  // namespace
+
 // The shape of `count` values for `info`: from the request's "shape" if given
 // (null: absent), else inferred from the declared shape.
 ApiResult<std::vector<int64_t>> resolve_shape(const TensorInfo& info, const json* given,
@@ -220,8 +222,6 @@ ApiResult<InputTensor> decode_input(const TensorInfo& info, const json& spec, si
   }
   return tensor;
 }
-
-}  // namespace
 
 std::string declared_shape_string(const std::vector<int64_t>& shape) {
   std::string text = "[";

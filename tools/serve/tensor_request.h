@@ -49,6 +49,17 @@ struct InputTensor {
 /// of model.inputs().
 ApiResult<std::vector<InputTensor>> decode_inputs(const nlohmann::json& inputs, const Model& model);
 
+/// Decodes one input, `spec` being a flat data array or {"shape"?, "data",
+/// "dtype"?} (as in "inputs"), checked against `info` as above.
+ApiResult<InputTensor> decode_input(const TensorInfo& info, const nlohmann::json& spec,
+                                    size_t max_length);
+
+/// The shape of `count` values for `info`: `given` (a JSON array, checked:
+/// rank, fixed dimensions, equal S within 1..max_length, element count), or
+/// inferred from the declared shape when `given` is null.
+ApiResult<std::vector<int64_t>> resolve_shape(const TensorInfo& info, const nlohmann::json* given,
+                                              size_t count, size_t max_length);
+
 /// "[S, 32]" for a declared shape (-1 printed as S).
 std::string declared_shape_string(const std::vector<int64_t>& shape);
 

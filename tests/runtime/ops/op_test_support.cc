@@ -1,6 +1,7 @@
 #include "tests/runtime/ops/op_test_support.h"
 
 #include <cstring>
+#include <memory>
 #include <utility>
 
 #include "base/bf16.h"
@@ -167,6 +168,11 @@ Status OpHarness::run(const OpKernel& kernel, size_t sequence_length, size_t pos
   context.sequence_length = sequence_length;
   context.position = position;
   context.pool = pool;
+  // The kernel's scratch, 64-byte aligned as a session arena gives it.
+  std::vector<std::byte> workspace(kernel.workspace_bytes() + 64);
+  void* aligned = workspace.data();
+  size_t space = workspace.size();
+  context.workspace = static_cast<std::byte*>(std::align(64, 1, aligned, space));
   // Per-session state as a Session would make it (oneDNN contexts, RNN workspaces).
   std::unique_ptr<OpSessionState> state =
       kernel.create_session_state_with_threads(pool != nullptr ? pool->size() : 1);

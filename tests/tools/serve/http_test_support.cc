@@ -59,7 +59,10 @@ serve::Reply raw_reply(const std::string& response) {
 serve::Reply client_reply(const httplib::Result& result) {
   REQUIRE_MESSAGE(static_cast<bool>(result), "no response: " << httplib::to_string(result.error()));
   CHECK(result->get_header_value("Content-Type") == "application/json");
-  return serve::Reply{result->status, result->body};
+  serve::Reply reply;
+  reply.status = result->status;
+  reply.body = result->body;
+  return reply;
 }
 
 }  // namespace normrt::testing

@@ -191,8 +191,11 @@ void check_error(const serve::Reply& reply, int status, const std::string& code,
   REQUIRE(body.contains("error"));
   REQUIRE(body["error"].is_object());
   REQUIRE(body["error"]["message"].is_string());
-  CHECK(body["error"].size() == 2);
+  // OpenAI's shape: exactly message, type, param, code.
+  CHECK(body["error"].size() == 4);
   CHECK(body["error"]["code"] == code);
+  CHECK(body["error"]["type"] == (status >= 500 ? "server_error" : "invalid_request_error"));
+  CHECK((body["error"]["param"].is_null() || body["error"]["param"].is_string()));
   const std::string message = body["error"]["message"];
   CHECK_MESSAGE(message.find(message_part) != std::string::npos,
                 "expected '" << message_part << "' in '" << message << "'");

@@ -47,8 +47,12 @@ TEST_CASE("health: workers, busy and waiting") {
   auto service = serve::ModelService::create(linear_model().model, options);
   REQUIRE(service.is_ok());
   nlohmann::json idle = parse_body(service.value()->health().body);
-  CHECK(idle == nlohmann::json::parse(
-                    R"({"status": "ok", "workers": 2, "busy": 0, "waiting": 0, "generation": 1})"));
+  CHECK(idle == nlohmann::json{{"status", "ok"},
+                               {"version", normrt::version()},
+                               {"workers", 2},
+                               {"busy", 0},
+                               {"waiting", 0},
+                               {"generation", 1}});
   auto held = service.value()->pool().acquire(std::chrono::milliseconds(0), 0);
   CHECK(parse_body(service.value()->health().body)["busy"] == 1);
 }

@@ -326,8 +326,10 @@ TEST_CASE("a request past --request-timeout-ms gets 504 and stops using its work
   client.set_read_timeout(std::chrono::seconds(120));
   httplib::Result reply = client.Post("/v1/embeddings", many_texts_body(256), "application/json");
   REQUIRE(static_cast<bool>(reply));
-  check_error(serve::Reply{reply->status, reply->body}, 504, "deadline_exceeded",
-              "--request-timeout-ms");
+  serve::Reply got;
+  got.status = reply->status;
+  got.body = reply->body;
+  check_error(got, 504, "deadline_exceeded", "--request-timeout-ms");
   CHECK(health_busy(server->port()) == 0);
   CHECK(server->stop() == 0);
 }

@@ -92,7 +92,7 @@ std::vector<RefusedCase> refused_cases(size_t max_body) {
       {post("/v1/run", R"({"inputs": {"input_ids": [1, 2)"), 400, "invalid_json"},
       {post("/v1/run", R"({"inputs": {"input_ids": [1, 2, 64]}})"), 400, "invalid_input"},
       {post("/v1/run", R"({"inputs": {"input_ids": [1, "NaN"]}})"), 400, "invalid_input"},
-      {post("/v1/embeddings", R"({"input": [1, 2]})"), 400, "invalid_request"},
+      {post("/v1/embeddings", R"({"input": [1, 64]})"), 400, "invalid_request"},  // id ≥ V
       {post("/v1/nowhere", "{}"), 404, "not_found"},
       {"POST /v1/run HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n", 400, "bad_http_request"},
       {"POST /v1/run HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", 400, "bad_http_request"},
