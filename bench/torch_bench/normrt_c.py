@@ -108,8 +108,9 @@ class NormrtModel:
         return {"name": info.name.decode(), "dtype": _DTYPE_NAMES.get(info.dtype, "?"),
                 "shape": [info.shape[i] for i in range(info.rank)]}
 
-    def session(self, threads=0):
-        """threads: intra-op threads (0 or 1: the calling thread only)."""
+    def session(self, threads=1):
+        """threads: intra-op threads (1: the calling thread only; 0: the CPUs of
+        the process's affinity mask)."""
         options = _SessionOptions(ctypes.sizeof(_SessionOptions), threads, 0)
         handle = ctypes.c_void_p()
         lib = self.library
