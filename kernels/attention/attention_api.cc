@@ -11,9 +11,7 @@
 namespace normrt {
 namespace {
 
-// Below this many multiply-adds (rows · heads · keys · d) a fork/join of the
-// pool costs more than it saves.
-constexpr size_t kMinParallelWork = size_t{1} << 16;
+size_t min_parallel_work = kAttentionMinParallelWork;
 
 std::vector<AttentionVariant> compiled_variants() {
   std::vector<AttentionVariant> v = {
@@ -110,6 +108,12 @@ AttentionTask attention_task(const AttentionTaskGrid& grid, size_t index) {
   t.query_begin = tile * grid.query_tile;
   t.query_end = std::min(t.query_begin + grid.query_tile, grid.query_rows);
   return t;
+}
+
+size_t set_attention_min_parallel_work(size_t multiply_adds) {
+  const size_t previous = min_parallel_work;
+  min_parallel_work = multiply_adds;
+  return previous;
 }
 
 size_t attention_key_length(const AttentionArgs& args, size_t b) {
@@ -215,7 +219,7 @@ void attention_run(AttentionKernel kernel, const AttentionParams& params, const 
                    ThreadPool* pool) {
   if (args.batch == 0 || args.query_rows == 0) return;
   const size_t work = args.batch * args.query_rows * params.heads * args.key_rows * params.head_dim;
-  const size_t threads = pool != nullptr && work >= kMinParallelWork ? pool->size() : 1;
+  const size_t threads = pool != nullptr && work >= min_parallel_work ? pool->size() : 1;
   const size_t parts = std::min(threads, attention_task_count(params, args, threads));
   if (parts < 2) {
     kernel(params, args, 0, 1);
