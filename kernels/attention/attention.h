@@ -142,9 +142,9 @@ AttentionKernel attention_kernel_for(Isa isa);
 Expected<AttentionKernel> selected_attention_kernel();
 
 /// Runs every task of a validated call with `kernel`: on the pool (tasks
-/// dealt round-robin, so that a causal call's costlier late rows are spread)
-/// when it has several threads and the call is large enough to repay the
-/// fork/join, else on the calling thread. The result is the same either way.
+/// claimed one at a time by whichever thread is free, so that a causal
+/// call's costlier late rows balance) when it has several threads and the call is large enough to
+/// repay the fork/join, else on the calling thread. The result is the same either way.
 void attention_run(AttentionKernel kernel, const AttentionParams& params, const AttentionArgs& args,
                    ThreadPool* pool);
 

@@ -220,14 +220,15 @@ void attention_run(AttentionKernel kernel, const AttentionParams& params, const 
   if (args.batch == 0 || args.query_rows == 0) return;
   const size_t work = args.batch * args.query_rows * params.heads * args.key_rows * params.head_dim;
   const size_t threads = pool != nullptr && work >= min_parallel_work ? pool->size() : 1;
-  const size_t parts = std::min(threads, attention_task_count(params, args, threads));
-  if (parts < 2) {
+  const size_t tasks = threads < 2 ? 1 : attention_task_count(params, args, threads);
+  if (tasks < 2) {
     kernel(params, args, 0, 1);
     return;
   }
-  pool->run([&](size_t thread, PoolBarrier&) {
-    if (thread < parts) kernel(params, args, thread, parts);
-  });
+  // Claimed one by one (a caller of `tasks` parts takes task i alone), so
+  // that uneven tasks balance, and a worker still waiting for a CPU when the
+  // caller has taken them all is not waited for.
+  pool->run_tasks(tasks, [&](size_t task) { kernel(params, args, task, tasks); });
 }
 
 Status attention(const AttentionParams& params, const AttentionArgs& args, ThreadPool* pool) {

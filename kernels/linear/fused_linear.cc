@@ -312,33 +312,46 @@ void finish_columns(const FusedCall& call, size_t row, size_t rows, size_t c0, s
 
 // m > 1 on several threads: each row block's matmul split by columns (each
 // thread a panel-aligned slice of N, all rows, so each reads only its share
-// of the weights), then its epilogue: a norm needs whole rows, so after one
-// barrier each thread normalizes a share of the block's rows; without a norm
+// of the weights), then its epilogue: a norm needs whole rows, so once the
+// block's columns are all done each thread normalizes a share of its rows; without a norm
 // each finishes its own columns at once. The matmul's summation order does
 // not depend on the columns or rows a thread takes (row_block_order), and
 // the epilogue is the serial one on the same rows or columns, so the result
 // is bit for bit that of one thread.
+//
+// The slices are claimed (ThreadPool::run_tasks), not assigned: a worker still
+// waiting for a CPU when the caller has taken every slice is not waited for.
+// So a norm's barrier becomes a second round of tasks per row block.
 void run_rows_parallel(const FusedCall& call, size_t m, ThreadPool& pool, size_t threads) {
   const size_t block = row_block_size(call, m);
   const bool plain = !call.e.normalize && call.e.activation == Activation::kNone &&
                      call.e.residual == nullptr && call.e.sum_dst == nullptr;
-  pool.run([&](size_t t, PoolBarrier& barrier) {
-    const Range columns =
-        t < threads ? split_range(call.n(), threads, t, call.w.panel_width()) : Range{};
-    for (size_t row = 0; row < m; row += block) {
-      const size_t rows = std::min(block, m - row);
-      if (!columns.empty()) call.matmul(row, rows, columns.begin, columns.end, true);
-      if (plain) continue;
-      if (!call.e.normalize) {
-        if (!columns.empty()) finish_columns(call, row, rows, columns.begin, columns.end);
-        continue;
+  const auto columns_of = [&](size_t t) {
+    return split_range(call.n(), threads, t, call.w.panel_width());
+  };
+  if (!call.e.normalize) {
+    pool.run_tasks(threads, [&](size_t t) {
+      const Range columns = columns_of(t);
+      if (columns.empty()) return;
+      for (size_t row = 0; row < m; row += block) {
+        const size_t rows = std::min(block, m - row);
+        call.matmul(row, rows, columns.begin, columns.end, true);
+        if (!plain) finish_columns(call, row, rows, columns.begin, columns.end);
       }
-      barrier.arrive_and_wait();
-      const Range mine = t < threads ? split_range(rows, threads, t) : Range{};
-      if (!mine.empty()) normalize_rows(call, row + mine.begin, mine.size());
-      // The next block's matmul writes other rows: no barrier before it.
-    }
-  });
+    });
+    return;
+  }
+  for (size_t row = 0; row < m; row += block) {
+    const size_t rows = std::min(block, m - row);
+    pool.run_tasks(threads, [&](size_t t) {
+      const Range columns = columns_of(t);
+      if (!columns.empty()) call.matmul(row, rows, columns.begin, columns.end, true);
+    });
+    pool.run_tasks(std::min(threads, rows), [&](size_t t) {
+      const Range mine = split_range(rows, std::min(threads, rows), t);
+      normalize_rows(call, row + mine.begin, mine.size());
+    });
+  }
 }
 
 // How many threads an m > 1 call uses: all of the pool's from

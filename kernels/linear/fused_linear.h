@@ -31,8 +31,8 @@
 //   m > 1: rows are processed in blocks small enough that their outputs stay
 //     in L2. With several threads (from kFusedLinearMinParallelWork
 //     multiply-adds), each computes a panel-aligned slice of the block's
-//     columns for all its rows, then (after a barrier, if there is a norm)
-//     a share of the rows' epilogues: the result is bit for bit that of one
+//     columns for all its rows, then (once all columns are done, if there is
+//     a norm) a share of the rows' epilogues: the result is bit for bit that of one
 //     thread.
 
 #include <cstddef>
