@@ -3,17 +3,18 @@
 // per-pair ratios of a call on 2 threads ÷ the same call on 1, the two
 // alternating in one loop (bench/paired_timing.h), so that a shared
 // machine's load moves both alike:
-//   pool/round_trip           ThreadPool(2)::run() of an empty task, and of a
-//                             task with one barrier (real time, fastest and
-//                             median call): the fixed cost of a parallel node
+//   pool/round_trip           ThreadPool(2)::run() of an empty task, of a
+//                             task with one barrier, and run_tasks() of two
+//                             empty tasks (real time, fastest and median
+//                             call): the fixed cost of a parallel node
 //   linear/<what>/<K>x<N>/<M> fused_linear() as the runtime calls it for
 //                             MiniLM's matmuls (q/k/v: bias; out and ffn2:
 //                             bias, residual, LayerNorm; ffn1: bias, GELU)
 //                             on the calling thread and on a ThreadPool(2)
 //                             with the parallel threshold forced to 0
 //   attention/<S>             attention_run() over MiniLM's 12 heads of 32,
-//                             S queries and keys, parts = 1 against the
-//                             pool's 2
+//                             S queries and keys, on the calling thread and
+//                             on a ThreadPool(2), the threshold forced to 0
 // A table after the run lists, by multiply-adds, the fastest call on 1 and on
 // 2 threads and their ratio (what each costs when it has the cores: the
 // crossover there sets kFusedLinearMinParallelWork in
@@ -94,14 +95,18 @@ void record(benchmark::State& state, const std::string& name, double work, const
   rows()[name] = {work, t.median_ratio, t.fastest_a_us, t.fastest_b_us};
 }
 
-void bench_round_trip(benchmark::State& state, bool with_barrier) {
+void bench_round_trip(benchmark::State& state, bool with_barrier, bool tasks) {
   ThreadPool& pool = pool2();
   std::vector<double> times;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
-    pool.run([&](size_t, PoolBarrier& barrier) {
-      if (with_barrier) barrier.arrive_and_wait();
-    });
+    if (tasks) {
+      pool.run_tasks(2, [](size_t) {});
+    } else {
+      pool.run([&](size_t, PoolBarrier& barrier) {
+        if (with_barrier) barrier.arrive_and_wait();
+      });
+    }
     times.push_back(
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
             .count());
@@ -173,24 +178,24 @@ void bench_attention(benchmark::State& state, size_t s, const std::string& name)
   args = attention_dense(params, args);
   Expected<AttentionKernel> kernel = selected_attention_kernel();
   if (!kernel) return state.SkipWithError(kernel.status().message().c_str());
-  const size_t parts = std::min<size_t>(2, attention_task_count(params, args, 2));
+  const size_t previous = detail::set_attention_min_parallel_work(0);
   const Alternation t = alternate_keeping_fastest(
-      state, [&] { (*kernel)(params, args, 0, 1); },
-      [&] {
-        pool2().run([&](size_t t, PoolBarrier&) {
-          if (t < parts) (*kernel)(params, args, t, parts);
-        });
-      });
+      state, [&] { attention_run(*kernel, params, args, nullptr); },
+      [&] { attention_run(*kernel, params, args, &pool2()); });
+  detail::set_attention_min_parallel_work(previous);
   // attention_run()'s measure: S · heads · S · d multiply-adds (Q·Kᵀ; P·V as many again).
   record(state, name, 1.0 * s * s * kHeads * kHeadDim, t);
 }
 
 void register_benchmarks() {
   benchmark::RegisterBenchmark("pool/round_trip/empty", [](benchmark::State& s) {
-    bench_round_trip(s, false);
+    bench_round_trip(s, false, false);
+  })->UseRealTime();
+  benchmark::RegisterBenchmark("pool/round_trip/run_tasks", [](benchmark::State& s) {
+    bench_round_trip(s, false, true);
   })->UseRealTime();
   benchmark::RegisterBenchmark("pool/round_trip/barrier", [](benchmark::State& s) {
-    bench_round_trip(s, true);
+    bench_round_trip(s, true, false);
   })->UseRealTime();
   const LinearCase cases[] = {{"qkv", 384, 384, Epilogue::kBias},
                               {"out_ln", 384, 384, Epilogue::kResidualLayerNorm},

@@ -82,7 +82,7 @@ Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_s
 /// From how many multiply-adds (m · n · k) an m > 1 call splits its columns
 /// across the pool's threads; below, one thread is faster (measured:
 /// docs/bench_kernels.md, "Threads").
-inline constexpr size_t kFusedLinearMinParallelWork = size_t{1} << 18;
+inline constexpr size_t kFusedLinearMinParallelWork = size_t{1} << 20;
 
 namespace detail {
 /// Tests and benchmarks: the m > 1 threshold above (multiply-adds). Returns
