@@ -322,15 +322,20 @@ void finish_columns(const FusedCall& call, size_t row, size_t rows, size_t c0, s
 // The slices are claimed (ThreadPool::run_tasks), not assigned: a worker still
 // waiting for a CPU when the caller has taken every slice is not waited for.
 // So a norm's barrier becomes a second round of tasks per row block.
+constexpr size_t kSlicesPerThread = 4;
+
 void run_rows_parallel(const FusedCall& call, size_t m, ThreadPool& pool, size_t threads) {
   const size_t block = row_block_size(call, m);
   const bool plain = !call.e.normalize && call.e.activation == Activation::kNone &&
                      call.e.residual == nullptr && call.e.sum_dst == nullptr;
+  // A few slices per thread: a worker preempted in the middle of one (a
+  // loaded machine) holds back only that one, the caller takes the rest.
+  const size_t slices = std::min(threads * kSlicesPerThread, call.w.panel_count());
   const auto columns_of = [&](size_t t) {
-    return split_range(call.n(), threads, t, call.w.panel_width());
+    return split_range(call.n(), slices, t, call.w.panel_width());
   };
   if (!call.e.normalize) {
-    pool.run_tasks(threads, [&](size_t t) {
+    pool.run_tasks(slices, [&](size_t t) {
       const Range columns = columns_of(t);
       if (columns.empty()) return;
       for (size_t row = 0; row < m; row += block) {
@@ -343,12 +348,13 @@ void run_rows_parallel(const FusedCall& call, size_t m, ThreadPool& pool, size_t
   }
   for (size_t row = 0; row < m; row += block) {
     const size_t rows = std::min(block, m - row);
-    pool.run_tasks(threads, [&](size_t t) {
+    pool.run_tasks(slices, [&](size_t t) {
       const Range columns = columns_of(t);
       if (!columns.empty()) call.matmul(row, rows, columns.begin, columns.end, true);
     });
-    pool.run_tasks(std::min(threads, rows), [&](size_t t) {
-      const Range mine = split_range(rows, std::min(threads, rows), t);
+    const size_t row_slices = std::min(threads * kSlicesPerThread, rows);
+    pool.run_tasks(row_slices, [&](size_t t) {
+      const Range mine = split_range(rows, row_slices, t);
       normalize_rows(call, row + mine.begin, mine.size());
     });
   }
