@@ -125,7 +125,9 @@ struct PoolState {
 
   // Work: bumped once per run() (and once more to stop); workers wait for it to change.
   alignas(kCacheLine) std::atomic<uint32_t> generation{0};
-  bool stop = false;  // written before the final bump
+  // Written before the final bump. Atomic: a worker withdrawn by run_tasks()
+  // may wake late and read it while the destructor writes it.
+  std::atomic<bool> stop{false};
   Parker work_parker;
 
   // Completion: workers still running the current task; the caller waits for 0.
@@ -189,7 +191,7 @@ ThreadPool::ThreadPool(size_t threads, ThreadPoolOptions options)
 
 ThreadPool::~ThreadPool() {
   assert(!state_->running.load() && "ThreadPool destroyed during run()");
-  state_->stop = true;
+  state_->stop.store(true, std::memory_order_seq_cst);
   state_->generation.fetch_add(1, std::memory_order_seq_cst);
   state_->work_parker.wake_all();
   for (std::thread& worker : workers_) worker.join();
@@ -202,7 +204,7 @@ void ThreadPool::worker_loop(size_t index) {
     s.work_parker.wait([&] { return s.generation.load(std::memory_order_seq_cst) != seen; },
                        s.options.spin);
     seen = s.generation.load(std::memory_order_acquire);
-    if (s.stop) return;
+    if (s.stop.load(std::memory_order_seq_cst)) return;
     // Taking the offer (acquire) makes the task published before it visible.
     uint32_t offered = kOffered;
     if (!s.offers[index].compare_exchange_strong(offered, kStarted, std::memory_order_seq_cst)) {
