@@ -9,8 +9,9 @@
 //                       Q/K/V linears of a pre-norm block, S = 1, with and
 //                       without the folding pass (fusion off in both, so the
 //                       norm stays a node of its own).
-//   blocks/d/{fused,unfused}  the mixed post-/pre-norm blocks of the runtime
-//                       tests, S = 1, fusion and folding on vs both off.
+//   blocks/d/{fused,unfused}  the mixed post-/pre-norm blocks
+//                       (models/samples, as in the runtime tests), S = 1,
+//                       fusion and folding on vs both off.
 //
 // Weights are random (no zero pages, no subnormals); single thread.
 #include <benchmark/benchmark.h>
@@ -23,9 +24,10 @@
 #include "bench/bench_args.h"
 #include "bench/result_collector.h"
 #include "kernels/activation/activation.h"
+#include "models/samples/mixed_blocks.h"
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
-#include "runtime_test_graphs.h"
+#include "runtime/graph/graph_builder.h"
 
 namespace normrt::bench {
 namespace {
@@ -75,7 +77,7 @@ void run_session(benchmark::State& state, std::shared_ptr<const Model> model,
 
 void executor_chain(benchmark::State& state, int nodes) {
   auto model = compile_or_die(relu_chain(nodes), {});
-  run_session(state, model, test::random_values(kChainWidth, 1.0f, 1));
+  run_session(state, model, samples::random_values(kChainWidth, 1.0f, 1));
   state.counters["ns_per_node"] =
       benchmark::Counter(static_cast<double>(nodes), benchmark::Counter::kIsIterationInvariantRate |
                                                          benchmark::Counter::kInvert);
@@ -83,7 +85,7 @@ void executor_chain(benchmark::State& state, int nodes) {
 
 void direct_chain(benchmark::State& state, int nodes) {
   auto kernel = selected_activation_kernel();
-  std::vector<float> x = test::random_values(kChainWidth, 1.0f, 1);
+  std::vector<float> x = samples::random_values(kChainWidth, 1.0f, 1);
   std::vector<float> a(kChainWidth), b(kChainWidth);
   for (auto _ : state) {
     kernel.value()(Activation::kRelu, 0.0f, x.data(), a.data(), kChainWidth);
@@ -103,9 +105,9 @@ Graph prenorm_qkv(OpType norm, int64_t d) {
   GraphBuilder b;
   TensorId x = b.input("x", DataType::kF32, {1, d});
   float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  TensorId gain = b.weight("gain", {d}, test::random_values(d, 0.5f, 2));
+  TensorId gain = b.weight("gain", {d}, samples::random_values(d, 0.5f, 2));
   TensorId beta = norm == OpType::kLayerNorm
-                      ? b.weight("beta", {d}, test::random_values(d, 0.1f, 3))
+                      ? b.weight("beta", {d}, samples::random_values(d, 0.1f, 3))
                       : kNoTensor;
   std::vector<Attribute> attributes;
   if (norm == OpType::kPRmsNorm) attributes.push_back({"p", 0.0625});
@@ -113,7 +115,7 @@ Graph prenorm_qkv(OpType norm, int64_t d) {
   TensorId sum = kNoTensor;
   for (const char* name : {"q", "k", "v"}) {
     TensorId w =
-        b.weight(std::string(name) + ".w", {d, d}, test::random_values(d * d, scale, name[0]));
+        b.weight(std::string(name) + ".w", {d, d}, samples::random_values(d * d, scale, name[0]));
     TensorId y = b.node(OpType::kLinear, name, {n, w}, {{1, d}});
     sum =
         sum == kNoTensor ? y : b.node(OpType::kAdd, std::string("sum_") + name, {sum, y}, {{1, d}});
@@ -128,16 +130,16 @@ void prenorm(benchmark::State& state, OpType norm, int64_t d, bool folded) {
   options.fuse = false;
   options.fold_norm_affine = folded;
   run_session(state, compile_or_die(prenorm_qkv(norm, d), options),
-              test::random_values(d, 1.0f, 4));
+              samples::random_values(d, 1.0f, 4));
 }
 
 void blocks(benchmark::State& state, int64_t d, bool fused) {
   ModelOptions options;
   options.fuse = fused;
   options.fold_norm_affine = fused;
-  auto weights = test::mixed_blocks_weights(static_cast<size_t>(d), 5);
-  run_session(state, compile_or_die(test::mixed_blocks(weights, 1, false), options),
-              test::random_values(d, 1.0f, 6));
+  auto weights = samples::mixed_blocks_weights(static_cast<size_t>(d), 5);
+  run_session(state, compile_or_die(samples::mixed_blocks(weights, 1, false), options),
+              samples::random_values(d, 1.0f, 6));
 }
 
 // Names carry the parameters (the summary looks benchmarks up by name).

@@ -1,8 +1,9 @@
 // bench_norm: normrt's normalization kernels beside oneDNN and a memcpy floor.
 //
 // Benchmarks are named <impl>/<norm>/<n>/<rows>:
-//   impl: normrt_<isa>  norm_kernel_for(isa), for each runnable ISA but scalar
-//         scalar        norm_kernel_for(Isa::kScalar), the portable reference
+//   impl: normrt_<isa>  each runnable entry of norm_variants() but scalar
+//                       (normrt_<isa>_<feature> for one that needs an extension)
+//         scalar        the scalar variant, the portable reference
 //         onednn        oneDNN's LayerNorm primitive (also on the rmsnorm and
 //                       prmsnorm lines: oneDNN 2.6 has no RMSNorm)
 //         copy          memcpy of the same rows: the memory floor
@@ -213,20 +214,24 @@ std::string bench_name(const std::string& impl, const NormCase& norm, size_t n, 
   return impl + "/" + norm.name + "/" + std::to_string(n) + "/" + std::to_string(rows);
 }
 
+// The impl name of a variant: "scalar", "normrt_avx512", "normrt_avx512_<feature>".
+std::string impl_name(const NormVariant& v) {
+  if (v.isa == Isa::kScalar && v.feature == CpuFeature::kNone) return "scalar";
+  std::string name = std::string("normrt_") + isa_name(v.isa);
+  if (v.feature != CpuFeature::kNone) name += std::string("_") + cpu_feature_name(v.feature);
+  return name;
+}
+
 // Registers every benchmark; returns the kernel impl names, scalar first.
-// Only ISAs this CPU can run are registered, so the rest simply do not appear.
+// Only variants this CPU can run are registered, so the rest simply do not appear.
 std::vector<std::string> register_benchmarks() {
   std::vector<std::pair<std::string, NormKernel>> kernels;
-  if (NormKernel scalar = norm_kernel_for(Isa::kScalar)) kernels.emplace_back("scalar", scalar);
-  for (Isa isa : runnable_isas()) {
-    if (isa == Isa::kScalar) continue;
-    if (NormKernel kernel = norm_kernel_for(isa)) {
-      kernels.emplace_back(std::string("normrt_") + isa_name(isa), kernel);
-    }
+  for (const NormVariant* v : runnable_variants(norm_variants())) {
+    kernels.emplace_back(impl_name(*v), v->kernel);
   }
 
-  const std::vector<Isa> isas = runnable_isas();
-  const bool with_sweeps = std::find(isas.begin(), isas.end(), Isa::kAvx512) != isas.end();
+  // The sweeps floor is AVX-512 code (bench/norm_sweeps.h).
+  const bool with_sweeps = isa_runnable(Isa::kAvx512);
 
   // Shape-major order: the competitors of one shape run back to back, under
   // the same machine conditions.

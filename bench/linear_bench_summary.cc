@@ -193,9 +193,9 @@ void print_fused_summary(const LinearSummaryInput& in, std::ostream& out) {
     const double rms_ratio = over_gemv("fused_rmsnorm", rms);
     const double prms_ratio = over_gemv("fused_prmsnorm", prms);
     std::string marks;
-    for (auto [name, r, floor] : {std::tuple{"ln", ln_ratio, ln_floor},
-                                  std::tuple{"rms", rms_ratio, sweep_floor},
-                                  std::tuple{"prms", prms_ratio, sweep_floor}}) {
+    for (auto [name, r, floor] :
+         {std::tuple{"ln", ln_ratio, ln_floor}, std::tuple{"rms", rms_ratio, sweep_floor},
+          std::tuple{"prms", prms_ratio, sweep_floor}}) {
       if (r <= 0) continue;
       const bool ok = r <= kFusedTarget;
       fused_pass[row] += ok;
@@ -218,12 +218,12 @@ void print_fused_summary(const LinearSummaryInput& in, std::ostream& out) {
         if (!big) marks += " FAIL(dnnl/ln < 2)";
       }
     }
-    std::snprintf(line, sizeof line,
-                  "%-5s %-10s %4zu %4s %9.2f %9.2f %8s %8s %8s %8s %8s %8s %8.2f %s\n",
-                  key.dtype.c_str(), key.shape().c_str(), key.m, beyond_l2 ? "yes" : "", gemv / 1e3,
-                  ln / 1e3, ratio(ln_ratio, 1.0).c_str(), ratio(rms_ratio, 1.0).c_str(),
-                  ratio(prms_ratio, 1.0).c_str(), ratio(ln_floor, 1.0).c_str(), ratio(sep, ln).c_str(),
-                  ratio(dnnl_over_ln, 1.0).c_str(), dnnl / 1e3, marks.c_str());
+    std::snprintf(
+        line, sizeof line, "%-5s %-10s %4zu %4s %9.2f %9.2f %8s %8s %8s %8s %8s %8s %8.2f %s\n",
+        key.dtype.c_str(), key.shape().c_str(), key.m, beyond_l2 ? "yes" : "", gemv / 1e3, ln / 1e3,
+        ratio(ln_ratio, 1.0).c_str(), ratio(rms_ratio, 1.0).c_str(), ratio(prms_ratio, 1.0).c_str(),
+        ratio(ln_floor, 1.0).c_str(), ratio(sep, ln).c_str(), ratio(dnnl_over_ln, 1.0).c_str(),
+        dnnl / 1e3, marks.c_str());
     out << line;
   }
   if (!keys.empty()) {

@@ -22,6 +22,19 @@ if(CMAKE_CROSSCOMPILING)
   return()
 endif()
 
+# normrt_pkg_config(<target> <module> <debian package>): the pkg-config module
+# as an imported target under the name the build uses, or an error naming the
+# Debian package to install.
+function(normrt_pkg_config target module package)
+  string(MAKE_C_IDENTIFIER "NORMRT_PC_${module}" prefix)
+  pkg_check_modules(${prefix} QUIET IMPORTED_TARGET GLOBAL ${module})
+  if(NOT ${prefix}_FOUND)
+    message(FATAL_ERROR "${module} not found by pkg-config: install the Debian package "
+      "${package} (scripts/install_deps.sh)")
+  endif()
+  add_library(${target} ALIAS PkgConfig::${prefix})
+endfunction()
+
 find_package(xsimd REQUIRED)
 # Debian's xsimd 8.1 exports INTERFACE_LINK_LIBRARIES "xtl" without finding xtl,
 # so every executable would link a nonexistent -lxtl. xsimd needs xtl only for
@@ -36,19 +49,11 @@ if(NORMRT_BUILD_TESTS)
 endif()
 if(NOT NORMRT_KERNELS_ONLY)
   find_package(dnnl REQUIRED)
-  # xxHash (XXH3-64, the model file checksum): Debian ships no CMake package
-  # for it, only a header and a library.
-  find_path(NORMRT_XXHASH_INCLUDE_DIR xxhash.h)
-  find_library(NORMRT_XXHASH_LIBRARY xxhash)
-  if(NOT NORMRT_XXHASH_INCLUDE_DIR OR NOT NORMRT_XXHASH_LIBRARY)
-    message(FATAL_ERROR "xxHash not found (xxhash.h: ${NORMRT_XXHASH_INCLUDE_DIR}, "
-      "libxxhash: ${NORMRT_XXHASH_LIBRARY}): install the Debian package libxxhash-dev "
-      "(scripts/install_deps.sh)")
-  endif()
-  add_library(xxhash::xxhash UNKNOWN IMPORTED)
-  set_target_properties(xxhash::xxhash PROPERTIES
-    IMPORTED_LOCATION "${NORMRT_XXHASH_LIBRARY}"
-    INTERFACE_INCLUDE_DIRECTORIES "${NORMRT_XXHASH_INCLUDE_DIR}")
+  # The libraries Debian ships with a pkg-config file and no CMake package:
+  # each becomes an imported target named as the code uses it.
+  find_package(PkgConfig REQUIRED)
+  # xxHash (XXH3-64, the model file checksum).
+  normrt_pkg_config(xxhash::xxhash libxxhash libxxhash-dev)
 
   # The converter's readers (tools/convert/readers): JSON headers and configs.
   find_package(nlohmann_json 3.2 CONFIG QUIET)
@@ -59,46 +64,14 @@ if(NOT NORMRT_KERNELS_ONLY)
   # libzip (.npz archives). Not through its CMake package: Debian's
   # libzip-config.cmake also imports zipcmp/zipmerge/ziptool and fails unless
   # the separate tools package is installed.
-  find_path(NORMRT_LIBZIP_INCLUDE_DIR zip.h)
-  find_library(NORMRT_LIBZIP_LIBRARY zip)
-  if(NOT NORMRT_LIBZIP_INCLUDE_DIR OR NOT NORMRT_LIBZIP_LIBRARY)
-    message(FATAL_ERROR "libzip not found (zip.h: ${NORMRT_LIBZIP_INCLUDE_DIR}, "
-      "libzip: ${NORMRT_LIBZIP_LIBRARY}): install the Debian package libzip-dev "
-      "(scripts/install_deps.sh)")
-  endif()
-  add_library(normrt_libzip UNKNOWN IMPORTED)
-  set_target_properties(normrt_libzip PROPERTIES
-    IMPORTED_LOCATION "${NORMRT_LIBZIP_LIBRARY}"
-    INTERFACE_INCLUDE_DIRECTORIES "${NORMRT_LIBZIP_INCLUDE_DIR}")
+  normrt_pkg_config(normrt_libzip libzip libzip-dev)
 endif()
 if(NORMRT_BUILD_BENCH AND NOT NORMRT_KERNELS_ONLY)
   find_package(benchmark REQUIRED)
 endif()
 if(NOT NORMRT_KERNELS_ONLY)
   # utf8proc (tools/text: Unicode categories, NFD and case for BERT's
-  # tokenizer): Debian ships a header and a library, no CMake package.
-  find_path(NORMRT_UTF8PROC_INCLUDE_DIR utf8proc.h)
-  find_library(NORMRT_UTF8PROC_LIBRARY utf8proc)
-  if(NOT NORMRT_UTF8PROC_INCLUDE_DIR OR NOT NORMRT_UTF8PROC_LIBRARY)
-    message(FATAL_ERROR "utf8proc not found (utf8proc.h: ${NORMRT_UTF8PROC_INCLUDE_DIR}, "
-      "libutf8proc: ${NORMRT_UTF8PROC_LIBRARY}): install the Debian package libutf8proc-dev "
-      "(scripts/install_deps.sh)")
-  endif()
-  add_library(utf8proc::utf8proc UNKNOWN IMPORTED)
-  set_target_properties(utf8proc::utf8proc PROPERTIES
-    IMPORTED_LOCATION "${NORMRT_UTF8PROC_LIBRARY}"
-    INTERFACE_INCLUDE_DIRECTORIES "${NORMRT_UTF8PROC_INCLUDE_DIR}")
-  # SentencePiece (tools/text: XLM-R's sentencepiece.bpe.model): Debian's
-  # libsentencepiece-dev has a pkg-config file, no CMake package.
-  find_path(NORMRT_SENTENCEPIECE_INCLUDE_DIR sentencepiece_processor.h)
-  find_library(NORMRT_SENTENCEPIECE_LIBRARY sentencepiece)
-  if(NOT NORMRT_SENTENCEPIECE_INCLUDE_DIR OR NOT NORMRT_SENTENCEPIECE_LIBRARY)
-    message(FATAL_ERROR "SentencePiece not found (sentencepiece_processor.h: "
-      "${NORMRT_SENTENCEPIECE_INCLUDE_DIR}, libsentencepiece: ${NORMRT_SENTENCEPIECE_LIBRARY}): "
-      "install the Debian package libsentencepiece-dev (scripts/install_deps.sh)")
-  endif()
-  add_library(sentencepiece::sentencepiece UNKNOWN IMPORTED)
-  set_target_properties(sentencepiece::sentencepiece PROPERTIES
-    IMPORTED_LOCATION "${NORMRT_SENTENCEPIECE_LIBRARY}"
-    INTERFACE_INCLUDE_DIRECTORIES "${NORMRT_SENTENCEPIECE_INCLUDE_DIR}")
+  # tokenizer) and SentencePiece (tools/text: XLM-R's sentencepiece.bpe.model).
+  normrt_pkg_config(utf8proc::utf8proc libutf8proc libutf8proc-dev)
+  normrt_pkg_config(sentencepiece::sentencepiece sentencepiece libsentencepiece-dev)
 endif()

@@ -7,7 +7,7 @@
 # Each entry: "<name>=<path prefix>[,<path prefix>...]".
 set(NORMRT_LAYERS
   # normrt_base: Status/Expected, bf16, the mapped file, Isa names.
-  "base=base/,include/normrt/status.h"
+  "base=base/,include/normrt/status.h,include/normrt/export.h"
   # normrt_kernels (+ normrt_kernels_onednn): xsimd kernels, ISA dispatch.
   "kernels=kernels/"
   # normrt_runtime (and libnormrt.so), its folders in the order they build on

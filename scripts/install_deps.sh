@@ -13,6 +13,7 @@ set -euo pipefail
 packages=(
   cmake                  # build system (>= 3.25, for CMakePresets.json)
   ninja-build            # generator used by the presets
+  pkg-config             # finds xxHash, libzip, utf8proc, SentencePiece (cmake/dependencies.cmake)
   g++                    # native compiler (C++17)
   libxsimd-dev           # SIMD wrappers used by the kernels
   libdnnl-dev            # oneDNN: runtime backends, benchmark competitor
@@ -24,6 +25,7 @@ packages=(
   libzip-dev             # zip archives: numpy .npz weights (converter)
   libcpp-httplib-dev     # HTTP server of the serving example (tools/serve)
   clang                  # libFuzzer (fuzz/): Debian's gcc has no fuzzing engine
+  clang-format           # the format stage of scripts/run_tests.sh (.clang-format)
   libclang-rt-14-dev     # libFuzzer's runtime library for clang 14
   doctest-dev            # unit tests
   libbenchmark-dev       # Google Benchmark (bench/)

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Builds normrt and runs every test, in eight stages (CMakePresets.json and two Python scripts):
+# Builds normrt and runs every test, in nine stages (CMakePresets.json and two Python scripts):
+#   format    clang-format check of every tracked C/C++ file (scripts/check_format.sh;
+#             NORMRT_FORMAT_CHANGED=REF checks only the files changed since REF)
 #   release   native Release build, ctest
 #   sanitize  native build with -fsanitize=address,undefined (-Og, asserts on), ctest
 #             (shortened sweep: NORMRT_TEST_QUICK)
@@ -25,7 +27,7 @@
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
-all_stages=(release sanitize tsan aarch64 fuzz python clients ray)
+all_stages=(format release sanitize tsan aarch64 fuzz python clients ray)
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=("${all_stages[@]}")
 for stage in "${stages[@]}"; do
@@ -105,6 +107,19 @@ run_fuzz_stage() {
   return "$rc"
 }
 
+# The format stage: check_format.sh names the files that differ; its last line
+# reads "check_format: N files formatted" or "... N of M files differ ...".
+run_format_stage() {
+  local log="build/format.log" args=()
+  [[ -n "${NORMRT_FORMAT_CHANGED:-}" ]] && args=(--changed "$NORMRT_FORMAT_CHANGED")
+  echo
+  echo "==== [format] scripts/check_format.sh ${args[*]} ===="
+  scripts/check_format.sh "${args[@]}" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  detail[format]="$(tail -n 1 "$log" | sed 's/^check_format: //; s/ (scripts.*//')"
+  return "$rc"
+}
+
 # A pytest stage (python, clients, ray): the script's output stays visible; pytest's
 # summary line ("53 passed, 1 skipped in 27.1s") is counted like ctest's.
 run_pytest_stage() {
@@ -134,6 +149,11 @@ for stage in "${stages[@]}"; do
   start=$SECONDS
   if [[ "$stage" == python || "$stage" == clients || "$stage" == ray ]]; then
     if run_pytest_stage "$stage" "scripts/test_$stage.sh"; then result[$stage]=passed; else result[$stage]=FAILED; fi
+    seconds[$stage]=$((SECONDS - start))
+    continue
+  fi
+  if [[ "$stage" == format ]]; then
+    if run_format_stage; then result[$stage]=passed; else result[$stage]=FAILED; fi
     seconds[$stage]=$((SECONDS - start))
     continue
   fi

@@ -74,7 +74,7 @@ struct DecodeStats {
 /// Greedy and beam search over one shared Model. A Decoder owns K sessions
 /// and every buffer of the search: decode() allocates nothing per step
 /// (only its result). Use one Decoder per thread; the Model may be shared.
-class Decoder {
+class NORMRT_API Decoder {
  public:
   /// Prepares once per session of a decode(): called after the session is
   /// reset and before the prefix is fed. Binds every input other than the

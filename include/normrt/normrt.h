@@ -35,6 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "normrt/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -100,44 +102,44 @@ typedef struct normrt_tensor_info {
   { sizeof(normrt_tensor_info), NULL, NORMRT_DTYPE_INVALID, 0, {0}, 0 }
 
 /* The library's version, "major.minor.patch". */
-const char* normrt_version(void);
+NORMRT_API const char* normrt_version(void);
 /* The most intra-op threads a session accepts (normrt_session_options.threads). */
-size_t normrt_max_threads(void);
+NORMRT_API size_t normrt_max_threads(void);
 /* The CPUs this process may run on (its affinity mask), at least 1: what
  * normrt_session_options.threads = 0 means. */
-size_t normrt_available_cpus(void);
+NORMRT_API size_t normrt_available_cpus(void);
 
 /* The message of the last failed call on this thread ("" if none). Valid
  * until the next failing call on this thread. */
-const char* normrt_last_error(void);
+NORMRT_API const char* normrt_last_error(void);
 /* "ok", "invalid argument", ... */
-const char* normrt_status_name(normrt_status status);
+NORMRT_API const char* normrt_status_name(normrt_status status);
 /* "f32", "i32", "i64"; "invalid" otherwise. */
-const char* normrt_dtype_name(normrt_dtype dtype);
+NORMRT_API const char* normrt_dtype_name(normrt_dtype dtype);
 
 /* options may be NULL (defaults). On success *model is a new handle. */
-normrt_status normrt_model_load(const char* path, const normrt_model_options* options,
+NORMRT_API normrt_status normrt_model_load(const char* path, const normrt_model_options* options,
                                 normrt_model** model);
-void normrt_model_destroy(normrt_model* model); /* NULL is a no-op */
+NORMRT_API void normrt_model_destroy(normrt_model* model); /* NULL is a no-op */
 
-size_t normrt_model_input_count(const normrt_model* model);
-size_t normrt_model_output_count(const normrt_model* model);
+NORMRT_API size_t normrt_model_input_count(const normrt_model* model);
+NORMRT_API size_t normrt_model_output_count(const normrt_model* model);
 /* NULL if index is out of range. Valid while the model lives. */
-const char* normrt_model_input_name(const normrt_model* model, size_t index);
-const char* normrt_model_output_name(const normrt_model* model, size_t index);
+NORMRT_API const char* normrt_model_input_name(const normrt_model* model, size_t index);
+NORMRT_API const char* normrt_model_output_name(const normrt_model* model, size_t index);
 /* Fills *info (whose struct_size the caller sets) for input or output
  * `index`; NORMRT_INVALID_ARGUMENT if index is out of range. */
-normrt_status normrt_model_input_info(const normrt_model* model, size_t index,
+NORMRT_API normrt_status normrt_model_input_info(const normrt_model* model, size_t index,
                                       normrt_tensor_info* info);
-normrt_status normrt_model_output_info(const normrt_model* model, size_t index,
+NORMRT_API normrt_status normrt_model_output_info(const normrt_model* model, size_t index,
                                        normrt_tensor_info* info);
 /* The largest S a run accepts. */
-size_t normrt_model_max_sequence_length(const normrt_model* model);
+NORMRT_API size_t normrt_model_max_sequence_length(const normrt_model* model);
 
-normrt_status normrt_session_create(const normrt_model* model,
+NORMRT_API normrt_status normrt_session_create(const normrt_model* model,
                                     const normrt_session_options* options,
                                     normrt_session** session);
-void normrt_session_destroy(normrt_session* session); /* NULL is a no-op */
+NORMRT_API void normrt_session_destroy(normrt_session* session); /* NULL is a no-op */
 
 /* Binds an input to data of element type `dtype` and shape `shape[0..rank)`
  * (the input's declared shape, with S where it has NORMRT_SEQUENCE_DIM).
@@ -147,33 +149,33 @@ void normrt_session_destroy(normrt_session* session); /* NULL is a no-op */
  * NORMRT_INVALID_ARGUMENT naming the value and its index) and is converted
  * into the session's own memory now, so data may be released at once. Any
  * other type is refused: data are never reinterpreted. */
-normrt_status normrt_session_set_input_typed(normrt_session* session, const char* name,
+NORMRT_API normrt_status normrt_session_set_input_typed(normrt_session* session, const char* name,
                                              normrt_dtype dtype, const void* data,
                                              const size_t* shape, size_t rank);
 /* Untyped, kept for compatibility: `bytes` of data taken as the input's
  * declared type (f32 or i32; see normrt_model_input_info), borrowed until
  * normrt_session_run() returns; bytes fixes S. An int64 array passed here
  * would be read as two int32 per value: use normrt_session_set_input_typed. */
-normrt_status normrt_session_set_input(normrt_session* session, const char* name,
+NORMRT_API normrt_status normrt_session_set_input(normrt_session* session, const char* name,
                                        const void* data, size_t bytes);
-normrt_status normrt_session_run(normrt_session* session);
+NORMRT_API normrt_status normrt_session_run(normrt_session* session);
 /* *data stays valid until the next run or reset; shape has room for
  * NORMRT_MAX_RANK entries. */
-normrt_status normrt_session_output(const normrt_session* session, const char* name,
+NORMRT_API normrt_status normrt_session_output(const normrt_session* session, const char* name,
                                     const void** data, size_t* shape, size_t* rank);
-void normrt_session_reset(normrt_session* session);
-size_t normrt_session_position(const normrt_session* session);
+NORMRT_API void normrt_session_reset(normrt_session* session);
+NORMRT_API size_t normrt_session_position(const normrt_session* session);
 
 /* State tensors (RNN states, KV caches). normrt_session_state: as the last run
  * left it, valid like an output. normrt_session_set_state: bytes must be the
  * tensor's exact size. normrt_session_copy_state: makes dst's state and
  * position a copy of src's (a session of the same model), as beam search
  * does when it forks or reorders hypotheses. */
-normrt_status normrt_session_state(const normrt_session* session, const char* name,
+NORMRT_API normrt_status normrt_session_state(const normrt_session* session, const char* name,
                                    const void** data, size_t* shape, size_t* rank);
-normrt_status normrt_session_set_state(normrt_session* session, const char* name,
+NORMRT_API normrt_status normrt_session_set_state(normrt_session* session, const char* name,
                                        const void* data, size_t bytes);
-normrt_status normrt_session_copy_state(normrt_session* dst, const normrt_session* src);
+NORMRT_API normrt_status normrt_session_copy_state(normrt_session* dst, const normrt_session* src);
 
 #ifdef __cplusplus
 }

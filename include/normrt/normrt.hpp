@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "normrt/export.h"
 #include "normrt/status.h"
 
 namespace normrt {
@@ -37,12 +38,12 @@ struct ModelOptions {
 };
 
 /// The library's version, "major.minor.patch".
-const char* version();
+NORMRT_API const char* version();
 
 /// The element type of data handed to Session::set_input.
 enum class ElementType { kF32, kI32, kI64 };
 /// "f32", "i32", "i64".
-const char* element_type_name(ElementType type);
+NORMRT_API const char* element_type_name(ElementType type);
 
 /// A named graph input or output as the model declares it.
 struct TensorInfo {
@@ -71,7 +72,7 @@ struct TensorShape {
 };
 
 /// A read-only view of a session's output, valid until its next run() or reset().
-struct TensorRef {
+struct NORMRT_API TensorRef {
   const void* data = nullptr;
   std::string_view dtype;  ///< "f32", "i32"
   TensorShape shape;       ///< with this run's S
@@ -90,7 +91,7 @@ struct PassSummary {
   size_t unshared_bytes = 0;   ///< what it would be without buffer reuse
 };
 
-class Model {
+class NORMRT_API Model {
  public:
   struct Impl;  // runtime/exec/compiled_model.h
   ~Model();
@@ -129,12 +130,12 @@ struct SessionOptions {
 /// The most intra-op threads a Session accepts (1024, on any machine: a
 /// bound on absurd values such as 20,000, not a tuning advice — beyond the
 /// CPUs the process may use, threads only wait for each other).
-size_t max_session_threads();
+NORMRT_API size_t max_session_threads();
 
 /// The CPUs this process may run on (its affinity mask: taskset, cgroup
 /// cpusets), at least 1 and at most max_session_threads(): what
 /// SessionOptions::threads = 0 resolves to.
-size_t available_cpus();
+NORMRT_API size_t available_cpus();
 
 /// Time spent per node over the runs since the session was created or
 /// profile_reset() was called.
@@ -146,7 +147,7 @@ struct NodeProfile {
   uint64_t runs = 0;
 };
 
-class Session {
+class NORMRT_API Session {
  public:
   struct Impl;  // runtime/exec/session_impl.h
   ~Session();

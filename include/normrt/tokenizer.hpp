@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "normrt/export.h"
 #include "normrt/status.h"
 
 namespace normrt {
@@ -34,7 +35,7 @@ struct Encoding {
   std::vector<int32_t> type_ids;  ///< token type (segment) ids, as long as ids
 };
 
-class Tokenizer {
+class NORMRT_API Tokenizer {
  public:
   /// A Hugging Face model folder: tokenizer.json, sentencepiece.bpe.model,
   /// vocab.json + merges.txt or vocab.txt (docs/tokenizers.md says which wins).

@@ -23,9 +23,11 @@
 
 #include <cstddef>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "kernels/common/isa.h"
+#include "kernels/common/kernel_variant.h"
 
 namespace normrt {
 
@@ -54,7 +56,18 @@ bool activation_uses_alpha(Activation activation);
 using ActivationKernel = void (*)(Activation activation, float alpha, const float* x, float* y,
                                   size_t n);
 
-/// The kernel compiled for `isa`, or nullptr if this build has none.
+/// One compiled activation kernel: the unit that dispatch, tests and
+/// benchmarks iterate.
+struct ActivationVariant : KernelVariant {
+  ActivationKernel kernel;
+};
+
+/// Every activation variant compiled into this build (activation_variants.cc),
+/// in order of preference within an ISA.
+const std::vector<ActivationVariant>& activation_variants();
+
+/// The kernel of first_variant_for(activation_variants(), isa), or nullptr if
+/// this build has none.
 ActivationKernel activation_kernel_for(Isa isa);
 
 /// The kernel for selected_isa(), resolved once.

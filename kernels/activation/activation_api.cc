@@ -5,7 +5,6 @@
 #include <string>
 
 #include "kernels/activation/activation.h"
-#include "kernels/activation/activation_variants.h"
 
 namespace normrt {
 
@@ -45,24 +44,8 @@ Expected<Activation> activation_from_name(std::string_view name) {
 bool activation_uses_alpha(Activation activation) { return activation == Activation::kLeakyRelu; }
 
 ActivationKernel activation_kernel_for(Isa isa) {
-  switch (isa) {
-    case Isa::kScalar:
-      return detail::activation_row_scalar;
-#ifdef NORMRT_HAVE_AVX2
-    case Isa::kAvx2:
-      return detail::activation_row_avx2;
-#endif
-#ifdef NORMRT_HAVE_AVX512
-    case Isa::kAvx512:
-      return detail::activation_row_avx512;
-#endif
-#ifdef NORMRT_HAVE_NEON
-    case Isa::kNeon:
-      return detail::activation_row_neon;
-#endif
-    default:
-      return nullptr;
-  }
+  const ActivationVariant* variant = first_variant_for(activation_variants(), isa);
+  return variant != nullptr ? variant->kernel : nullptr;
 }
 
 Expected<ActivationKernel> selected_activation_kernel() {

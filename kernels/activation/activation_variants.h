@@ -1,6 +1,6 @@
 #pragma once
-// Internal: the per-ISA entry points behind activation_kernel_for(). Each is
-// defined in its own translation unit, compiled with that ISA's flags.
+// Internal: the per-ISA entry points that activation_variants.cc lists. Each
+// is defined in its own translation unit, compiled with that ISA's flags.
 
 #include <cstddef>
 

@@ -59,6 +59,7 @@
 
 #include "base/status.h"
 #include "kernels/common/isa.h"
+#include "kernels/common/kernel_variant.h"
 #include "kernels/common/thread_pool.h"
 
 namespace normrt {
@@ -121,10 +122,9 @@ size_t attention_task_count(const AttentionParams& params, const AttentionArgs& 
 using AttentionKernel = void (*)(const AttentionParams& params, const AttentionArgs& args,
                                  size_t part, size_t parts);
 
-/// One compiled kernel: the unit that dispatch, tests and benchmarks iterate.
-struct AttentionVariant {
-  const char* name;  ///< dtype, op, ISA, register tile, e.g. "f32_attention__avx512_mr6"
-  Isa isa;
+/// One compiled kernel: the unit that dispatch, tests and benchmarks iterate
+/// (name: dtype, op, ISA, register tile, e.g. "f32_attention__avx512_mr6").
+struct AttentionVariant : KernelVariant {
   AttentionKernel kernel;
   /// The kernel's softmax exponential over a row: y[i] = e^x[i] for x[i] ≤ 0
   /// (the contract in attention_variants.h), exposed for its accuracy test;
@@ -132,10 +132,12 @@ struct AttentionVariant {
   void (*exp_row)(const float* x, float* y, size_t n);
 };
 
-/// Every variant compiled into this build, worst ISA first.
+/// Every variant compiled into this build (attention_variants.cc), worst ISA
+/// first, in order of preference within an ISA.
 const std::vector<AttentionVariant>& attention_variants();
 
-/// The kernel compiled for `isa`, or nullptr if this build has none.
+/// The kernel of first_variant_for(attention_variants(), isa), or nullptr if
+/// this build has none.
 AttentionKernel attention_kernel_for(Isa isa);
 
 /// The kernel for selected_isa(), resolved once.

@@ -13,25 +13,6 @@ namespace {
 
 size_t min_parallel_work = kAttentionMinParallelWork;
 
-std::vector<AttentionVariant> compiled_variants() {
-  std::vector<AttentionVariant> v = {
-      {"f32_attention__scalar_reference", Isa::kScalar, detail::attention_reference, nullptr},
-  };
-#ifdef NORMRT_HAVE_AVX2
-  v.push_back({"f32_attention__avx2_mr6", Isa::kAvx2, detail::attention_avx2,
-               detail::attention_exp_row_avx2});
-#endif
-#ifdef NORMRT_HAVE_AVX512
-  v.push_back({"f32_attention__avx512_mr6", Isa::kAvx512, detail::attention_avx512,
-               detail::attention_exp_row_avx512});
-#endif
-#ifdef NORMRT_HAVE_NEON
-  v.push_back({"f32_attention__neon_mr6", Isa::kNeon, detail::attention_neon,
-               detail::attention_exp_row_neon});
-#endif
-  return v;
-}
-
 std::string num(size_t value) { return std::to_string(value); }
 
 // The bytes a (batch, rows, width) operand spans; batch, rows ≥ 1.
@@ -198,16 +179,9 @@ size_t attention_task_count(const AttentionParams& params, const AttentionArgs& 
   return detail::attention_task_grid(params, args, parts).count;
 }
 
-const std::vector<AttentionVariant>& attention_variants() {
-  static const std::vector<AttentionVariant> variants = compiled_variants();
-  return variants;
-}
-
 AttentionKernel attention_kernel_for(Isa isa) {
-  for (const AttentionVariant& variant : attention_variants()) {
-    if (variant.isa == isa) return variant.kernel;
-  }
-  return nullptr;
+  const AttentionVariant* variant = first_variant_for(attention_variants(), isa);
+  return variant != nullptr ? variant->kernel : nullptr;
 }
 
 Expected<AttentionKernel> selected_attention_kernel() {

@@ -1,8 +1,8 @@
 #pragma once
 // Internal: how a call is cut into tasks (shared by every variant, so the
-// task count does not depend on the ISA), and the per-ISA entry points behind
-// attention_variants(). Each entry is defined in its own translation unit,
-// compiled with that ISA's flags.
+// task count does not depend on the ISA), and the per-ISA entry points that
+// attention_variants.cc lists. Each entry is defined in its own translation
+// unit, compiled with that ISA's flags.
 //
 // The softmax exponential of every variant (exp_row): for x ≤ 0, e^x within
 // 2 ulp where e^x ≥ 2^-126 (x ≥ −87.33), exactly 0 below (no subnormal

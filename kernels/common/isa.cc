@@ -86,14 +86,6 @@ Status check_isa_runnable(Isa isa) {
   return Status::ok();
 }
 
-bool cpu_has_avx512_bf16() {
-#if defined(__x86_64__) || defined(__i386__)
-  return cpu_can_run(Isa::kAvx512) && __builtin_cpu_supports("avx512bf16");
-#else
-  return false;
-#endif
-}
-
 bool cpu_has_amx_bf16() {
 #if defined(__x86_64__) || defined(__i386__)
   // CPUID.(7, 0):EDX bit 22 (clang's __builtin_cpu_supports has no "amx-bf16"),
@@ -119,6 +111,8 @@ const char* cpu_feature_name(CpuFeature feature) {
       return "avx_vnni";
     case CpuFeature::kNeonDotProd:
       return "asimddp";
+    case CpuFeature::kAvx512Bf16:
+      return "avx512_bf16";
   }
   return "unknown";
 }
@@ -139,6 +133,8 @@ bool cpu_has(CpuFeature feature) {
       }
       return (eax & (1u << 4)) != 0;
     }
+    case CpuFeature::kAvx512Bf16:
+      return cpu_can_run(Isa::kAvx512) && __builtin_cpu_supports("avx512bf16");
 #endif
 #if defined(__aarch64__) && defined(__linux__)
     case CpuFeature::kNeonDotProd:

@@ -24,25 +24,28 @@ std::vector<Isa> runnable_isas();
 /// Checks that `isa` can run here, with a message naming what is missing.
 Status check_isa_runnable(Isa isa);
 
-/// True if this CPU (and OS) can execute AVX-512 BF16 (vdpbf16ps). A capability
-/// inside Isa::kAvx512, queried by the kernels that have a variant for it.
-bool cpu_has_avx512_bf16();
-
 /// True if this CPU has AMX with bf16 tiles (what oneDNN's bf16 matmul needs
 /// to beat normrt's kernels; without it oneDNN runs a slower AVX-512 GEMM).
 bool cpu_has_amx_bf16();
 
 /// Extensions inside an ISA that some kernel variants need beyond it
-/// (LinearVariant::feature). Each is queried from the CPU (and OS) once.
+/// (KernelVariant::feature, kernels/common/kernel_variant.h). Each is queried
+/// from the CPU (and OS) once. cmake/kernel_isas.cmake lists the flags that
+/// compile each (its NAME is cpu_feature_name()).
 enum class CpuFeature {
   kNone,         ///< nothing beyond the ISA
   kAvx512Vnni,   ///< AVX-512 VNNI: vpdpbusd on zmm (inside Isa::kAvx512)
   kAvxVnni,      ///< AVX-VNNI: VEX vpdpbusd on ymm (inside Isa::kAvx2)
   kNeonDotProd,  ///< Armv8.2 dot product: sdot / udot (inside Isa::kNeon)
+  kAvx512Bf16,   ///< AVX-512 BF16: vdpbf16ps (inside Isa::kAvx512)
 };
 
+/// Every feature but kNone.
+inline constexpr CpuFeature kAllCpuFeatures[] = {CpuFeature::kAvx512Vnni, CpuFeature::kAvxVnni,
+                                                 CpuFeature::kNeonDotProd, CpuFeature::kAvx512Bf16};
+
 /// The name the Linux kernel gives the feature in /proc/cpuinfo: "avx512_vnni",
-/// "avx_vnni", "asimddp"; "none" for kNone.
+/// "avx_vnni", "asimddp", "avx512_bf16"; "none" for kNone.
 const char* cpu_feature_name(CpuFeature feature);
 
 /// True if this CPU (and OS) can execute the feature's instructions (kNone: true).

@@ -40,6 +40,7 @@
 
 #include "base/status.h"
 #include "kernels/common/isa.h"
+#include "kernels/common/kernel_variant.h"
 
 namespace normrt {
 
@@ -53,19 +54,16 @@ struct LinearArgs;  // kernels/linear/linear_variants.h
 }
 using LinearKernel = void (*)(const detail::LinearArgs& args);
 
-/// One compiled kernel: the unit that dispatch, tests and benchmarks iterate.
-struct LinearVariant {
-  const char* name;        ///< dtype, op, ISA, panel width, e.g. "f32_gemv__avx512_p64"
-  WeightType type;         ///< weight type it reads
-  Isa isa;                 ///< instruction set it needs
-  bool needs_avx512_bf16;  ///< additionally needs AVX-512 BF16 (vdpbf16ps)
-  size_t panel_width;      ///< P: output columns per weight panel
+/// One compiled kernel: the unit that dispatch, tests and benchmarks iterate
+/// (name: dtype, op, ISA, panel width, e.g. "f32_gemv__avx512_p64").
+struct LinearVariant : KernelVariant {
+  WeightType type;     ///< weight type it reads
+  size_t panel_width;  ///< P: output columns per weight panel
   LinearKernel kernel;
-  CpuFeature feature = CpuFeature::kNone;  ///< additionally needs this extension of `isa`
 };
 
-/// Every variant compiled into this build, in order of preference within each
-/// (ISA, weight type).
+/// Every variant compiled into this build (linear_variants.cc), in order of
+/// preference within each (ISA, weight type).
 const std::vector<LinearVariant>& linear_variants();
 
 /// True if this CPU can run `variant`.

@@ -1,6 +1,7 @@
-// The variant list, argument validation and the checked entry points of the
-// linear kernels. Dispatch is by the variant the weights were packed for: the
-// kernel pointer is chosen once, at pack time.
+// The variant choice, argument validation and the checked entry points of the
+// linear kernels (the list itself: linear_variants.cc). Dispatch is by the
+// variant the weights were packed for: the kernel pointer is chosen once, at
+// pack time.
 
 #include <cstdint>
 #include <string>
@@ -10,67 +11,6 @@
 
 namespace normrt {
 namespace {
-
-using detail::kAvx2Panel;
-using detail::kAvx512Panel;
-using detail::kNeonPanel;
-using detail::kScalarPanel;
-
-// Within one (ISA, type) the first runnable entry is what pack_weights(.., isa)
-// picks. bf16 on AVX-512: widening bf16 → f32 in registers and FMA beats the
-// vdpbf16ps kernel (3 dot products to keep x in float precision) at every
-// measured shape, so it comes first; see kernels/linear/linear_avx512bf16.cc.
-std::vector<LinearVariant> compiled_variants() {
-  std::vector<LinearVariant> v = {
-      {"f32_gemv__scalar", WeightType::kF32, Isa::kScalar, false, kScalarPanel,
-       detail::linear_f32_scalar},
-      {"bf16_gemv__scalar", WeightType::kBF16, Isa::kScalar, false, kScalarPanel,
-       detail::linear_bf16_scalar},
-      {"int8_gemv__scalar", WeightType::kInt8, Isa::kScalar, false, kScalarPanel,
-       detail::linear_int8_scalar},
-  };
-  // int8: the vpdpbusd / sdot kernels first; each needs a CPU extension, and
-  // choose_linear_variant() says which one it lacked when it falls back.
-#ifdef NORMRT_HAVE_AVX2
-  v.push_back({"f32_gemv__avx2_p32", WeightType::kF32, Isa::kAvx2, false, kAvx2Panel,
-               detail::linear_f32_avx2});
-  v.push_back({"bf16_gemv__avx2_p32", WeightType::kBF16, Isa::kAvx2, false, kAvx2Panel,
-               detail::linear_bf16_avx2});
-#endif
-#ifdef NORMRT_HAVE_AVXVNNI
-  v.push_back({"int8_gemv__avxvnni_p32", WeightType::kInt8, Isa::kAvx2, false, kAvx2Panel,
-               detail::linear_int8_avxvnni, CpuFeature::kAvxVnni});
-#endif
-#ifdef NORMRT_HAVE_AVX2
-  v.push_back({"int8_gemv__avx2_p32", WeightType::kInt8, Isa::kAvx2, false, kAvx2Panel,
-               detail::linear_int8_avx2});
-#endif
-#ifdef NORMRT_HAVE_AVX512
-  v.push_back({"f32_gemv__avx512_p64", WeightType::kF32, Isa::kAvx512, false, kAvx512Panel,
-               detail::linear_f32_avx512});
-  v.push_back({"bf16_gemv__avx512_p64", WeightType::kBF16, Isa::kAvx512, false, kAvx512Panel,
-               detail::linear_bf16_avx512});
-#endif
-#ifdef NORMRT_HAVE_AVX512VNNI
-  v.push_back({"int8_gemv__avx512vnni_p64", WeightType::kInt8, Isa::kAvx512, false, kAvx512Panel,
-               detail::linear_int8_avx512vnni, CpuFeature::kAvx512Vnni});
-#endif
-#ifdef NORMRT_HAVE_AVX512BF16
-  v.push_back({"bf16_gemv__avx512bf16_p64_dot3", WeightType::kBF16, Isa::kAvx512, true,
-               kAvx512Panel, detail::linear_bf16_avx512bf16});
-#endif
-#ifdef NORMRT_HAVE_NEON
-  v.push_back({"f32_gemv__neon_p16", WeightType::kF32, Isa::kNeon, false, kNeonPanel,
-               detail::linear_f32_neon});
-  v.push_back({"bf16_gemv__neon_p16", WeightType::kBF16, Isa::kNeon, false, kNeonPanel,
-               detail::linear_bf16_neon});
-#endif
-#ifdef NORMRT_HAVE_NEON_DOTPROD
-  v.push_back({"int8_gemv__neondot_p16", WeightType::kInt8, Isa::kNeon, false, kNeonPanel,
-               detail::linear_int8_neon_dotprod, CpuFeature::kNeonDotProd});
-#endif
-  return v;
-}
 
 std::string num(size_t value) { return std::to_string(value); }
 
@@ -93,14 +33,8 @@ const char* weight_type_name(WeightType type) {
   return "invalid";
 }
 
-const std::vector<LinearVariant>& linear_variants() {
-  static const std::vector<LinearVariant> variants = compiled_variants();
-  return variants;
-}
-
 bool linear_variant_runnable(const LinearVariant& variant) {
-  return isa_runnable(variant.isa) && (!variant.needs_avx512_bf16 || cpu_has_avx512_bf16()) &&
-         cpu_has(variant.feature);
+  return kernel_variant_runnable(variant);
 }
 
 Expected<LinearVariantChoice> choose_linear_variant(WeightType type, Isa isa,
@@ -128,9 +62,7 @@ Expected<LinearVariantChoice> choose_linear_variant(WeightType type, Isa isa,
       }
       if (!passed.empty()) passed += "; ";
       passed += std::string(v.name) + " needs " +
-                (v.feature != CpuFeature::kNone ? cpu_feature_name(v.feature)
-                 : v.needs_avx512_bf16          ? "avx512_bf16"
-                                                : isa_name(v.isa)) +
+                (v.feature != CpuFeature::kNone ? cpu_feature_name(v.feature) : isa_name(v.isa)) +
                 ", which this CPU lacks";
     }
   }

@@ -1,5 +1,5 @@
 // bf16 weights on AVX-512 BF16 with vdpbf16ps (compiled with -mavx512bf16,
-// listed only where cpu_has_avx512_bf16()). Same packed layout as the
+// runnable only where cpu_has(CpuFeature::kAvx512Bf16)). Same packed layout as the
 // AVX-512 kernel: one 32-bit word per (k pair, column), so one vdpbf16ps
 // multiplies 16 columns × 2 k.
 //

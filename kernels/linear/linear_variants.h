@@ -1,6 +1,6 @@
 #pragma once
 // Internal: the operands a linear kernel receives, and the per-ISA entry
-// points behind linear_variants(). Each entry is defined in its own
+// points that linear_variants.cc lists. Each entry is defined in its own
 // translation unit, compiled with that ISA's flags.
 
 #include <cstddef>

@@ -19,9 +19,11 @@
 // row's output NaN; other rows are unaffected.
 
 #include <cstddef>
+#include <vector>
 
 #include "base/status.h"
 #include "kernels/common/isa.h"
+#include "kernels/common/kernel_variant.h"
 
 namespace normrt {
 
@@ -83,7 +85,23 @@ Status norm_validate(const NormParams& params, const NormRows& rows);
 /// A kernel for one ISA. Preconditions: norm_validate() returned ok.
 using NormKernel = void (*)(const NormParams& params, const NormRows& rows);
 
-/// The kernel compiled for `isa`, or nullptr if this build has none.
+namespace detail {
+struct NormRowOps;  // kernels/norm/norm_row_ops.h
+}
+
+/// One compiled norm kernel: the unit that dispatch, tests and benchmarks iterate.
+struct NormVariant : KernelVariant {
+  NormKernel kernel;
+  /// The same kernel's building blocks, for the fused linear epilogue.
+  const detail::NormRowOps& (*row_ops)();
+};
+
+/// Every norm variant compiled into this build (norm_variants.cc), in order of
+/// preference within an ISA.
+const std::vector<NormVariant>& norm_variants();
+
+/// The kernel of first_variant_for(norm_variants(), isa), or nullptr if this
+/// build has none.
 NormKernel norm_kernel_for(Isa isa);
 
 /// The kernel for selected_isa(), resolved once.

@@ -7,7 +7,6 @@
 #include "kernels/common/extent.h"
 #include "kernels/norm/norm.h"
 #include "kernels/norm/norm_row_ops.h"
-#include "kernels/norm/norm_variants.h"
 
 namespace normrt {
 namespace {
@@ -112,46 +111,14 @@ Status norm_validate(const NormParams& params, const NormRows& rows) {
 }
 
 NormKernel norm_kernel_for(Isa isa) {
-  switch (isa) {
-    case Isa::kScalar:
-      return detail::norm_rows_scalar;
-#ifdef NORMRT_HAVE_AVX2
-    case Isa::kAvx2:
-      return detail::norm_rows_avx2;
-#endif
-#ifdef NORMRT_HAVE_AVX512
-    case Isa::kAvx512:
-      return detail::norm_rows_avx512;
-#endif
-#ifdef NORMRT_HAVE_NEON
-    case Isa::kNeon:
-      return detail::norm_rows_neon;
-#endif
-    default:
-      return nullptr;
-  }
+  const NormVariant* variant = first_variant_for(norm_variants(), isa);
+  return variant != nullptr ? variant->kernel : nullptr;
 }
 
 namespace detail {
 const NormRowOps* norm_row_ops_for(Isa isa) {
-  switch (isa) {
-    case Isa::kScalar:
-      return &norm_row_ops_scalar();
-#ifdef NORMRT_HAVE_AVX2
-    case Isa::kAvx2:
-      return &norm_row_ops_avx2();
-#endif
-#ifdef NORMRT_HAVE_AVX512
-    case Isa::kAvx512:
-      return &norm_row_ops_avx512();
-#endif
-#ifdef NORMRT_HAVE_NEON
-    case Isa::kNeon:
-      return &norm_row_ops_neon();
-#endif
-    default:
-      return nullptr;
-  }
+  const NormVariant* variant = first_variant_for(norm_variants(), isa);
+  return variant != nullptr ? &variant->row_ops() : nullptr;
 }
 }  // namespace detail
 

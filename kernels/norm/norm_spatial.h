@@ -29,10 +29,12 @@
 // from this row kernel; not provided.
 
 #include <cstddef>
+#include <vector>
 
 #include "base/status.h"
 #include "kernels/activation/activation.h"
 #include "kernels/common/isa.h"
+#include "kernels/common/kernel_variant.h"
 #include "kernels/norm/norm.h"
 
 namespace normrt {
@@ -57,7 +59,18 @@ Status norm_spatial_validate(const NormParams& params, const NormPlanes& planes)
 /// A kernel for one ISA. Preconditions: norm_spatial_validate() returned ok.
 using NormSpatialKernel = void (*)(const NormParams& params, const NormPlanes& planes);
 
-/// The kernel compiled for `isa`, or nullptr if this build has none.
+/// One compiled spatial norm kernel: the unit that dispatch, tests and
+/// benchmarks iterate.
+struct NormSpatialVariant : KernelVariant {
+  NormSpatialKernel kernel;
+};
+
+/// Every spatial norm variant compiled into this build (norm_variants.cc), in
+/// order of preference within an ISA.
+const std::vector<NormSpatialVariant>& norm_spatial_variants();
+
+/// The kernel of first_variant_for(norm_spatial_variants(), isa), or nullptr
+/// if this build has none.
 NormSpatialKernel norm_spatial_kernel_for(Isa isa);
 
 /// Validates, then runs the kernel of selected_isa(). The checked entry point.

@@ -7,7 +7,6 @@
 
 #include "kernels/common/extent.h"
 #include "kernels/norm/norm_spatial.h"
-#include "kernels/norm/norm_variants.h"
 
 namespace normrt {
 
@@ -54,24 +53,8 @@ Status norm_spatial_validate(const NormParams& params, const NormPlanes& p) {
 }
 
 NormSpatialKernel norm_spatial_kernel_for(Isa isa) {
-  switch (isa) {
-    case Isa::kScalar:
-      return detail::norm_spatial_scalar;
-#ifdef NORMRT_HAVE_AVX2
-    case Isa::kAvx2:
-      return detail::norm_spatial_avx2;
-#endif
-#ifdef NORMRT_HAVE_AVX512
-    case Isa::kAvx512:
-      return detail::norm_spatial_avx512;
-#endif
-#ifdef NORMRT_HAVE_NEON
-    case Isa::kNeon:
-      return detail::norm_spatial_neon;
-#endif
-    default:
-      return nullptr;
-  }
+  const NormSpatialVariant* variant = first_variant_for(norm_spatial_variants(), isa);
+  return variant != nullptr ? variant->kernel : nullptr;
 }
 
 Status norm_spatial(const NormParams& params, const NormPlanes& planes) {

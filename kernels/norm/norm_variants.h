@@ -1,6 +1,7 @@
 #pragma once
-// Internal: the per-ISA entry points behind norm_kernel_for(). Each is defined
-// in its own translation unit, compiled with that ISA's flags.
+// Internal: the per-ISA entry points that norm_variants.cc lists (with
+// norm_row_ops_<isa>() of norm_row_ops.h). Each is defined in its own
+// translation unit, compiled with that ISA's flags.
 
 #include <cstddef>
 

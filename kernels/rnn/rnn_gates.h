@@ -17,8 +17,10 @@
 // alignment; H ≥ 1.
 
 #include <cstddef>
+#include <vector>
 
 #include "kernels/common/isa.h"
+#include "kernels/common/kernel_variant.h"
 #include "kernels/norm/norm_statistics.h"
 
 namespace normrt::detail {
@@ -61,9 +63,21 @@ struct RnnGateOps {
   void (*gru_gates)(const GruGateArgs& args);
 };
 
-/// The passes compiled for `isa`, or null if this build has none.
+/// One compiled set of passes: the unit that dispatch, tests and benchmarks
+/// iterate.
+struct RnnGatesVariant : KernelVariant {
+  const RnnGateOps& (*ops)();
+};
+
+/// Every variant compiled into this build (rnn_gates_variants.cc), in order of
+/// preference within an ISA.
+const std::vector<RnnGatesVariant>& rnn_gates_variants();
+
+/// The passes of first_variant_for(rnn_gates_variants(), isa), or null if
+/// this build has none.
 const RnnGateOps* rnn_gate_ops_for(Isa isa);
 
+// The per-ISA entry points, each in its own translation unit (rnn_gates_<isa>.cc).
 const RnnGateOps& rnn_gate_ops_scalar();
 const RnnGateOps& rnn_gate_ops_avx2();
 const RnnGateOps& rnn_gate_ops_avx512();

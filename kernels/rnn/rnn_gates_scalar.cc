@@ -1,7 +1,6 @@
 // The scalar element-wise passes: plain loops in double with the reference
 // activations, rounded to float once per stored value. The portable path
-// (Isa::kScalar) and the specification the SIMD passes follow. Also the
-// dispatch table rnn_gate_ops_for() (this file has no ISA flags).
+// (Isa::kScalar) and the specification the SIMD passes follow.
 
 #include <cmath>
 
@@ -63,27 +62,6 @@ void gru_gates(const GruGateArgs& a) {
 const RnnGateOps& rnn_gate_ops_scalar() {
   static const RnnGateOps ops = {lstm_gates, lstm_output, gru_gates};
   return ops;
-}
-
-const RnnGateOps* rnn_gate_ops_for(Isa isa) {
-  switch (isa) {
-    case Isa::kScalar:
-      return &rnn_gate_ops_scalar();
-#ifdef NORMRT_HAVE_AVX2
-    case Isa::kAvx2:
-      return &rnn_gate_ops_avx2();
-#endif
-#ifdef NORMRT_HAVE_AVX512
-    case Isa::kAvx512:
-      return &rnn_gate_ops_avx512();
-#endif
-#ifdef NORMRT_HAVE_NEON
-    case Isa::kNeon:
-      return &rnn_gate_ops_neon();
-#endif
-    default:
-      return nullptr;
-  }
 }
 
 }  // namespace normrt::detail

@@ -51,7 +51,7 @@ struct Beam {
   explicit Beam(size_t k) : session(k), node(k), parent(k), log_prob(k) {}
 };
 
-struct Decoder::Impl {
+struct NORMRT_LOCAL Decoder::Impl {
   std::shared_ptr<const Model> model;
   DecodeOptions options;
   size_t vocab = 0;

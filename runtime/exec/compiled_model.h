@@ -13,7 +13,7 @@
 
 namespace normrt {
 
-struct Model::Impl {
+struct NORMRT_LOCAL Model::Impl {
   Graph graph;  ///< validated, after the passes; nodes in execution order
   std::vector<std::unique_ptr<OpKernel>> kernels;  ///< one per node
   MemoryPlan plan;

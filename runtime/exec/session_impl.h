@@ -32,7 +32,7 @@ struct Step {
   OpSessionState* session_state = nullptr;
 };
 
-struct Session::Impl {
+struct NORMRT_LOCAL Session::Impl {
   std::shared_ptr<const Model> model;
   const Model::Impl* compiled = nullptr;
   AlignedBytes arena, state, workspace;

@@ -131,6 +131,9 @@ ActivationErrors compare_with_oracle(Activation activation, const std::vector<fl
 }
 
 std::string label(Isa isa) { return isa_name(isa); }
+std::vector<const ActivationVariant*> activation_variants_under_test() {
+  return variants_under_test(activation_variants());
+}
 std::string label(Activation activation) { return activation_name(activation); }
 
 }  // namespace normrt::testing

@@ -8,6 +8,7 @@
 
 #include "kernels/activation/activation.h"
 #include "kernels/common/isa.h"
+#include "tests/kernels/variant_test_support.h"
 
 namespace normrt::testing {
 
@@ -57,6 +58,8 @@ bool same_float(float a, float b);
 
 /// isa_name() / activation_name() as std::string, for doctest messages.
 std::string label(Isa isa);
+/// The activation variants tested: every runnable one (variant_test_support.h).
+std::vector<const ActivationVariant*> activation_variants_under_test();
 std::string label(Activation activation);
 
 }  // namespace normrt::testing

@@ -49,15 +49,8 @@ bool env_set(const char* name) {
 }  // namespace
 
 std::vector<const AttentionVariant*> attention_variants_under_test() {
-  std::vector<const AttentionVariant*> out;
+  const std::vector<const AttentionVariant*> out = variants_under_test(attention_variants());
   const char* forced = std::getenv("NORMRT_ISA");
-  for (const AttentionVariant& variant : attention_variants()) {
-    if (forced != nullptr && forced[0] != '\0' && std::string(forced) != isa_name(variant.isa)) {
-      continue;
-    }
-    if (!isa_runnable(variant.isa)) continue;
-    out.push_back(&variant);
-  }
   if (out.empty()) {
     static bool noted = false;
     if (!noted) {

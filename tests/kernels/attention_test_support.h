@@ -11,6 +11,7 @@
 
 #include "kernels/attention/attention.h"
 #include "tests/kernels/attention_oracle.h"
+#include "tests/kernels/variant_test_support.h"
 
 namespace normrt::testing {
 

@@ -220,13 +220,13 @@ std::vector<float> run_simple(NormKernel kernel, const NormCase& c) {
   return run.y;
 }
 
-void check_on_every_isa(const NormCase& c, double tolerance) {
+void check_on_every_variant(const NormCase& c, double tolerance) {
   const std::vector<OracleRow> oracle = oracle_case(c);
-  for (Isa isa : isas_under_test()) {
-    const CaseRun run = run_case(kernel_for(isa), c);
+  for (const NormVariant* variant : norm_variants_under_test()) {
+    const CaseRun run = run_case(variant->kernel, c);
     const std::string problem = check_run(c, run, oracle, tolerance, nullptr);
     CHECK_MESSAGE(problem.empty(),
-                  "isa=" << isa_label(isa) << " " << describe(c) << ": " << problem);
+                  "variant=" << variant->name << " " << describe(c) << ": " << problem);
   }
 }
 }  // namespace normrt::testing

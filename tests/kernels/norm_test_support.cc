@@ -12,9 +12,9 @@
 
 namespace normrt::testing {
 
-std::vector<Isa> isas_under_test() { return runnable_isas(); }
-
-NormKernel kernel_for(Isa isa) { return norm_kernel_for(isa); }
+std::vector<const NormVariant*> norm_variants_under_test() {
+  return variants_under_test(norm_variants());
+}
 
 bool quick_mode() {
   static const bool quick = [] {

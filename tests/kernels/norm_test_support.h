@@ -12,6 +12,7 @@
 
 #include "kernels/common/isa.h"
 #include "kernels/norm/norm.h"
+#include "tests/kernels/variant_test_support.h"
 #include "tests/kernels/norm_oracle.h"
 
 namespace normrt::testing {
@@ -32,11 +33,8 @@ inline constexpr double kTolerance = 4e-6;
 /// that small is rounded (or flushed, under FTZ) at that granularity anyway.
 inline constexpr long double kAbsoluteFloor = FLT_MIN;
 
-/// The ISAs whose kernels are tested: every runnable one, worst to best.
-std::vector<Isa> isas_under_test();
-
-/// The kernel for `isa` (never null for a runnable ISA; checked by the caller).
-NormKernel kernel_for(Isa isa);
+/// The norm variants tested: every runnable one (variant_test_support.h).
+std::vector<const NormVariant*> norm_variants_under_test();
 
 /// NORMRT_TEST_QUICK=1 shortens the sweeps (for qemu and sanitizer builds).
 bool quick_mode();
@@ -163,8 +161,8 @@ NormCase simple_case(const NormParams& params, size_t n, std::vector<float> x,
 /// if norm_validate rejects it or a guard zone was overwritten.
 std::vector<float> run_simple(NormKernel kernel, const NormCase& c);
 
-/// Runs `c` on every ISA under test and checks each run with check_run()
-/// (element-wise tolerance, sum_dst, guards); failures name the ISA and case.
-void check_on_every_isa(const NormCase& c, double tolerance = kTolerance);
+/// Runs `c` on every variant under test and checks each run with check_run()
+/// (element-wise tolerance, sum_dst, guards); failures name the variant and case.
+void check_on_every_variant(const NormCase& c, double tolerance = kTolerance);
 
 }  // namespace normrt::testing

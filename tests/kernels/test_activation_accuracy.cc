@@ -1,4 +1,4 @@
-// Every activation kernel on every runnable ISA against double libm, over
+// Every activation kernel variant this CPU runs against double libm, over
 // the inputs of activation_inputs(): a dense grid, a sample of all floats,
 // random magnitudes, the subnormal-output regions and special values. Each
 // test prints the worst error it saw, so the margin to the tolerance is in
@@ -18,19 +18,17 @@ namespace {
 
 TEST_CASE("activation kernels match double libm within 1e-6 relative for every float class") {
   const std::vector<float> x = activation_inputs();
-  for (Isa isa : runnable_isas()) {
-    const ActivationKernel kernel = activation_kernel_for(isa);
-    const bool has_kernel = kernel != nullptr;
-    REQUIRE_MESSAGE(has_kernel, "no activation kernel for runnable ISA " << label(isa));
+  for (const ActivationVariant* variant : activation_variants_under_test()) {
+    const ActivationKernel kernel = variant->kernel;
     for (Activation activation : kAllActivations) {
       std::vector<float> y(x.size(), -1.0f);
       kernel(activation, kTestAlpha, x.data(), y.data(), x.size());
       const ActivationErrors e = compare_with_oracle(activation, x, y);
-      MESSAGE(label(isa) << " " << label(activation) << ": max " << e.max_ulps
+      MESSAGE(variant->name << " " << label(activation) << ": max " << e.max_ulps
                          << " ulp, max relative error " << e.max_relative << " over " << e.count
                          << " inputs");
       CHECK_MESSAGE(e.failures == 0,
-                    label(isa) << " " << label(activation) << ": " << e.failures
+                    variant->name << " " << label(activation) << ": " << e.failures
                                << " outputs out of tolerance; first: " << e.first_failure);
     }
   }
@@ -42,16 +40,14 @@ TEST_CASE("activation special values follow PyTorch and saturate without NaN") {
   const float inf = INFINITY, nan = std::nanf("");
   const std::vector<float> x = {-100.0f, -50.0f, -10.0f, -1e30f, -inf, -0.0f,
                                 0.0f,    50.0f,  100.0f, 1e30f,  inf,  nan};
-  for (Isa isa : runnable_isas()) {
-    const ActivationKernel kernel = activation_kernel_for(isa);
-    const bool has_kernel = kernel != nullptr;
-    REQUIRE_MESSAGE(has_kernel, "no activation kernel for runnable ISA " << label(isa));
+  for (const ActivationVariant* variant : activation_variants_under_test()) {
+    const ActivationKernel kernel = variant->kernel;
     for (Activation activation : kAllActivations) {
       std::vector<float> y(x.size());
       kernel(activation, kTestAlpha, x.data(), y.data(), x.size());
       for (size_t i = 0; i < x.size(); ++i) {
         const double want = activation_oracle(activation, x[i]);
-        INFO(label(isa) << " " << label(activation) << "(" << x[i] << ") = " << y[i] << ", want "
+        INFO(variant->name << " " << label(activation) << "(" << x[i] << ") = " << y[i] << ", want "
                         << want);
         CHECK(std::isnan(y[i]) == std::isnan(want));
         if (std::isinf(want)) CHECK(y[i] == want);
@@ -65,7 +61,7 @@ TEST_CASE("activation special values follow PyTorch and saturate without NaN") {
     const float minus_zero = -0.0f;
     float y = 1.0f;
     kernel(Activation::kRelu, 0.0f, &minus_zero, &y, 1);
-    CHECK_MESSAGE(std::signbit(y), label(isa) << ": relu(-0) = " << y);
+    CHECK_MESSAGE(std::signbit(y), variant->name << ": relu(-0) = " << y);
   }
 }
 
@@ -80,15 +76,13 @@ TEST_CASE("activation tails are relatively accurate, not flushed to zero") {
                         {Activation::kGeluTanh, -5.0f}, {Activation::kGeluTanh, -9.5f},
                         {Activation::kSilu, -80.0f},    {Activation::kSigmoid, -85.0f},
                         {Activation::kTanh, 1e-20f},    {Activation::kSigmoid, -100.0f}};
-  for (Isa isa : runnable_isas()) {
-    const ActivationKernel kernel = activation_kernel_for(isa);
-    const bool has_kernel = kernel != nullptr;
-    REQUIRE_MESSAGE(has_kernel, "no activation kernel for runnable ISA " << label(isa));
+  for (const ActivationVariant* variant : activation_variants_under_test()) {
+    const ActivationKernel kernel = variant->kernel;
     for (const Tail& t : tails) {
       float y = 0.0f;
       kernel(t.activation, 0.0f, &t.x, &y, 1);
       const double want = activation_oracle(t.activation, t.x);
-      INFO(label(isa) << " " << label(t.activation) << "(" << t.x << ") = " << y << ", want "
+      INFO(variant->name << " " << label(t.activation) << "(" << t.x << ") = " << y << ", want "
                       << want);
       CHECK(want != 0.0);
       CHECK(y != 0.0f);
@@ -102,10 +96,8 @@ TEST_CASE("activation tails are relatively accurate, not flushed to zero") {
 // including the signs of zeros, infinities and NaN.
 TEST_CASE("leaky_relu is exactly x for x > 0 and the float product α·x otherwise, for any slope") {
   const std::vector<float> x = activation_inputs();
-  for (Isa isa : runnable_isas()) {
-    const ActivationKernel kernel = activation_kernel_for(isa);
-    const bool has_kernel = kernel != nullptr;
-    REQUIRE_MESSAGE(has_kernel, "no activation kernel for runnable ISA " << label(isa));
+  for (const ActivationVariant* variant : activation_variants_under_test()) {
+    const ActivationKernel kernel = variant->kernel;
     for (float alpha : {0.1f, 0.01f, 0.2f, 0.0f, -0.5f, 3.0f, 1e-30f}) {
       std::vector<float> y(x.size());
       kernel(Activation::kLeakyRelu, alpha, x.data(), y.data(), x.size());
@@ -114,12 +106,12 @@ TEST_CASE("leaky_relu is exactly x for x > 0 and the float product α·x otherwi
         const float want = x[i] > 0.0f ? x[i] : alpha * x[i];
         if (!same_float(y[i], want) || std::signbit(y[i]) != std::signbit(want)) {
           if (failures++ < 3) {
-            FAIL_CHECK(label(isa) << " alpha " << alpha << ": leaky_relu(" << x[i] << ") = " << y[i]
+            FAIL_CHECK(variant->name << " alpha " << alpha << ": leaky_relu(" << x[i] << ") = " << y[i]
                                   << ", want " << want);
           }
         }
       }
-      CHECK_MESSAGE(failures == 0, label(isa) << " alpha " << alpha << ": " << failures);
+      CHECK_MESSAGE(failures == 0, variant->name << " alpha " << alpha << ": " << failures);
     }
     // The contract's named cases: −0 stays −0, −inf·0 is NaN (PyTorch).
     const float special[] = {-0.0f, -INFINITY};

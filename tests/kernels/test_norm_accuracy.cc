@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <random>
 #include <vector>
 
@@ -58,7 +57,7 @@ Pool make_pool(std::mt19937& rng, size_t n) {
 
 // The per-ISA outcome of a sweep, printed at the end of each test case so the
 // tightest passing tolerance is visible in the log.
-struct IsaTally {
+struct VariantTally {
   size_t cases = 0;
   NeededTolerance needed;
   FailureLog failures{5};
@@ -66,18 +65,11 @@ struct IsaTally {
 
 // Runs every combination of convention (eps placement × gain convention ×
 // gain/bias presence) for each length and each of `params_list`, on every
-// runnable ISA. Layout, row count, strides, offsets and eps are rotated
+// runnable variant. Layout, row count, strides, offsets and eps are rotated
 // across cases (each layout meets each kind at every length).
 void sweep(const std::vector<NormParams>& params_list, uint32_t seed) {
-  const std::vector<Isa> isas = isas_under_test();
-  std::vector<NormKernel> kernels;
-  for (Isa isa : isas) {
-    INFO("isa: " << isa_label(isa));
-    const bool has_kernel = kernel_for(isa) != nullptr;
-    REQUIRE_MESSAGE(has_kernel, "no kernel for a runnable ISA");
-    kernels.push_back(kernel_for(isa));
-  }
-  std::map<Isa, IsaTally> tally;
+  const std::vector<const NormVariant*> variants = norm_variants_under_test();
+  std::vector<VariantTally> tally(variants.size());
   std::mt19937 rng(seed);
   std::uniform_int_distribution<size_t> offset_dist(0, 15);
   std::uniform_int_distribution<size_t> pad_dist(0, 17);
@@ -130,13 +122,13 @@ void sweep(const std::vector<NormParams>& params_list, uint32_t seed) {
             c.bias_offset = offset_dist(rng);
 
             const std::vector<OracleRow> oracle = oracle_case(c);
-            for (size_t i = 0; i < isas.size(); ++i) {
-              IsaTally& t = tally[isas[i]];
+            for (size_t i = 0; i < variants.size(); ++i) {
+              VariantTally& t = tally[i];
               ++t.cases;
-              const CaseRun run = run_case(kernels[i], c);
+              const CaseRun run = run_case(variants[i]->kernel, c);
               const std::string problem = check_run(c, run, oracle, kTolerance, &t.needed);
               if (!problem.empty()) {
-                t.failures.record(std::string("isa=") + isa_name(isas[i]) + " " + describe(c) +
+                t.failures.record(std::string("variant=") + variants[i]->name + " " + describe(c) +
                                   ": " + problem);
               }
             }
@@ -145,16 +137,17 @@ void sweep(const std::vector<NormParams>& params_list, uint32_t seed) {
       }
     }
   }
-  for (Isa isa : isas) {
-    const IsaTally& t = tally[isa];
-    MESSAGE("isa " << isa_label(isa) << ": " << t.cases << " cases, tightest passing tolerance "
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const VariantTally& t = tally[i];
+    const std::string label = variant_label(*variants[i]);
+    MESSAGE(label << ": " << t.cases << " cases, tightest passing tolerance "
                    << static_cast<double>(t.needed.with_centering) << " (kTolerance " << kTolerance
                    << "); strict element-wise, without the centering term: "
                    << static_cast<double>(t.needed.strict));
-    CHECK_MESSAGE(t.failures.count() == 0, "isa "
-                                               << isa_label(isa) << ": " << t.failures.count()
-                                               << " of " << t.cases << " cases failed; the first "
-                                               << t.failures.max_reported() << " are shown above");
+    CHECK_MESSAGE(t.failures.count() == 0, label << ": " << t.failures.count() << " of " << t.cases
+                                                  << " cases failed; the first "
+                                                  << t.failures.max_reported()
+                                                  << " are shown above");
   }
 }
 

@@ -46,9 +46,9 @@ TEST_SUITE("edge_rows") {
                 simple_case(params_of(kind, 1e-5f, placement), n, std::vector<float>(2 * n, 0.0f),
                             uniform_floats(rng, n, 0.5f, 1.5f));
             if (with_bias) c.bias = uniform_floats(rng, n, -0.1f, 0.1f);
-            for (Isa isa : isas_under_test()) {
-              INFO("isa=" << isa_label(isa) << " " << describe(c));
-              const std::vector<float> y = run_simple(kernel_for(isa), c);
+            for (const NormVariant* variant : norm_variants_under_test()) {
+              INFO("variant=" << variant->name << " " << describe(c));
+              const std::vector<float> y = run_simple(variant->kernel, c);
               size_t bad = y.size();
               for (size_t i = 0; i < y.size() && bad == y.size(); ++i) {
                 if (!(y[i] == (with_bias ? c.bias[i % n] : 0.0f))) bad = i;
@@ -76,7 +76,7 @@ TEST_SUITE("edge_rows") {
               simple_case(params_of(kind, 1e-5f), n, std::vector<float>(n, value),
                           uniform_floats(rng, n, 0.5f, 1.5f), uniform_floats(rng, n, -0.1f, 0.1f));
           CAPTURE(value);
-          check_on_every_isa(c);
+          check_on_every_variant(c);
         }
       }
     }
@@ -93,7 +93,7 @@ TEST_SUITE("edge_rows") {
                             uniform_floats(rng, n, 0.5f, 1.5f));
             if (with_bias) c.bias = uniform_floats(rng, n, -0.1f, 0.1f);
             CAPTURE(offset);
-            check_on_every_isa(c);
+            check_on_every_variant(c);
           }
         }
       }
@@ -109,7 +109,7 @@ TEST_SUITE("edge_rows") {
                                    uniform_floats(rng, n, 0.5f, 1.5f));
           c.x[where] = 1e6f;
           CAPTURE(where);
-          check_on_every_isa(c);
+          check_on_every_variant(c);
         }
       }
     }
@@ -133,9 +133,9 @@ TEST_SUITE("edge_rows") {
             long double scale = 0;
             for (long double s : oracle[0].scale) scale = std::max(scale, s);
             const long double bound = kTolerance * scale + kAbsoluteFloor;
-            for (Isa isa : isas_under_test()) {
-              INFO("isa=" << isa_label(isa) << " " << describe(c));
-              const std::vector<float> y = run_simple(kernel_for(isa), c);
+            for (const NormVariant* variant : norm_variants_under_test()) {
+              INFO("variant=" << variant->name << " " << describe(c));
+              const std::vector<float> y = run_simple(variant->kernel, c);
               size_t bad = n;
               for (size_t i = 0; i < n && bad == n; ++i) {
                 if (!std::isfinite(y[i]) || !(std::fabs(y[i] - oracle[0].y[i]) <= bound)) bad = i;
@@ -167,7 +167,7 @@ TEST_SUITE("edge_rows") {
                               scaled(normal_floats(rng, 2 * n, 0.0f, 1.0f), magnitude),
                               uniform_floats(rng, n, 0.5f, 1.5f));
               CAPTURE(magnitude);
-              check_on_every_isa(c);
+              check_on_every_variant(c);
             }
           }
         }
@@ -186,9 +186,9 @@ TEST_SUITE("edge_rows") {
                         uniform_floats(rng, n, 0.5f, 1.5f), uniform_floats(rng, n, -0.1f, 0.1f));
         c.x[n + 1] = NAN;  // row 1, inside the first k = n/2 elements
         const std::vector<OracleRow> oracle = oracle_case(c);
-        for (Isa isa : isas_under_test()) {
-          INFO("isa=" << isa_label(isa) << " " << describe(c));
-          const std::vector<float> y = run_simple(kernel_for(isa), c);
+        for (const NormVariant* variant : norm_variants_under_test()) {
+          INFO("variant=" << variant->name << " " << describe(c));
+          const std::vector<float> y = run_simple(variant->kernel, c);
           for (size_t row : {0, 2}) {
             const RowComparison cmp = compare_row(y.data() + row * n, oracle[row], n, kTolerance);
             CHECK_MESSAGE(cmp.bad_count == 0,
@@ -210,9 +210,9 @@ TEST_SUITE("edge_rows") {
                              uniform_floats(rng, n, -0.1f, 0.1f));
     c.x[nan_at] = NAN;
     OracleRow oracle = oracle_case(c)[0];
-    for (Isa isa : isas_under_test()) {
-      INFO("isa=" << isa_label(isa) << " " << describe(c));
-      std::vector<float> y = run_simple(kernel_for(isa), c);
+    for (const NormVariant* variant : norm_variants_under_test()) {
+      INFO("variant=" << variant->name << " " << describe(c));
+      std::vector<float> y = run_simple(variant->kernel, c);
       CHECK(std::isnan(y[nan_at]));
       y[nan_at] = 0;  // compare the rest with the oracle
       oracle.y[nan_at] = 0;

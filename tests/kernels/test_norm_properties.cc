@@ -78,9 +78,9 @@ void check_invariant(const NormParams& params, Transform transform, uint32_t see
     NormCase changed = original;
     for (float& v : changed.x) v = transform(v);
     const long double scale = row_scale(original);
-    for (Isa isa : isas_under_test()) {
-      INFO("isa=" << isa_label(isa) << " " << describe(original));
-      check_rows_close(run_simple(kernel_for(isa), changed), run_simple(kernel_for(isa), original),
+    for (const NormVariant* variant : norm_variants_under_test()) {
+      INFO("variant=" << variant->name << " " << describe(original));
+      check_rows_close(run_simple(variant->kernel, changed), run_simple(variant->kernel, original),
                        scale);
     }
   }
@@ -94,10 +94,10 @@ void check_not_invariant(const NormParams& params, Transform transform, float ma
   const NormCase original = simple_case(params, n, normal_floats(rng, n, 0.0f, 1.0f));
   NormCase changed = original;
   for (float& v : changed.x) v = transform(v);
-  for (Isa isa : isas_under_test()) {
-    INFO("isa=" << isa_label(isa) << " " << describe(original));
+  for (const NormVariant* variant : norm_variants_under_test()) {
+    INFO("variant=" << variant->name << " " << describe(original));
     const Difference d =
-        max_difference(run_simple(kernel_for(isa), changed), run_simple(kernel_for(isa), original));
+        max_difference(run_simple(variant->kernel, changed), run_simple(variant->kernel, original));
     CHECK_MESSAGE(d.max > margin, "outputs moved by at most " << static_cast<double>(d.max)
                                                               << ", expected more than " << margin);
   }
@@ -170,10 +170,10 @@ TEST_SUITE("properties") {
           NormCase partial = rms;
           partial.params.kind = NormKind::kRmsNormPartial;
           partial.params.partial_fraction = 1.0;
-          for (Isa isa : isas_under_test()) {
-            INFO("isa=" << isa_label(isa) << " " << describe(partial));
-            const std::vector<float> want = run_simple(kernel_for(isa), rms);
-            const std::vector<float> got = run_simple(kernel_for(isa), partial);
+          for (const NormVariant* variant : norm_variants_under_test()) {
+            INFO("variant=" << variant->name << " " << describe(partial));
+            const std::vector<float> want = run_simple(variant->kernel, rms);
+            const std::vector<float> got = run_simple(variant->kernel, partial);
             size_t first = 0;
             while (first < got.size() &&
                    std::memcmp(&got[first], &want[first], sizeof(float)) == 0) {
@@ -204,10 +204,10 @@ TEST_SUITE("properties") {
         NormCase changed = original;
         const std::vector<float> fresh = normal_floats(rng, n, 0.0f, 5.0f);
         for (size_t i = k; i < n; ++i) changed.x[i] = fresh[i];
-        for (Isa isa : isas_under_test()) {
-          INFO("isa=" << isa_label(isa) << " " << describe(original) << " k=" << k);
-          const std::vector<float> y = run_simple(kernel_for(isa), original);
-          const std::vector<float> y_changed = run_simple(kernel_for(isa), changed);
+        for (const NormVariant* variant : norm_variants_under_test()) {
+          INFO("variant=" << variant->name << " " << describe(original) << " k=" << k);
+          const std::vector<float> y = run_simple(variant->kernel, original);
+          const std::vector<float> y_changed = run_simple(variant->kernel, changed);
           const float factor = y[0];
           size_t bad = n;
           for (size_t i = 0; i < n && bad == n; ++i) {
@@ -241,9 +241,9 @@ TEST_SUITE("properties") {
                       uniform_floats(rng, n, 0.5f, 1.5f), uniform_floats(rng, n, -0.1f, 0.1f));
       NormCase rms = layer;
       rms.params.kind = NormKind::kRmsNorm;
-      for (Isa isa : isas_under_test()) {
-        INFO("isa=" << isa_label(isa) << " " << describe(layer));
-        check_rows_close(run_simple(kernel_for(isa), layer), run_simple(kernel_for(isa), rms),
+      for (const NormVariant* variant : norm_variants_under_test()) {
+        INFO("variant=" << variant->name << " " << describe(layer));
+        check_rows_close(run_simple(variant->kernel, layer), run_simple(variant->kernel, rms),
                          row_scale(layer));
       }
     }
@@ -257,9 +257,9 @@ TEST_SUITE("properties") {
     for (size_t n : {2, 5, 64, 1000, 4096}) {
       for (NormKind kind : {NormKind::kLayerNorm, NormKind::kRmsNorm}) {
         const NormCase c = simple_case(params_of(kind, 0.0f), n, normal_floats(rng, n, 0.3f, 2.0f));
-        for (Isa isa : isas_under_test()) {
-          INFO("isa=" << isa_label(isa) << " " << describe(c));
-          const std::vector<float> y = run_simple(kernel_for(isa), c);
+        for (const NormVariant* variant : norm_variants_under_test()) {
+          INFO("variant=" << variant->name << " " << describe(c));
+          const std::vector<float> y = run_simple(variant->kernel, c);
           long double sum = 0, sum_sq = 0;
           for (float v : y) sum += v;
           const long double mean = kind == NormKind::kLayerNorm ? sum / n : 0;

@@ -152,16 +152,17 @@ std::string check_case(NormSpatialKernel kernel, const SpatialCase& c, double* w
   return "";
 }
 
-// Every ISA under test, the case checked on each.
+std::vector<const NormSpatialVariant*> spatial_variants_under_test() {
+  return variants_under_test(norm_spatial_variants());
+}
+
+// Every variant under test, the case checked on each.
 void check_everywhere(const SpatialCase& c, FailureLog& failures, double* worst) {
-  for (Isa isa : isas_under_test()) {
-    const NormSpatialKernel kernel = norm_spatial_kernel_for(isa);
-    if (kernel == nullptr) {
-      failures.record(isa_label(isa) + ": no spatial norm kernel");
-      continue;
+  for (const NormSpatialVariant* variant : spatial_variants_under_test()) {
+    const std::string problem = check_case(variant->kernel, c, worst);
+    if (!problem.empty()) {
+      failures.record(variant_label(*variant) + " " + describe(c) + ": " + problem);
     }
-    const std::string problem = check_case(kernel, c, worst);
-    if (!problem.empty()) failures.record(isa_label(isa) + " " + describe(c) + ": " + problem);
   }
 }
 
@@ -273,10 +274,8 @@ TEST_SUITE("norm_spatial") {
   }
 
   TEST_CASE("a NaN in one plane makes exactly that plane NaN") {
-    for (Isa isa : isas_under_test()) {
-      const NormSpatialKernel kernel = norm_spatial_kernel_for(isa);
-      const bool has_kernel = kernel != nullptr;
-      REQUIRE(has_kernel);
+    for (const NormSpatialVariant* variant : spatial_variants_under_test()) {
+      const NormSpatialKernel kernel = variant->kernel;
       std::vector<float> x(3 * 10, 1.0f);
       for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 3.0f;
       x[10 + 4] = std::nanf("");
@@ -290,7 +289,7 @@ TEST_SUITE("norm_spatial") {
       params.kind = NormKind::kRmsNorm;
       kernel(params, p);
       for (size_t i = 0; i < y.size(); ++i) {
-        INFO(isa_label(isa) << " index " << i);
+        INFO(variant->name << " index " << i);
         CHECK(std::isnan(y[i]) == (i >= 10 && i < 20));
       }
     }

@@ -3,11 +3,14 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-
-#include "tests/models/rnn/tiny_json.h"
+#include <nlohmann/json.hpp>
 
 namespace normrt::testing {
 namespace {
+
+// Object members in file order: the safetensors header's order is the order
+// the tensors are added in.
+using Json = nlohmann::ordered_json;
 
 Expected<std::string> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -15,24 +18,30 @@ Expected<std::string> read_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-Expected<JsonValue> read_config(const std::string& name) {
-  const std::string path = fixture_path(name, ".json");
-  NORMRT_ASSIGN_OR_RETURN(std::string text, read_file(path));
-  Expected<JsonValue> json = parse_json(text);
-  if (!json) return Status::error(path + ": " + json.status().message());
+Expected<Json> parse_json(const std::string& text, const std::string& where) {
+  Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return Status::error(where + ": not valid JSON");
   return json;
 }
 
-double number(const JsonValue& config, const char* key, double fallback) {
-  const JsonValue* v = config.find(key);
-  return v && v->kind == JsonValue::Kind::kNumber ? v->number : fallback;
-}
-std::string text(const JsonValue& config, const char* key, const std::string& fallback) {
-  const JsonValue* v = config.find(key);
-  return v && v->kind == JsonValue::Kind::kString ? v->string : fallback;
+Expected<Json> read_config(const std::string& name) {
+  const std::string path = fixture_path(name, ".json");
+  NORMRT_ASSIGN_OR_RETURN(std::string text, read_file(path));
+  NORMRT_ASSIGN_OR_RETURN(Json json, parse_json(text, path));
+  if (!json.is_object()) return Status::error(path + ": not a JSON object");
+  return json;
 }
 
-NormConfig norm_config(const JsonValue& config) {
+double number(const Json& config, const char* key, double fallback) {
+  auto it = config.find(key);
+  return it != config.end() && it->is_number() ? it->get<double>() : fallback;
+}
+std::string text(const Json& config, const char* key, const std::string& fallback) {
+  auto it = config.find(key);
+  return it != config.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+NormConfig norm_config(const Json& config) {
   NormConfig norm;
   norm.kind = text(config, "norm", norm.kind);
   norm.eps = number(config, "eps", norm.eps);
@@ -40,6 +49,17 @@ NormConfig norm_config(const JsonValue& config) {
   norm.gain_convention = text(config, "gain_convention", norm.gain_convention);
   norm.p = number(config, "p", norm.p);
   return norm;
+}
+
+// The numbers of an array member (empty if `value` is not an array of numbers).
+std::vector<double> numbers(const Json& value) {
+  std::vector<double> out;
+  if (!value.is_array()) return out;
+  for (const Json& v : value) {
+    if (!v.is_number()) return {};
+    out.push_back(v.get<double>());
+  }
+  return out;
 }
 
 }  // namespace
@@ -52,23 +72,23 @@ Expected<MemorySource> MemorySource::read_safetensors(const std::string& path) {
   if (header_size > bytes.size() - 8)
     return Status::error(path + ": header of " + std::to_string(header_size) +
                          " bytes at offset 8 runs past the end");
-  Expected<JsonValue> header = parse_json(bytes.substr(8, header_size));
-  if (!header) return Status::error(path + ": " + header.status().message());
+  NORMRT_ASSIGN_OR_RETURN(const Json header, parse_json(bytes.substr(8, header_size), path));
+  if (!header.is_object()) return Status::error(path + ": header is not a JSON object");
   const size_t data_start = 8 + header_size, data_size = bytes.size() - data_start;
   MemorySource source;
   source.description_ = path;
-  for (const auto& [name, entry] : header.value().object) {
+  for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") continue;
-    const JsonValue* offsets = entry.find("data_offsets");
-    const JsonValue* shape = entry.find("shape");
-    if (!offsets || offsets->array.size() != 2 || !shape)
+    const std::vector<double> offsets =
+        entry.contains("data_offsets") ? numbers(entry["data_offsets"]) : std::vector<double>{};
+    if (offsets.size() != 2 || !entry.contains("shape") || !entry["shape"].is_array())
       return Status::error(path + ": tensor '" + name + "' lacks shape or data_offsets");
-    const double begin = offsets->array[0].number, end = offsets->array[1].number;
+    const double begin = offsets[0], end = offsets[1];
     if (!(begin >= 0 && begin <= end && end <= static_cast<double>(data_size)))
       return Status::error(path + ": tensor '" + name + "' data_offsets outside the " +
                            std::to_string(data_size) + " data bytes");
     std::vector<int64_t> dims;
-    for (const JsonValue& d : shape->array) dims.push_back(static_cast<int64_t>(d.number));
+    for (double d : numbers(entry["shape"])) dims.push_back(static_cast<int64_t>(d));
     const auto* first = reinterpret_cast<const std::byte*>(bytes.data() + data_start);
     source.add(name, text(entry, "dtype", "?"), dims,
                std::vector<std::byte>(first + static_cast<size_t>(begin),
@@ -142,12 +162,12 @@ std::string fixture_path(const std::string& name, const std::string& suffix) {
 }
 
 Expected<std::string> fixture_architecture(const std::string& name) {
-  NORMRT_ASSIGN_OR_RETURN(JsonValue config, read_config(name));
+  NORMRT_ASSIGN_OR_RETURN(const Json config, read_config(name));
   return text(config, "architecture", "");
 }
 
 Expected<RnnConfig> fixture_rnn_config(const std::string& name) {
-  NORMRT_ASSIGN_OR_RETURN(const JsonValue c, read_config(name));
+  NORMRT_ASSIGN_OR_RETURN(const Json c, read_config(name));
   RnnConfig config;
   config.input_size = static_cast<int64_t>(number(c, "input_size", 0));
   config.hidden_size = static_cast<int64_t>(number(c, "hidden_size", 0));
@@ -161,13 +181,13 @@ Expected<RnnConfig> fixture_rnn_config(const std::string& name) {
 }
 
 Expected<MlpConfig> fixture_mlp_config(const std::string& name) {
-  NORMRT_ASSIGN_OR_RETURN(const JsonValue c, read_config(name));
+  NORMRT_ASSIGN_OR_RETURN(const Json c, read_config(name));
   MlpConfig config;
   config.input_size = static_cast<int64_t>(number(c, "input_size", 0));
   config.output_size = static_cast<int64_t>(number(c, "output_size", 0));
-  if (const JsonValue* sizes = c.find("hidden_sizes"))
-    for (const JsonValue& s : sizes->array)
-      config.hidden_sizes.push_back(static_cast<int64_t>(s.number));
+  if (c.contains("hidden_sizes"))
+    for (double size : numbers(c["hidden_sizes"]))
+      config.hidden_sizes.push_back(static_cast<int64_t>(size));
   config.norm = norm_config(c);
   config.max_sequence_length = static_cast<int64_t>(number(c, "max_sequence_length", 256));
   return config;

@@ -1,36 +1,20 @@
 #pragma once
-// Small graphs the runtime tests share, and a double-precision evaluation of
-// them written independently of the ops (plain loops over the equations).
+// The sample graphs the runtime tests share (models/samples, also timed by
+// bench_executor), and a double-precision evaluation of them written
+// independently of the ops (plain loops over the equations).
 #include <cstdint>
 #include <vector>
 
+#include "models/samples/mixed_blocks.h"
 #include "runtime/graph/graph_builder.h"
 
 namespace normrt::test {
 
-std::vector<float> random_values(size_t count, float scale, uint32_t seed);
-
-/// The weights of mixed_blocks(), kept as floats for the reference.
-struct MixedBlocksWeights {
-  size_t d = 0;
-  std::vector<float> w1, b1, ln_gain, ln_bias, w2, b2, rms2_gain, pre_gain, wq, wk;
-};
-MixedBlocksWeights mixed_blocks_weights(size_t d, uint32_t seed);
-
-/// Two blocks over x [S, d] (input "x", output "out"):
-///   post-norm (BERT style):  h = LN(x·W1ᵀ + b1 + x; ln_gain, ln_bias)
-///                            y = SiLU(RMS(h·W2ᵀ + b2; rms2_gain))
-///   pre-norm (Llama style):  n = RMS(y; pre_gain)
-///                            out = n·Wqᵀ + n·Wkᵀ + y
-/// The fusion pass makes three FusedLinear nodes of it (Linear1+Add+LN,
-/// Linear2+RMS+SiLU, Linear_q+Add) and the fold pass folds two norms (the LN
-/// into W2, the pre-norm RMS gain into Wq and Wk). `bf16` stores the four
-/// matrices as bfloat16.
-/// A running sum of width d: input "x" [1, d], state "h" [1, d], output
-/// "out" = x + h, and h ← out after each run.
-Graph running_sum(int64_t d);
-
-Graph mixed_blocks(const MixedBlocksWeights& weights, int64_t max_sequence_length, bool bf16);
+using samples::mixed_blocks;
+using samples::mixed_blocks_weights;
+using samples::MixedBlocksWeights;
+using samples::random_values;
+using samples::running_sum;
 
 /// `out` for `x` (S × d), in double, from the weights as the graph stores them
 /// (bf16-rounded when `bf16`).
