@@ -8,6 +8,8 @@
     session2 = model.session(threads=2)             # intra-op pool of 2 threads
     session.set_input("x", array)                   # borrowed until run() returns
     session.set_input_shaped("input_ids", ids_2d)   # with its shape (normrt_session_set_input_typed)
+    session3 = model.session(max_batch=32)          # [B, S] batches (model.batch_refusal() == "")
+    session3.set_attention_mask(mask_2d)            # right padding
     session.run()
     y = session.output("h_seq")                     # a numpy copy
 
@@ -36,7 +38,7 @@ class _ModelOptions(ctypes.Structure):
 
 class _SessionOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_size_t), ("threads", ctypes.c_size_t),
-                ("profile", ctypes.c_int)]
+                ("profile", ctypes.c_int), ("max_batch", ctypes.c_size_t)]
 
 
 class _TensorInfo(ctypes.Structure):
@@ -75,6 +77,13 @@ class NormrtLibrary:
         lib.normrt_model_input_info.argtypes = [vp, sz, ctypes.POINTER(_TensorInfo)]
         lib.normrt_session_set_input_typed.argtypes = [vp, cp, ctypes.c_int, vp,
                                                        ctypes.POINTER(sz), sz]
+        # Batches (a library without them: batch_refusal() says so).
+        self.has_batches = hasattr(lib, "normrt_model_batch_refusal")
+        if self.has_batches:
+            lib.normrt_model_batch_refusal.argtypes = [vp]
+            lib.normrt_model_batch_refusal.restype = cp
+            lib.normrt_session_set_attention_mask.argtypes = [vp, ctypes.c_int, vp,
+                                                              ctypes.POINTER(sz), sz]
         self.lib, self.path = lib, path
 
     def check(self, status, what):
@@ -108,10 +117,16 @@ class NormrtModel:
         return {"name": info.name.decode(), "dtype": _DTYPE_NAMES.get(info.dtype, "?"),
                 "shape": [info.shape[i] for i in range(info.rank)]}
 
-    def session(self, threads=1):
+    def batch_refusal(self):
+        """"" if the model runs [B, S] batches (normrt_model_batch_refusal); else why not."""
+        if not self.library.has_batches:
+            return "this libnormrt has no batches"
+        return self.library.lib.normrt_model_batch_refusal(self.handle).decode()
+
+    def session(self, threads=1, max_batch=1):
         """threads: intra-op threads (1: the calling thread only; 0: the CPUs of
-        the process's affinity mask)."""
-        options = _SessionOptions(ctypes.sizeof(_SessionOptions), threads, 0)
+        the process's affinity mask); max_batch: the most sequences one run takes."""
+        options = _SessionOptions(ctypes.sizeof(_SessionOptions), threads, 0, max_batch)
         handle = ctypes.c_void_p()
         lib = self.library
         lib.check(lib.lib.normrt_session_create(self.handle, ctypes.byref(options),
@@ -161,6 +176,16 @@ class NormrtSession:
             self.lib.normrt_session_set_input_typed(self.handle, self._name(name), dtype,
                                                     array.ctypes.data, shape, array.ndim),
             f"set_input_typed {name}")
+
+    def set_attention_mask(self, mask):
+        """mask [B, S] int32/int64 of 0/1, right padding (copied at the call)."""
+        mask = np.ascontiguousarray(mask)
+        dtype = _DTYPES.get(mask.dtype)
+        shape = (ctypes.c_size_t * mask.ndim)(*mask.shape)
+        self.library.check(
+            self.lib.normrt_session_set_attention_mask(self.handle, dtype, mask.ctypes.data,
+                                                       shape, mask.ndim),
+            "set_attention_mask")
 
     def run(self):
         self.library.check(self.lib.normrt_session_run(self.handle), "run")

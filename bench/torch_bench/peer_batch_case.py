@@ -6,13 +6,13 @@ encodes all 64.
 - ONNX Runtime f32: B sentences per run, padded with [PAD] (id 0) to the
   longest of the batch, attention_mask 0 on the padding: what a user of the
   exported model does.
-- normrt f32: the model file's inputs decide (normrt_model_input_info). A
-  model whose `input_ids` is declared [B, S] (rank 2) or that has an
-  `attention_mask` input (the batch inputs planned in issue 19) gets the
-  same padded batches through normrt_session_set_input_typed; today's
-  models declare one sequence [S], so normrt runs the 64 sentences as a
-  loop of single runs (reset, set_input, run), the same for every B,
-  labelled "loop of single runs"."""
+- normrt f32: a model that runs batches (normrt_model_batch_refusal() is
+  "", docs/runtime.md "Batches") gets the same padded batches: input_ids
+  [B, S] through normrt_session_set_input_typed and the mask through
+  normrt_session_set_attention_mask, in a session of max_batch B. Otherwise
+  (an older library or model) the 64 sentences run as a loop of single runs
+  (reset, set_input, run), the same for every B, labelled "loop of single
+  runs"."""
 import numpy as np
 
 from torch_bench import embedding_accuracy, onnx_peer
@@ -36,9 +36,7 @@ def pad(batch):
 
 
 def takes_batches(model):
-    inputs = [model.input_info(i) for i in range(len(model.input_names()))]
-    names = {info["name"]: info for info in inputs}
-    return "attention_mask" in names or len(names.get("input_ids", {}).get("shape", [])) == 2
+    return model.batch_refusal() == ""
 
 
 def batches_of(sequences, size):
@@ -88,9 +86,8 @@ class BatchCase:
 
         def call():
             for ids, mask in inputs:
-                session.reset()
                 session.set_input_shaped("input_ids", ids)
-                session.set_input_shaped("attention_mask", mask)
+                session.set_attention_mask(mask)
                 session.run()
 
         return call
@@ -101,8 +98,9 @@ class BatchCase:
         for size in BATCHES:
             batches = batches_of(self.sequences, size)
             if self.batched_normrt:
+                batched = self.peers.normrt["f32"].session(threads, max_batch=size)
                 normrt_name, normrt_call = "normrt f32 batched", \
-                    self._normrt_batched(normrt, batches)
+                    self._normrt_batched(batched, batches)
             else:
                 normrt_name, normrt_call = "normrt f32 loop of single runs", \
                     self._normrt_loop(normrt)

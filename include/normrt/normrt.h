@@ -85,9 +85,12 @@ typedef struct normrt_session_options {
                          the process may use (normrt_available_cpus()); at most
                          normrt_max_threads() */
   int profile;        /* nonzero: time every node */
+  size_t max_batch;   /* the most sequences one run takes (0 or 1: one), for a model
+                         that runs batches (normrt_model_batch_refusal() is "");
+                         added in 0.x: an older caller's smaller struct gets 1 */
 } normrt_session_options;
 #define NORMRT_SESSION_OPTIONS_INIT \
-  { sizeof(normrt_session_options), 1, 0 }
+  { sizeof(normrt_session_options), 1, 0, 1 }
 
 /* A graph input or output as the model declares it. */
 typedef struct normrt_tensor_info {
@@ -119,7 +122,7 @@ NORMRT_API const char* normrt_dtype_name(normrt_dtype dtype);
 
 /* options may be NULL (defaults). On success *model is a new handle. */
 NORMRT_API normrt_status normrt_model_load(const char* path, const normrt_model_options* options,
-                                normrt_model** model);
+                                           normrt_model** model);
 NORMRT_API void normrt_model_destroy(normrt_model* model); /* NULL is a no-op */
 
 NORMRT_API size_t normrt_model_input_count(const normrt_model* model);
@@ -130,15 +133,19 @@ NORMRT_API const char* normrt_model_output_name(const normrt_model* model, size_
 /* Fills *info (whose struct_size the caller sets) for input or output
  * `index`; NORMRT_INVALID_ARGUMENT if index is out of range. */
 NORMRT_API normrt_status normrt_model_input_info(const normrt_model* model, size_t index,
-                                      normrt_tensor_info* info);
+                                                 normrt_tensor_info* info);
 NORMRT_API normrt_status normrt_model_output_info(const normrt_model* model, size_t index,
-                                       normrt_tensor_info* info);
+                                                  normrt_tensor_info* info);
 /* The largest S a run accepts. */
 NORMRT_API size_t normrt_model_max_sequence_length(const normrt_model* model);
+/* "" if the model runs batches of sequences (an input [S, ...] then takes
+ * [B, S, ...], see normrt_session_options.max_batch); else why not. Valid
+ * while the model lives; NULL for a null model. */
+NORMRT_API const char* normrt_model_batch_refusal(const normrt_model* model);
 
 NORMRT_API normrt_status normrt_session_create(const normrt_model* model,
-                                    const normrt_session_options* options,
-                                    normrt_session** session);
+                                               const normrt_session_options* options,
+                                               normrt_session** session);
 NORMRT_API void normrt_session_destroy(normrt_session* session); /* NULL is a no-op */
 
 /* Binds an input to data of element type `dtype` and shape `shape[0..rank)`
@@ -150,19 +157,26 @@ NORMRT_API void normrt_session_destroy(normrt_session* session); /* NULL is a no
  * into the session's own memory now, so data may be released at once. Any
  * other type is refused: data are never reinterpreted. */
 NORMRT_API normrt_status normrt_session_set_input_typed(normrt_session* session, const char* name,
-                                             normrt_dtype dtype, const void* data,
-                                             const size_t* shape, size_t rank);
+                                                        normrt_dtype dtype, const void* data,
+                                                        const size_t* shape, size_t rank);
 /* Untyped, kept for compatibility: `bytes` of data taken as the input's
  * declared type (f32 or i32; see normrt_model_input_info), borrowed until
  * normrt_session_run() returns; bytes fixes S. An int64 array passed here
  * would be read as two int32 per value: use normrt_session_set_input_typed. */
 NORMRT_API normrt_status normrt_session_set_input(normrt_session* session, const char* name,
-                                       const void* data, size_t bytes);
+                                                  const void* data, size_t bytes);
+/* Which tokens of a batch are real: mask [B, S] (shape {B, S}, rank 2) of
+ * 0/1, i32 or i64, each row ones then zeros (right padding). Copied now;
+ * applies to the runs of inputs [B, S] until set again; NULL mask clears
+ * it. See Session::set_attention_mask in normrt.hpp. */
+NORMRT_API normrt_status normrt_session_set_attention_mask(normrt_session* session,
+                                                           normrt_dtype dtype, const void* mask,
+                                                           const size_t* shape, size_t rank);
 NORMRT_API normrt_status normrt_session_run(normrt_session* session);
 /* *data stays valid until the next run or reset; shape has room for
  * NORMRT_MAX_RANK entries. */
 NORMRT_API normrt_status normrt_session_output(const normrt_session* session, const char* name,
-                                    const void** data, size_t* shape, size_t* rank);
+                                               const void** data, size_t* shape, size_t* rank);
 NORMRT_API void normrt_session_reset(normrt_session* session);
 NORMRT_API size_t normrt_session_position(const normrt_session* session);
 
@@ -172,9 +186,9 @@ NORMRT_API size_t normrt_session_position(const normrt_session* session);
  * position a copy of src's (a session of the same model), as beam search
  * does when it forks or reorders hypotheses. */
 NORMRT_API normrt_status normrt_session_state(const normrt_session* session, const char* name,
-                                   const void** data, size_t* shape, size_t* rank);
+                                              const void** data, size_t* shape, size_t* rank);
 NORMRT_API normrt_status normrt_session_set_state(normrt_session* session, const char* name,
-                                       const void* data, size_t bytes);
+                                                  const void* data, size_t bytes);
 NORMRT_API normrt_status normrt_session_copy_state(normrt_session* dst, const normrt_session* src);
 
 #ifdef __cplusplus

@@ -87,8 +87,8 @@ struct PassSummary {
   size_t fused_conv_nodes = 0;  ///< Conv2d nodes that absorbed a spatial norm and/or activation
   size_t folded_norms = 0;
   size_t weight_copy_bytes = 0;  ///< weights repacked into own memory (0: all used from the file)
-  size_t arena_bytes = 0;      ///< activation memory of one session
-  size_t unshared_bytes = 0;   ///< what it would be without buffer reuse
+  size_t arena_bytes = 0;        ///< activation memory of one session
+  size_t unshared_bytes = 0;     ///< what it would be without buffer reuse
 };
 
 class NORMRT_API Model {
@@ -105,6 +105,9 @@ class NORMRT_API Model {
   /// The state a Session carries between runs (RNN states, KV caches).
   const std::vector<TensorInfo>& states() const;
   size_t max_sequence_length() const;
+  /// "" if the model runs batches of sequences (SessionOptions::max_batch,
+  /// docs/runtime.md); else why not, naming the node or tensor.
+  std::string_view batch_refusal() const;
   /// The kernel ISA chosen at load ("avx512", ...).
   std::string_view isa() const;
   const PassSummary& passes() const;
@@ -125,6 +128,10 @@ struct SessionOptions {
   size_t threads = 1;
   /// Time every node (steady clock; adds ~50 ns a node).
   bool profile = false;
+  /// The most sequences one run may take (≥ 1), if the model runs batches
+  /// (Model::batch_refusal() is empty). The session's activation memory
+  /// grows with it: max_batch × PassSummary::arena_bytes.
+  size_t max_batch = 1;
 };
 
 /// The most intra-op threads a Session accepts (1024, on any machine: a
@@ -141,8 +148,9 @@ NORMRT_API size_t available_cpus();
 /// profile_reset() was called.
 struct NodeProfile {
   std::string name;
-  std::string op;    ///< "Linear", "FusedLinear", "LayerNorm", ...
-  std::string norm;  ///< "layer_norm", "rms_norm", "prms_norm", or "" if the node does not normalize
+  std::string op;  ///< "Linear", "FusedLinear", "LayerNorm", ...
+  std::string
+      norm;  ///< "layer_norm", "rms_norm", "prms_norm", or "" if the node does not normalize
   uint64_t nanoseconds = 0;
   uint64_t runs = 0;
 };
@@ -166,6 +174,14 @@ class NORMRT_API Session {
   ///    caller's buffer may change or go away at once.
   ///  - Anything else is an error naming both types: data are never
   ///    reinterpreted.
+  /// A batch: an input declared [S, ...] also takes [B, S, ...], B sequences
+  /// of S tokens (padded to one S; 1 ≤ B ≤ SessionOptions::max_batch), if
+  /// the model runs batches. Every input of a run has the same B and S; an
+  /// output with S then has the batch's tokens as rows, packed: B·S rows
+  /// (sequence b at [b·S, b·S + S)), or with a mask only the real tokens,
+  /// sequence after sequence (sequence b at rows [Σ_{c<b} L_c, Σ_{c≤b} L_c),
+  /// L_c its mask's ones); an output of one row per sequence (a pooled
+  /// embedding) has B rows.
   Status set_input(std::string_view name, ElementType type, const void* data,
                    const TensorShape& shape);
   /// Untyped: binds `bytes` of caller memory (borrowed until run() returns)
@@ -173,6 +189,16 @@ class NORMRT_API Session {
   /// int64 array passed here would be read as two int32 per value: give
   /// int64 ids to the typed overload. Kept for compatibility.
   Status set_input(std::string_view name, const void* data, size_t bytes);
+  /// Which tokens of a batch are real: `mask` [B, S] of 0/1 (i32 or i64, as
+  /// Hugging Face tokenizers give attention_mask), each row ones then zeros
+  /// (right padding; a 1 after a 0 is an error naming the row and column).
+  /// The padded tokens are removed before the first op (no work is spent on
+  /// them): attention and pooling see each sequence's real tokens only, and
+  /// token outputs hold the real rows packed (see set_input). Copied now;
+  /// applies to the runs whose inputs have the same [B, S] until set again
+  /// (a run with another [B, S] is an error); null `mask` clears it (every
+  /// token real).
+  Status set_attention_mask(ElementType type, const void* mask, const TensorShape& shape);
   /// Runs the graph on the bound inputs; then, if the model keeps state (RNN
   /// state, a KV cache), advances position() by S. A stateless model (an
   /// encoder) runs every input from position 0.

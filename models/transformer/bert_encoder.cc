@@ -99,12 +99,21 @@ class BertEmitter {
                    norm_attributes(norm_));
   }
 
-  TensorId embeddings(TensorId ids) {
+  // `type_ids`: the token type input, or kNoTensor for type 0 everywhere.
+  TensorId embeddings(TensorId ids, TensorId type_ids) {
     const int64_t h = config_.hidden_size;
     TensorId words = weight("embeddings.word_embeddings.weight", {config_.vocab_size, h});
     TensorId positions =
         weight("embeddings.position_embeddings.weight", {config_.max_position_embeddings, h});
-    TensorId type = type_row();
+    TensorId type = kNoTensor;
+    if (type_ids == kNoTensor) {
+      type = type_row();
+    } else {
+      TensorId table =
+          weight("embeddings.token_type_embeddings.weight", {config_.type_vocab_size, h});
+      type = b_.node(OpType::kEmbedding, prefix_ + "embeddings.token_type_embeddings",
+                     {type_ids, table}, {{kSequenceDim, h}});
+    }
     // HF's order: (words + token type) + positions.
     TensorId x = b_.node(OpType::kEmbedding, prefix_ + "embeddings.word_embeddings", {ids, words},
                          {{kSequenceDim, h}});
@@ -198,7 +207,10 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
   GraphBuilder& b = emit.builder();
 
   TensorId ids = b.input("input_ids", DataType::kI32, {kSequenceDim});
-  TensorId h = emit.embeddings(ids);
+  TensorId type_ids = options.token_type_ids
+                          ? b.input("token_type_ids", DataType::kI32, {kSequenceDim})
+                          : kNoTensor;
+  TensorId h = emit.embeddings(ids, type_ids);
   const char* activation = activation_name(config.hidden_act);
   for (int64_t layer = 0; layer < config.num_hidden_layers; ++layer)
     h = emit.layer(layer, h, activation);

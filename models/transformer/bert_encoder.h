@@ -9,8 +9,10 @@
 //               h = LN(W2 · gelu(W1·a) + a)            (post-norm)
 //   output "last_hidden_state" [S, H], or with mean pooling
 //   "embedding" [1, H] = L2-normalize(mean over the S rows).
-// Token type ids are all 0 (one segment) and there is no attention mask
-// (batch 1 without padding: HF's mask would be all ones).
+// Token type ids are all 0 (one segment) unless BertBuildOptions::
+// token_type_ids adds the input "token_type_ids" i32 [S] (sentence pairs).
+// The graph runs batches (runtime/exec/batch_support.h): input_ids [B, S]
+// with Session::set_attention_mask for the padding.
 #include <cstdint>
 #include <string>
 
@@ -48,6 +50,10 @@ struct BertBuildOptions {
   BertPooling pooling = BertPooling::kNone;
   /// The largest S a run may use; 0: max_position_embeddings.
   int64_t max_sequence_length = 0;
+  /// Adds the input "token_type_ids" i32 [S] (0 or 1 per token: the segment
+  /// of a sentence pair, as cross-encoders take it); false: every token is
+  /// of type 0 and the graph has only "input_ids".
+  bool token_type_ids = false;
 };
 
 /// Builds the encoder graph. Every tensor the architecture needs is checked

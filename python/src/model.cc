@@ -78,6 +78,9 @@ void bind_model(nb::module_& m) {
       .def_prop_ro("max_sequence_length",
                    [](const PyModel& m) { return m.model->max_sequence_length(); })
       .def_prop_ro(
+          "batch_refusal", [](const PyModel& m) { return std::string(m.model->batch_refusal()); },
+          "'' if the model runs batches (Session(max_batch=...)); else why not.")
+      .def_prop_ro(
           "isa", [](const PyModel& m) { return std::string(m.model->isa()); },
           "The kernel ISA chosen at load.")
       .def_prop_ro(

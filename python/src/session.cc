@@ -12,10 +12,12 @@ using namespace nb::literals;
 
 namespace normrt::python {
 
-PySession::PySession(const PyModel& model, size_t threads, bool profile) : model_(model) {
+PySession::PySession(const PyModel& model, size_t threads, bool profile, size_t max_batch)
+    : model_(model) {
   SessionOptions options;
   options.threads = threads;
   options.profile = profile;
+  options.max_batch = max_batch;
   session_ = value_or_throw(Session::create(model_.model, options), ErrorKind::kInvalidArgument);
 }
 
@@ -35,7 +37,35 @@ void PySession::set_input(const std::string& name, nb::handle value) {
   bind_locked(name, input);
 }
 
-nb::dict PySession::run(nb::handle inputs) {
+namespace {
+
+// The mask as an InputArray (data null: None, clear it).
+InputArray mask_array(nb::handle mask) {
+  if (mask.is_none()) return InputArray{};
+  InputArray array = input_array(mask, "attention_mask");
+  if (array.type == ElementType::kF32)
+    throw_error(ErrorKind::kInvalidArgument,
+                "attention_mask: give int32 or int64 values (0 or 1), got floats");
+  return array;
+}
+
+}  // namespace
+
+void PySession::mask_locked(const InputArray& mask) {
+  check(session_->set_attention_mask(mask.type, mask.data, mask.shape),
+        ErrorKind::kInvalidArgument);
+}
+
+void PySession::set_attention_mask(nb::handle mask) {
+  InputArray array = mask_array(mask);
+  nb::gil_scoped_release release;
+  std::lock_guard<std::mutex> lock(mutex_);
+  mask_locked(array);  // copied by the session: nothing to keep
+}
+
+nb::dict PySession::run(nb::handle inputs, nb::handle attention_mask) {
+  const bool masked = !attention_mask.is_none();
+  InputArray mask = mask_array(attention_mask);
   std::vector<std::pair<std::string, InputArray>> arrays;
   if (!inputs.is_none()) {
     for (auto [name, value] :
@@ -48,6 +78,7 @@ nb::dict PySession::run(nb::handle inputs) {
     nb::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto& [name, input] : arrays) bind_locked(name, input);
+    if (masked) mask_locked(mask);
     check(session_->run(), ErrorKind::kRunFailed);
     for (const TensorInfo& info : model_.model->outputs()) {
       TensorRef ref = value_or_throw(session_->output(info.name), ErrorKind::kInternal);
@@ -155,23 +186,31 @@ void bind_session(nb::module_& m) {
       "One request stream over a Model: its activation memory, RNN state, KV cache and "
       "position. Calls release the GIL; calls on one Session from several threads run one "
       "at a time (use one Session per thread to run in parallel).")
-      .def(nb::init<const PyModel&, size_t, bool>(), "model"_a, nb::kw_only(), "threads"_a = 1,
-           "profile"_a = false,
+      .def(nb::init<const PyModel&, size_t, bool, size_t>(), "model"_a, nb::kw_only(),
+           "threads"_a = 1, "profile"_a = false, "max_batch"_a = 1,
            "threads: intra-op threads (1: the calling thread only; 0: as many as the process may "
            "use, its affinity mask). profile: time every "
-           "node (Session.profile()).")
+           "node (Session.profile()). max_batch: the most sequences one run takes, for a "
+           "model whose batch_refusal is '' (inputs [S] then take [B, S]).")
+      .def("set_attention_mask", &PySession::set_attention_mask, "mask"_a.none(),
+           nb::sig("def set_attention_mask(self, mask: numpy.typing.ArrayLike | None) -> None"),
+           "Which tokens of a [B, S] batch are real: int32/int64 0/1, each row ones then "
+           "zeros (right padding); copied now, kept for the runs of the same [B, S] until set "
+           "again; None clears it. Padded tokens are dropped before any work: token outputs "
+           "hold the real rows only, sequence after sequence.")
       .def("set_input", &PySession::set_input, "name"_a, "array"_a,
            nb::sig("def set_input(self, name: str, array: numpy.typing.ArrayLike) -> None"),
            "Binds an input. C-contiguous int32 / float32 arrays are read in place by every "
            "later run (no copy) until the input is bound again; int64 ids are checked to fit "
            "int32 and converted now; other layouts are copied, float64 is converted to "
            "float32, other dtypes are refused (InvalidArgumentError).")
-      .def("run", &PySession::run, "inputs"_a = nb::none(),
+      .def("run", &PySession::run, "inputs"_a = nb::none(), "attention_mask"_a = nb::none(),
            nb::sig("def run(self, inputs: collections.abc.Mapping[str, numpy.typing.ArrayLike] "
-                   "| None = None) -> dict[str, numpy.typing.NDArray[typing.Any]]"),
-           "Binds `inputs` (name → array, optional), runs with the GIL released, and returns "
-           "every output as a new numpy array (a copy the array owns). Raises RunError with "
-           "normrt's message.")
+                   "| None = None, attention_mask: numpy.typing.ArrayLike | None = None) -> "
+                   "dict[str, numpy.typing.NDArray[typing.Any]]"),
+           "Binds `inputs` (name → array, optional) and, if given, the attention mask "
+           "(set_attention_mask), runs with the GIL released, and returns every output as a "
+           "new numpy array (a copy the array owns). Raises RunError with normrt's message.")
       .def(
           "output",
           [](nb::handle self, const std::string& name, bool copy) {

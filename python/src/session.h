@@ -25,12 +25,14 @@ namespace normrt::python {
 
 class PySession {
  public:
-  PySession(const PyModel& model, size_t threads, bool profile);
+  PySession(const PyModel& model, size_t threads, bool profile, size_t max_batch);
 
   void set_input(const std::string& name, nanobind::handle value);
   /// Binds `inputs` (name → array-like), runs, and returns every output as
   /// a copy, all under one hold of the lock.
-  nanobind::dict run(nanobind::handle inputs);
+  nanobind::dict run(nanobind::handle inputs, nanobind::handle attention_mask);
+  /// Session::set_attention_mask: a [B, S] int32/int64 array-like, or None to clear.
+  void set_attention_mask(nanobind::handle mask);
   nanobind::object output(const std::string& name, bool copy, nanobind::handle self);
   void reset();
   size_t position();
@@ -44,6 +46,8 @@ class PySession {
  private:
   // Binds under the lock (held by the caller); keeps the array alive.
   void bind_locked(const std::string& name, InputArray& input);
+  // Sets or (mask.data null) clears the mask under the lock (held by the caller).
+  void mask_locked(const InputArray& mask);
 
   PyModel model_;
   std::unique_ptr<Session> session_;

@@ -30,7 +30,8 @@ def test_stubs_and_py_typed_are_installed():
     classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
     assert {"Model", "Session", "Tokenizer", "Encoding", "TensorInfo", "Error",
             "InvalidArgumentError", "LoadError", "RunError"} <= classes
-    assert "def run(self, inputs: Mapping[str, numpy.typing.ArrayLike] | None = None)" in stub
+    assert ("def run(self, inputs: Mapping[str, numpy.typing.ArrayLike] | None = None, "
+            "attention_mask: numpy.typing.ArrayLike | None = None)") in stub
 
 
 def test_readme_one_liner(minilm, minilm_dir):

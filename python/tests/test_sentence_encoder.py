@@ -50,7 +50,7 @@ def encoder_of(path, folder):
 
 def test_each_row_is_the_sessions_result_on_the_tokenizers_ids(tiny_bert, tiny_vocab):
     encoder = encoder_of(tiny_bert["pooled"], tiny_vocab)
-    got = encoder.encode(TEXTS)
+    got = encoder.encode(TEXTS, batch_size=1)  # one by one: bit-identical to a run
     assert got.dtype == np.float32 and got.shape == (len(TEXTS), 32)
     session = normrt.Session(normrt.Model(str(tiny_bert["pooled"])))
     for row, text in enumerate(TEXTS):
@@ -62,16 +62,44 @@ def test_each_row_is_the_sessions_result_on_the_tokenizers_ids(tiny_bert, tiny_v
     assert encoder.encode([]).shape == (0, 32)
 
 
-def test_batch_size_changes_nothing_but_is_checked(tiny_bert, tiny_vocab):
+def test_batches_give_each_row_within_1e6_of_batch_1_and_are_checked(tiny_bert, tiny_vocab):
     encoder = encoder_of(tiny_bert["pooled"], tiny_vocab)
-    want = encoder.encode(TEXTS)
-    for batch_size in (1, 2, 32, 1000):
-        assert encoder.encode(TEXTS, batch_size=batch_size).tobytes() == want.tobytes()
+    assert encoder.model.batch_refusal == ""
+    texts = TEXTS + ["a", "the cat sat on the mat " * 3, "b c d"]
+    want = encoder.encode(texts, batch_size=1)
+    for batch_size in (2, 3, 32, 1000):
+        got = encoder.encode(texts, batch_size=batch_size)
+        scale = np.abs(want).max(axis=1, keepdims=True)
+        assert (np.abs(got - want) <= 1e-6 * scale).all(), batch_size
     for bad in (0, -1, 2.5, True, "8"):
         with pytest.raises(normrt.InvalidArgumentError, match="batch_size"):
             encoder.encode(TEXTS, batch_size=bad)
     with pytest.raises(normrt.InvalidArgumentError, match=r"sentences\[1\] is a int"):
         encoder.encode(["text", 3])
+
+
+def test_session_batches_pack_the_real_tokens(tiny_bert):
+    model = normrt.Model(str(tiny_bert["plain"]))
+    session = normrt.Session(model, max_batch=3)
+    one = normrt.Session(model)
+    sequences = [[2, 10, 11, 3], [2, 5, 3], [2, 3]]
+    ids = np.zeros((3, 4), np.int64)
+    mask = np.zeros((3, 4), np.int64)
+    for r, s in enumerate(sequences):
+        ids[r, :len(s)], mask[r, :len(s)] = s, 1
+    out = session.run({"input_ids": ids}, attention_mask=mask)["last_hidden_state"]
+    assert out.shape == (9, 32)  # 4 + 3 + 2 real tokens, packed
+    row = 0
+    for s in sequences:
+        want = one.run({"input_ids": s})["last_hidden_state"]
+        support.assert_close(out[row:row + len(s)], want.astype(np.float64), 1e-6, 1e-5, str(s))
+        row += len(s)
+    with pytest.raises(normrt.InvalidArgumentError, match="1 after a 0"):
+        session.set_attention_mask([[0, 1, 1, 1]] * 3)
+    with pytest.raises(normrt.InvalidArgumentError, match="max_batch 1"):
+        one.run({"input_ids": ids})
+    session.set_attention_mask(None)  # cleared: all 12 tokens real
+    assert session.run({"input_ids": ids})["last_hidden_state"].shape == (12, 32)
 
 
 def test_a_model_without_pooling_is_pooled_here(tiny_bert, tiny_vocab):

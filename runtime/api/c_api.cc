@@ -44,19 +44,27 @@ normrt_status null_argument(const char* function, const char* argument) {
 }
 
 // Reads a caller's options struct into *out (which holds the defaults) by
-// its struct_size: all of this version's fields must be there; a larger
-// struct (a newer header) may only carry zeros beyond them, since a nonzero
-// byte would be an option this library would silently ignore.
+// its struct_size: at least the first version's fields (`first_size`
+// bytes) must be there, and fields an older caller's struct lacks keep their
+// defaults; a larger struct (a newer header) may only carry zeros beyond
+// this version's, since a nonzero byte would be an option this library
+// would silently ignore.
 template <class Options>
 normrt_status read_options(const Options* given, Options* out, const char* function,
-                           const char* type, const char* init) {
+                           const char* type, const char* init,
+                           size_t first_size = sizeof(Options)) {
   if (given == nullptr) return NORMRT_OK;
   const size_t size = given->struct_size;
-  if (size < sizeof(Options))
+  if (size < first_size)
     return fail(NORMRT_INVALID_ARGUMENT,
                 std::string(function) + ": options->struct_size = " + std::to_string(size) +
                     ", expected sizeof(" + type + ") = " + std::to_string(sizeof(Options)) +
                     " (initialize the options with " + init + ")");
+  if (size < sizeof(Options)) {  // an older caller: its fields, our defaults for the rest
+    std::memcpy(out, given, size);
+    out->struct_size = sizeof(Options);
+    return NORMRT_OK;
+  }
   const auto* bytes = reinterpret_cast<const unsigned char*>(given);
   for (size_t i = sizeof(Options); i < size; ++i)
     if (bytes[i] != 0)
@@ -205,6 +213,10 @@ size_t normrt_model_max_sequence_length(const normrt_model* model) {
   return model == nullptr ? 0 : model->model->max_sequence_length();
 }
 
+const char* normrt_model_batch_refusal(const normrt_model* model) {
+  return model == nullptr ? nullptr : model->model->batch_refusal().data();
+}
+
 normrt_status normrt_session_create(const normrt_model* model,
                                     const normrt_session_options* options,
                                     normrt_session** session) {
@@ -213,13 +225,16 @@ normrt_status normrt_session_create(const normrt_model* model,
     if (session == nullptr) return null_argument("normrt_session_create", "session");
     *session = nullptr;
     normrt_session_options given = NORMRT_SESSION_OPTIONS_INIT;
+    // max_batch came after the first version's {struct_size, threads, profile}.
     if (normrt_status s = read_options(options, &given, "normrt_session_create",
-                                       "normrt_session_options", "NORMRT_SESSION_OPTIONS_INIT");
+                                       "normrt_session_options", "NORMRT_SESSION_OPTIONS_INIT",
+                                       offsetof(normrt_session_options, max_batch));
         s != NORMRT_OK)
       return s;
     normrt::SessionOptions cpp_options;
     cpp_options.threads = given.threads;  // 0: normrt_available_cpus()
     cpp_options.profile = given.profile != 0;
+    cpp_options.max_batch = given.max_batch == 0 ? 1 : given.max_batch;
     auto created = normrt::Session::create(model->model, cpp_options);
     if (!created) return fail(NORMRT_INVALID_ARGUMENT, created.status().message());
     *session = new normrt_session{std::move(created).value()};
@@ -229,8 +244,8 @@ normrt_status normrt_session_create(const normrt_model* model,
 
 void normrt_session_destroy(normrt_session* session) { delete session; }
 
-normrt_status normrt_session_set_input(normrt_session* session, const char* name,
-                                       const void* data, size_t bytes) {
+normrt_status normrt_session_set_input(normrt_session* session, const char* name, const void* data,
+                                       size_t bytes) {
   return guarded([&] {
     if (session == nullptr) return null_argument("normrt_session_set_input", "session");
     if (name == nullptr) return null_argument("normrt_session_set_input", "name");
@@ -239,6 +254,40 @@ normrt_status normrt_session_set_input(normrt_session* session, const char* name
   });
 }
 
+namespace {
+
+// The C dtype and shape of typed data as the C++ API takes them.
+normrt_status to_cpp_data(const char* function, normrt_dtype dtype, const size_t* shape,
+                          size_t rank, normrt::ElementType* out_type,
+                          normrt::TensorShape* out_shape) {
+  if (shape == nullptr && rank > 0) return null_argument(function, "shape");
+  if (rank > NORMRT_MAX_RANK)
+    return fail(NORMRT_INVALID_ARGUMENT, std::string(function) + ": rank " + std::to_string(rank) +
+                                             " exceeds NORMRT_MAX_RANK");
+  normrt::ElementType type;
+  switch (dtype) {
+    case NORMRT_DTYPE_F32:
+      type = normrt::ElementType::kF32;
+      break;
+    case NORMRT_DTYPE_I32:
+      type = normrt::ElementType::kI32;
+      break;
+    case NORMRT_DTYPE_I64:
+      type = normrt::ElementType::kI64;
+      break;
+    default:
+      return fail(NORMRT_INVALID_ARGUMENT, std::string(function) + ": dtype " +
+                                               std::to_string(static_cast<int>(dtype)) +
+                                               " is not a normrt_dtype");
+  }
+  *out_type = type;
+  out_shape->rank = rank;
+  for (size_t i = 0; i < rank; ++i) out_shape->dims[i] = shape[i];
+  return NORMRT_OK;
+}
+
+}  // namespace
+
 normrt_status normrt_session_set_input_typed(normrt_session* session, const char* name,
                                              normrt_dtype dtype, const void* data,
                                              const size_t* shape, size_t rank) {
@@ -246,30 +295,30 @@ normrt_status normrt_session_set_input_typed(normrt_session* session, const char
     const char* function = "normrt_session_set_input_typed";
     if (session == nullptr) return null_argument(function, "session");
     if (name == nullptr) return null_argument(function, "name");
-    if (shape == nullptr && rank > 0) return null_argument(function, "shape");
-    if (rank > NORMRT_MAX_RANK)
-      return fail(NORMRT_INVALID_ARGUMENT, std::string(function) + ": rank " +
-                                               std::to_string(rank) + " exceeds NORMRT_MAX_RANK");
     normrt::ElementType type;
-    switch (dtype) {
-      case NORMRT_DTYPE_F32:
-        type = normrt::ElementType::kF32;
-        break;
-      case NORMRT_DTYPE_I32:
-        type = normrt::ElementType::kI32;
-        break;
-      case NORMRT_DTYPE_I64:
-        type = normrt::ElementType::kI64;
-        break;
-      default:
-        return fail(NORMRT_INVALID_ARGUMENT, std::string(function) + ": dtype " +
-                                                 std::to_string(static_cast<int>(dtype)) +
-                                                 " is not a normrt_dtype");
-    }
     normrt::TensorShape cpp_shape;
-    cpp_shape.rank = rank;
-    for (size_t i = 0; i < rank; ++i) cpp_shape.dims[i] = shape[i];
+    if (normrt_status s = to_cpp_data(function, dtype, shape, rank, &type, &cpp_shape);
+        s != NORMRT_OK)
+      return s;
     normrt::Status status = session->session->set_input(name, type, data, cpp_shape);
+    return status ? NORMRT_OK : fail(NORMRT_INVALID_ARGUMENT, status.message());
+  });
+}
+
+normrt_status normrt_session_set_attention_mask(normrt_session* session, normrt_dtype dtype,
+                                                const void* mask, const size_t* shape,
+                                                size_t rank) {
+  return guarded([&] {
+    const char* function = "normrt_session_set_attention_mask";
+    if (session == nullptr) return null_argument(function, "session");
+    normrt::ElementType type = normrt::ElementType::kI32;
+    normrt::TensorShape cpp_shape;
+    if (mask != nullptr) {
+      if (normrt_status s = to_cpp_data(function, dtype, shape, rank, &type, &cpp_shape);
+          s != NORMRT_OK)
+        return s;
+    }
+    normrt::Status status = session->session->set_attention_mask(type, mask, cpp_shape);
     return status ? NORMRT_OK : fail(NORMRT_INVALID_ARGUMENT, status.message());
   });
 }
@@ -318,8 +367,8 @@ normrt_status normrt_session_state(const normrt_session* session, const char* na
   });
 }
 
-normrt_status normrt_session_set_state(normrt_session* session, const char* name,
-                                       const void* data, size_t bytes) {
+normrt_status normrt_session_set_state(normrt_session* session, const char* name, const void* data,
+                                       size_t bytes) {
   return guarded([&] {
     if (session == nullptr) return null_argument("normrt_session_set_state", "session");
     if (name == nullptr) return null_argument("normrt_session_set_state", "name");

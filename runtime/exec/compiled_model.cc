@@ -98,6 +98,7 @@ Expected<std::shared_ptr<const Model>> compile_model(Graph graph, const ModelOpt
       impl->states.push_back(tensor_info(graph.tensors[id]));
     }
   }
+  impl->batch = batch_layout(graph);
   impl->graph = std::move(graph);
   return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(impl)));
 }
@@ -108,6 +109,7 @@ const std::vector<TensorInfo>& Model::states() const { return impl_->states; }
 size_t Model::max_sequence_length() const {
   return static_cast<size_t>(impl_->graph.max_sequence_length);
 }
+std::string_view Model::batch_refusal() const { return impl_->batch.refusal; }
 std::string_view Model::isa() const { return isa_name(impl_->isa); }
 const PassSummary& Model::passes() const { return impl_->passes; }
 

@@ -7,6 +7,7 @@
 
 #include "kernels/common/isa.h"
 #include "normrt/normrt.hpp"
+#include "runtime/exec/batch_support.h"
 #include "runtime/graph/graph.h"
 #include "runtime/ops/op.h"
 #include "runtime/plan/memory_plan.h"
@@ -24,6 +25,8 @@ struct NORMRT_LOCAL Model::Impl {
   /// Tensors with the symbolic S somewhere in their shape.
   std::vector<TensorId> sequence_tensors;
   bool uses_position = false;  ///< some node reads OpRunContext::position
+  /// Whether batches may run, and the tensors of one row per sequence.
+  BatchLayout batch;
 };
 
 /// Validates `graph`, runs the passes `options` enable, prepares the kernels

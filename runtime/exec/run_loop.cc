@@ -10,10 +10,14 @@
 namespace normrt {
 namespace {
 
-// S of this run, from the bound inputs whose shapes have it (1 if none do).
-Expected<size_t> run_sequence_length(const Session::Impl& session) {
+struct RunShape {
+  size_t length = 1, batch = 1;
+};
+
+// S and B of this run, from the bound inputs whose shapes have S (1 if none do).
+Expected<RunShape> run_shape(const Session::Impl& session) {
   const Graph& graph = session.compiled->graph;
-  size_t length = 0;
+  size_t length = 0, batch = 1;
   TensorId first = kNoTensor;
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     TensorId id = graph.inputs[i];
@@ -27,21 +31,42 @@ Expected<size_t> run_sequence_length(const Session::Impl& session) {
                            graph.tensors[first].name + "' has " + std::to_string(length) + ", '" +
                            graph.tensors[id].name + "' has " + std::to_string(this_length));
     }
+    if (first != kNoTensor && session.bound_batch[i] != batch) {
+      return Status::error("run: inputs disagree on the batch: '" + graph.tensors[first].name +
+                           "' has " + std::to_string(batch) + " sequences, '" +
+                           graph.tensors[id].name + "' has " +
+                           std::to_string(session.bound_batch[i]));
+    }
     length = this_length;
+    batch = session.bound_batch[i];
     first = id;
   }
-  return length == 0 ? size_t{1} : length;
+  RunShape shape{length == 0 ? size_t{1} : length, batch};
+  if (session.mask_length != 0 &&
+      (session.mask_length != shape.length || session.mask_batch != shape.batch)) {
+    return Status::error("run: the attention mask is [" + std::to_string(session.mask_batch) +
+                         ", " + std::to_string(session.mask_length) + "] but the inputs are [" +
+                         std::to_string(shape.batch) + ", " + std::to_string(shape.length) +
+                         "] (set a new mask, or clear it with a null mask)");
+  }
+  return shape;
 }
 
 }  // namespace
 
 Status Session::run() {
   Impl& session = *impl_;
-  NORMRT_ASSIGN_OR_RETURN(size_t length, run_sequence_length(session));
-  session.set_sequence_length(length);
+  NORMRT_ASSIGN_OR_RETURN(RunShape shape, run_shape(session));
+  const size_t length = shape.length;
+  NORMRT_ASSIGN_OR_RETURN(size_t rows, pack_batch(session, shape.batch, length));
+  session.set_sequence_length(length, shape.batch, rows);
 
   OpRunContext context;
   context.sequence_length = length;
+  context.batch = shape.batch;
+  // Only the ops of a model that runs batches read the offsets.
+  if (session.compiled->batch.refusal.empty())
+    context.sequence_offsets = session.sequence_offsets.data();
   context.position = session.position;
   context.pool = session.pool.get();
   context.workspace = session.workspace.get();

@@ -9,6 +9,7 @@
 // only walks the steps.
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -36,8 +37,8 @@ struct NORMRT_LOCAL Session::Impl {
   std::shared_ptr<const Model> model;
   const Model::Impl* compiled = nullptr;
   AlignedBytes arena, state, workspace;
-  std::vector<TensorView> views;       ///< per tensor
-  std::vector<TensorView> step_views;  ///< per step: inputs then outputs
+  std::vector<TensorView> views;            ///< per tensor
+  std::vector<TensorView> step_views;       ///< per step: inputs then outputs
   std::vector<std::vector<size_t>> copies;  ///< per tensor: its indices in step_views
   std::vector<Step> steps;
   std::vector<std::unique_ptr<OpSessionState>> op_states;
@@ -45,12 +46,27 @@ struct NORMRT_LOCAL Session::Impl {
   size_t threads = 1;  ///< resolved SessionOptions::threads: the pool's size, or 1
 
   /// Per graph input: the S of the data set_input() bound (0 if the input's
-  /// shape has no S).
-  std::vector<size_t> bound_length;
+  /// shape has no S), and its sequences B (1 unless bound as a batch).
+  std::vector<size_t> bound_length, bound_batch;
+  /// Memory is planned for this many sequences (SessionOptions::max_batch).
+  size_t max_batch = 1;
+  /// set_attention_mask(): real tokens per sequence (max_batch entries), for
+  /// runs of mask_batch sequences of mask_length tokens (0: no mask).
+  std::vector<uint32_t> sequence_lengths;
+  size_t mask_batch = 0, mask_length = 0;
+  /// This run's packed row offsets (OpRunContext::sequence_offsets).
+  std::vector<uint32_t> sequence_offsets;
+  /// Per graph input: the data set_input() bound (padded [B, S, ...]), and,
+  /// for a model that runs batches, room for its real rows packed (empty
+  /// otherwise), where run() copies them when the mask removes padding.
+  std::vector<const std::byte*> bound_data;
+  std::vector<AlignedBytes> packed_inputs;
   /// Per graph input: for an i32 input, room for its elements at the largest
   /// S, where set_input() converts i64 data (empty for other inputs).
   std::vector<AlignedBytes> converted_inputs;
   size_t sequence_length = 1;  ///< S the views currently carry
+  size_t batch = 1;            ///< B the views currently carry
+  size_t token_rows = 1;       ///< rows of the S views: the real tokens of the batch
   size_t position = 0;
 
   bool profiling = false;
@@ -58,9 +74,18 @@ struct NORMRT_LOCAL Session::Impl {
 
   /// Writes `view` into the tensor's view and all its step copies.
   void publish(TensorId tensor, const TensorView& view);
-  /// Gives every S-dependent view the dimension `sequence_length`.
-  void set_sequence_length(size_t sequence_length);
+  /// Gives every S-dependent view `rows` as its first dimension (the tokens
+  /// of every sequence) and `sequence_length` elsewhere, and every
+  /// per-sequence view `batch` rows.
+  void set_sequence_length(size_t sequence_length, size_t batch, size_t rows);
 };
+
+/// Sets the run's packed sequence offsets for `batch` sequences of `length`
+/// (their mask lengths if a mask is set) and points every S input at its
+/// real rows: the bound data, or their packed copy if the mask removes
+/// padding (session_batch.cc). Returns the rows of the S views; an error if
+/// the mask leaves no token.
+Expected<size_t> pack_batch(Session::Impl& session, size_t batch, size_t length);
 
 /// A read-only reference to what `view` holds (an output, a state).
 TensorRef tensor_ref(const TensorView& view);

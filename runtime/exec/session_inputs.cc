@@ -33,34 +33,66 @@ std::string describe(const Tensor& tensor) {
   return "'" + tensor.name + "' " + shape_string(tensor.shape) + " " + data_type_name(tensor.dtype);
 }
 
-// Points the input's view at `data` of S = `length` (0: no S in its shape).
-void bind(Session::Impl& session, const InputSlot& slot, const void* data, size_t length) {
+// The sequences and their length a shape gives an input.
+struct BoundShape {
+  size_t length = 0;  ///< S (0 if the input's shape has no S)
+  size_t batch = 1;   ///< B
+};
+
+// Points the input's view at `data` of `bound`.
+void bind(Session::Impl& session, const InputSlot& slot, const void* data, BoundShape bound) {
   TensorView view = session.views[slot.id];
   view.data = static_cast<std::byte*>(const_cast<void*>(data));  // kernels never write inputs
   session.publish(slot.id, view);
-  session.bound_length[slot.index] = length;
+  session.bound_data[slot.index] = view.data;
+  session.bound_length[slot.index] = bound.length;
+  session.bound_batch[slot.index] = bound.batch;
 }
 
-// S of `shape` for the input (0 if its shape has no S), or an error.
-Expected<size_t> sequence_length_of(const Tensor& tensor, const TensorShape& shape,
-                                    size_t max_length) {
-  bool fits = shape.size() == tensor.shape.size();
-  size_t length = 0;
-  for (size_t i = 0; fits && i < shape.size(); ++i) {
+std::string shape_text(const TensorShape& shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+// S (and B) of `shape` for the input, or an error. A shape of one more
+// dimension than an input [S, ...] is a batch [B, S, ...].
+Expected<BoundShape> bound_shape_of(const Session::Impl& session, const Tensor& tensor,
+                                    const TensorShape& shape) {
+  const size_t max_length = static_cast<size_t>(session.compiled->graph.max_sequence_length);
+  const bool batched = shape.size() == tensor.shape.size() + 1 && !tensor.shape.empty() &&
+                       tensor.shape[0] == kSequenceDim;
+  const size_t skip = batched ? 1 : 0;
+  BoundShape bound;
+  bool fits = shape.size() == tensor.shape.size() + skip;
+  for (size_t i = 0; fits && i < tensor.shape.size(); ++i) {
+    const size_t given = shape[i + skip];
     if (tensor.shape[i] != kSequenceDim) {
-      fits = shape[i] == static_cast<size_t>(tensor.shape[i]);
+      fits = given == static_cast<size_t>(tensor.shape[i]);
       continue;
     }
-    fits = shape[i] >= 1 && shape[i] <= max_length && (length == 0 || shape[i] == length);
-    length = shape[i];
+    fits = given >= 1 && given <= max_length && (bound.length == 0 || given == bound.length);
+    bound.length = given;
   }
-  if (fits) return length;
-  std::string given = "[";
-  for (size_t i = 0; i < shape.size(); ++i) given += (i ? ", " : "") + std::to_string(shape[i]);
-  const std::string range =
-      has_sequence_dim(tensor.shape) ? " (1 ≤ S ≤ " + std::to_string(max_length) + ")" : "";
-  return Status::error("set_input: shape " + given + "] does not fit input " + describe(tensor) +
-                       range);
+  // Built only on failure: binding allocates nothing.
+  auto refuse = [&](const std::string& as_batch) {
+    const std::string range =
+        has_sequence_dim(tensor.shape) ? " (1 ≤ S ≤ " + std::to_string(max_length) + ")" : "";
+    return Status::error("set_input: shape " + shape_text(shape) + " does not fit input " +
+                         describe(tensor) + range +
+                         (as_batch.empty() ? "" : "; as a batch [B, ...]: " + as_batch));
+  };
+  if (!fits) return refuse("");
+  if (!batched) return bound;
+  bound.batch = shape[0];
+  if (bound.batch == 0) return refuse("a batch of 0 sequences");
+  if (bound.batch > session.max_batch)
+    return refuse("a batch of " + std::to_string(bound.batch) +
+                  " sequences > the session's max_batch " + std::to_string(session.max_batch) +
+                  " (SessionOptions::max_batch)");
+  if (bound.batch > 1 && !session.compiled->batch.refusal.empty())
+    return refuse("the model runs one sequence at a time: " + session.compiled->batch.refusal);
+  return bound;
 }
 
 bool can_feed(ElementType type, DataType declared) {
@@ -106,18 +138,17 @@ Status Session::set_input(std::string_view name, ElementType type, const void* d
                          " data cannot feed input " + describe(tensor) +
                          (tensor.dtype == DataType::kI32 ? " (give i32 or i64)" : " (give f32)"));
   if (data == nullptr) return Status::error("set_input: '" + tensor.name + "': data is null");
-  NORMRT_ASSIGN_OR_RETURN(
-      size_t length,
-      sequence_length_of(tensor, shape, static_cast<size_t>(graph.max_sequence_length)));
+  NORMRT_ASSIGN_OR_RETURN(BoundShape bound, bound_shape_of(session, tensor, shape));
   if (type == ElementType::kI64) {
     auto* converted = reinterpret_cast<int32_t*>(session.converted_inputs[slot.index].get());
-    const size_t count = shape_elements(tensor.shape, length == 0 ? 1 : length);
+    const size_t count =
+        shape_elements(tensor.shape, bound.length == 0 ? 1 : bound.length) * bound.batch;
     // A refused array changes nothing: convert_ids() checks before it writes.
     NORMRT_RETURN_IF_ERROR(
         convert_ids(tensor, static_cast<const int64_t*>(data), count, converted));
     data = converted;
   }
-  bind(session, slot, data, length);
+  bind(session, slot, data, bound);
   return Status::ok();
 }
 
@@ -139,7 +170,7 @@ Status Session::set_input(std::string_view name, const void* data, size_t bytes)
     return Status::error("set_input: " + describe(tensor) + ": expected " + expected + ", got " +
                          std::to_string(bytes) + " bytes");
   }
-  bind(*impl_, slot, data, has_sequence ? bytes / unit : 0);
+  bind(*impl_, slot, data, BoundShape{has_sequence ? bytes / unit : 0, 1});
   return Status::ok();
 }
 

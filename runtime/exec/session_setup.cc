@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -19,8 +21,11 @@ std::string_view op_norm_kind(const Node& node) {
   return kind == nullptr || *kind == "none" ? "" : std::string_view(*kind);
 }
 
-// The view of tensor `id` with S = 1, data placed per the memory plan.
-TensorView initial_view(const Model::Impl& model, TensorId id, std::byte* arena, std::byte* state) {
+// The view of tensor `id` with S = 1, data placed per the memory plan. The
+// plan is for one sequence; for `max_batch` every size and offset is that
+// many times larger (a valid plan still: disjoint slots stay disjoint).
+TensorView initial_view(const Model::Impl& model, TensorId id, std::byte* arena, std::byte* state,
+                        size_t max_batch) {
   const Tensor& tensor = model.graph.tensors[id];
   TensorView view;
   view.dtype = tensor.dtype;
@@ -33,7 +38,7 @@ TensorView initial_view(const Model::Impl& model, TensorId id, std::byte* arena,
       view.data = const_cast<std::byte*>(tensor.data.bytes);  // kernels never write weights
       break;
     case TensorKind::kIntermediate:
-      view.data = arena + model.plan.offsets[id];
+      view.data = arena + model.plan.offsets[id] * max_batch;
       break;
     case TensorKind::kState:
       view.data = state + model.plan.offsets[id];
@@ -42,6 +47,22 @@ TensorView initial_view(const Model::Impl& model, TensorId id, std::byte* arena,
       break;  // bound by set_input()
   }
   return view;
+}
+
+// max_batch ≥ 1, bounded, and above 1 only for a model that runs batches.
+Status check_max_batch(const Model::Impl& model, size_t max_batch) {
+  constexpr size_t kMaxBatch = 65536;  // a bound on absurd values, as for threads
+  if (max_batch == 0 || max_batch > kMaxBatch)
+    return Status::error("Session::create: max_batch = " + std::to_string(max_batch) +
+                         " is outside [1, " + std::to_string(kMaxBatch) + "]");
+  const size_t largest = std::max(model.plan.arena_bytes, model.plan.workspace_bytes);
+  if (largest > SIZE_MAX / max_batch)
+    return Status::error("Session::create: max_batch = " + std::to_string(max_batch) +
+                         " times the activation memory overflows");
+  if (max_batch > 1 && !model.batch.refusal.empty())
+    return Status::error("Session::create: max_batch = " + std::to_string(max_batch) +
+                         ", but the model runs one sequence at a time: " + model.batch.refusal);
+  return Status::ok();
 }
 
 }  // namespace
@@ -62,15 +83,23 @@ void Session::Impl::publish(TensorId tensor, const TensorView& view) {
   for (size_t index : copies[tensor]) step_views[index] = view;
 }
 
-void Session::Impl::set_sequence_length(size_t length) {
-  if (length == sequence_length) return;
+void Session::Impl::set_sequence_length(size_t length, size_t sequences, size_t rows) {
+  if (length == sequence_length && sequences == batch && rows == token_rows) return;
   sequence_length = length;
+  batch = sequences;
+  token_rows = rows;
   for (TensorId id : compiled->sequence_tensors) {
     const Shape& shape = compiled->graph.tensors[id].shape;
     TensorView view = views[id];
     for (size_t i = 0; i < shape.size(); ++i) {
-      if (shape[i] == kSequenceDim) view.dims[i] = length;
+      if (shape[i] == kSequenceDim) view.dims[i] = i == 0 ? rows : length;
     }
+    publish(id, view);
+  }
+  // Empty unless the model runs batches (batch_support.h).
+  for (TensorId id : compiled->batch.row_tensors) {
+    TensorView view = views[id];
+    view.dims[0] = sequences;
     publish(id, view);
   }
 }
@@ -79,18 +108,24 @@ Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const
                                                            const SessionOptions& options) {
   if (model == nullptr) return Status::error("Session::create: the model is null");
   NORMRT_ASSIGN_OR_RETURN(const size_t threads, resolve_session_threads(options.threads));
+  const Model::Impl& compiled = model->impl();
+  NORMRT_RETURN_IF_ERROR(check_max_batch(compiled, options.max_batch));
   auto impl = std::make_unique<Session::Impl>();
   impl->threads = threads;
-  const Model::Impl& compiled = model->impl();
   impl->compiled = &compiled;
   impl->model = std::move(model);
-  impl->arena = allocate_aligned(compiled.plan.arena_bytes);
+  const size_t max_batch = options.max_batch;
+  impl->max_batch = max_batch;
+  impl->sequence_lengths.assign(max_batch, 0);
+  // Workspaces grow at most linearly with the rows (B·S ≤ max_batch·S_max).
+  impl->arena = allocate_aligned(compiled.plan.arena_bytes * max_batch);
   impl->state = allocate_aligned(compiled.plan.state_bytes);
-  impl->workspace = allocate_aligned(compiled.plan.workspace_bytes);
+  impl->workspace = allocate_aligned(compiled.plan.workspace_bytes * max_batch);
 
   const Graph& graph = compiled.graph;
   for (TensorId id = 0; id < graph.tensors.size(); ++id) {
-    impl->views.push_back(initial_view(compiled, id, impl->arena.get(), impl->state.get()));
+    impl->views.push_back(
+        initial_view(compiled, id, impl->arena.get(), impl->state.get(), max_batch));
   }
   impl->copies.resize(graph.tensors.size());
   auto add_operand = [&](TensorId id) {
@@ -109,15 +144,22 @@ Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const
     impl->op_states.push_back(step.kernel->create_session_state_with_threads(threads));
     step.session_state = impl->op_states.back().get();
     impl->steps.push_back(step);
-    impl->profile.push_back({node.name, op_type_name(node.op), std::string(op_norm_kind(node)), 0, 0});
+    impl->profile.push_back(
+        {node.name, op_type_name(node.op), std::string(op_norm_kind(node)), 0, 0});
   }
   impl->bound_length.assign(graph.inputs.size(), 0);
+  impl->bound_batch.assign(graph.inputs.size(), 1);
+  impl->bound_data.assign(graph.inputs.size(), nullptr);
+  impl->sequence_offsets.assign(max_batch + 1, 0);
+  const bool batches = compiled.batch.refusal.empty();
   for (TensorId id : graph.inputs) {
     const Tensor& input = graph.tensors[id];
-    const size_t elements = shape_elements(input.shape, graph.max_sequence_length);
+    const size_t elements = shape_elements(input.shape, graph.max_sequence_length) * max_batch;
     impl->converted_inputs.push_back(input.dtype == DataType::kI32
                                          ? allocate_aligned(elements * sizeof(int32_t))
                                          : AlignedBytes());
+    impl->packed_inputs.push_back(batches ? allocate_aligned(elements * data_type_size(input.dtype))
+                                          : AlignedBytes());
   }
   impl->profiling = options.profile;
   if (threads > 1) {

@@ -54,8 +54,17 @@ struct OpRunContext {
   const TensorView* outputs = nullptr;  ///< node.outputs order
   size_t output_count = 0;
   std::byte* workspace = nullptr;  ///< workspace_bytes(), 64-byte aligned, per session
-  size_t sequence_length = 1;      ///< S of this run
-  size_t position = 0;  ///< tokens processed by earlier runs of this session (KV cache fill)
+  size_t sequence_length = 1;      ///< S of this run (the padded length when batched)
+  /// Sequences in this run (runtime/exec/batch_support.h). A view whose shape
+  /// has S holds the real tokens of every sequence, packed: sequence b at
+  /// rows [sequence_offsets[b], sequence_offsets[b + 1]) (padding removed);
+  /// a one-row-per-sequence tensor ([1, D] in the graph) holds batch rows.
+  /// Only the ops batch_support.h lists see batch > 1 or sequence_offsets.
+  size_t batch = 1;
+  /// (batch + 1) row offsets, from 0 to the rows of the S views; null: one
+  /// sequence of all rows.
+  const uint32_t* sequence_offsets = nullptr;
+  size_t position = 0;         ///< tokens processed by earlier runs of this session (KV cache fill)
   ThreadPool* pool = nullptr;  ///< intra-op threads, or null
   OpSessionState* session_state = nullptr;  ///< create_session_state()'s object, or null
 };
@@ -105,7 +114,8 @@ struct OpSchema {
   size_t min_outputs, max_outputs;  ///< node.outputs.size() range
   /// Checks operand dtypes/shapes/attributes and derives the outputs. Errors
   /// name the node, the operand, the expected and the found value.
-  Status (*infer_shapes)(const Graph& graph, const Node& node, std::vector<InferredTensor>& outputs);
+  Status (*infer_shapes)(const Graph& graph, const Node& node,
+                         std::vector<InferredTensor>& outputs);
   Expected<std::unique_ptr<OpKernel>> (*create)(const OpBuildContext& context);
 };
 

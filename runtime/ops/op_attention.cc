@@ -8,10 +8,12 @@
 //            scale (1/√d)
 //
 // Without cache the queries attend over the Sk rows of k and v (causal needs
-// Sk = Sq). With both caches (Sk = Sq = S) run() first writes k, v into cache
-// rows [position, position + S), then attends over rows [0, position + S);
-// causal masks by absolute position (query i sits at position + i).
-// The arithmetic is the attention kernel family's (kernels/attention/).
+// Sk = Sq). In a batch (OpRunContext::sequence_offsets, runtime/exec/
+// batch_support.h) q, k and v hold several sequences packed one after the
+// other, and each attends over its own rows only. With both caches (Sk = Sq = S) run() first writes
+// k, v into cache rows [position, position + S), then attends over rows [0, position + S); causal
+// masks by absolute position (query i sits at position + i). The arithmetic is the attention kernel
+// family's (kernels/attention/).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -137,12 +139,30 @@ class AttentionOp final : public OpKernel {
       args.k = in[kK].f32();
       args.v = in[kV].f32();
       args.key_rows = in[kK].rows();
+      if (context.sequence_offsets != nullptr) return run_packed(context, args);
     }
     attention_run(kernel_, config_.params, args, context.pool);
     return Status::ok();
   }
 
  private:
+  // One call per sequence of a packed batch, each over its own rows.
+  Status run_packed(const OpRunContext& context, AttentionArgs all) const {
+    const uint32_t* offsets = context.sequence_offsets;
+    for (size_t b = 0; b < context.batch; ++b) {
+      const size_t first = offsets[b], rows = offsets[b + 1] - offsets[b];
+      if (rows == 0) continue;
+      AttentionArgs one = all;
+      one.query_rows = one.key_rows = rows;
+      one.q = all.q + first * all.q_row_stride;
+      one.k = all.k + first * all.kv_row_stride;
+      one.v = all.v + first * all.kv_row_stride;
+      one.out = all.out + first * all.out_row_stride;
+      attention_run(kernel_, config_.params, one, context.pool);
+    }
+    return Status::ok();
+  }
+
   // Copies this run's k, v rows into cache rows [position, position + S).
   Status append_to_cache(const OpRunContext& context) const {
     const TensorView* in = context.inputs;

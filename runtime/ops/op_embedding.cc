@@ -2,7 +2,8 @@
 //   (ids i32 [..], table)  → [.., D]   row ids[i] + row_offset
 //   (table), positions = 1 → [S, D]    rows position + row_offset + [0, S), where
 //                                      position is the session's token count
-//                                      (learned position embeddings)
+//                                      (learned position embeddings); in a
+//                                      batch, from 0 for each sequence
 // Attributes: "positions" (int 0 | 1, default 0), "row_offset" (int, default 0;
 // some checkpoints shift their rows, e.g. RoBERTa's positions by 2).
 // A row outside [0, V) is a run() error naming the node, the index, the value and V.
@@ -96,26 +97,46 @@ class EmbeddingOp final : public OpKernel {
   Status run(const OpRunContext& context) const override {
     const TensorView& table = context.inputs[context.input_count - 1];
     float* y = context.outputs[0].f32();
-    if (config_.positions) {
-      const size_t count = context.outputs[0].rows();
-      for (size_t i = 0; i < count; ++i) {
-        const int64_t row = static_cast<int64_t>(context.position + i) + config_.row_offset;
-        if (row < 0 || row >= static_cast<int64_t>(rows_)) {
-          return out_of_range("position " + std::to_string(context.position + i) +
-                                  " (session position " + std::to_string(context.position) +
-                                  " + row " + std::to_string(i) + ")",
-                              row);
-        }
-        copy_row(table, static_cast<size_t>(row), y + i * width_);
+    if (config_.positions && context.sequence_offsets != nullptr) {
+      // A packed batch: each sequence's rows from position 0 (a copy of the
+      // first rows of the longest sequence's).
+      const uint32_t* offsets = context.sequence_offsets;
+      size_t longest = 0, at = 0;
+      for (size_t b = 0; b < context.batch; ++b) {
+        const size_t rows = offsets[b + 1] - offsets[b];
+        if (rows > longest) longest = rows, at = offsets[b];
+      }
+      NORMRT_RETURN_IF_ERROR(positions(context, y + at * width_, longest));
+      for (size_t b = 0; b < context.batch; ++b) {
+        if (offsets[b] == at) continue;
+        std::memcpy(y + offsets[b] * width_, y + at * width_,
+                    (offsets[b + 1] - offsets[b]) * width_ * sizeof(float));
       }
       return Status::ok();
     }
+    if (config_.positions) return positions(context, y, context.outputs[0].rows());
     const TensorView& ids = context.inputs[0];
     const size_t count = ids.elements();
     for (size_t i = 0; i < count; ++i) {
       const int64_t row = int64_t{ids.i32()[i]} + config_.row_offset;
       if (row < 0 || row >= static_cast<int64_t>(rows_)) {
         return out_of_range("ids[" + std::to_string(i) + "] = " + std::to_string(ids.i32()[i]),
+                            row);
+      }
+      copy_row(table, static_cast<size_t>(row), y + i * width_);
+    }
+    return Status::ok();
+  }
+
+  // Rows position + row_offset + [0, count) of the table into y.
+  Status positions(const OpRunContext& context, float* y, size_t count) const {
+    const TensorView& table = context.inputs[context.input_count - 1];
+    for (size_t i = 0; i < count; ++i) {
+      const int64_t row = static_cast<int64_t>(context.position + i) + config_.row_offset;
+      if (row < 0 || row >= static_cast<int64_t>(rows_)) {
+        return out_of_range("position " + std::to_string(context.position + i) +
+                                " (session position " + std::to_string(context.position) +
+                                " + row " + std::to_string(i) + ")",
                             row);
       }
       copy_row(table, static_cast<size_t>(row), y + i * width_);

@@ -1,6 +1,9 @@
 // Sentence-embedding heads.
 //   MeanPool    (x [R, D] f32) → [1, D]: the mean over the R rows (R may be S),
-//               summed in double. No padding mask: batch 1 has no padding.
+//               summed in double. In a batch (runtime/exec/batch_support.h)
+//               one row per sequence: the mean over its rows (zeros for a
+//               sequence of none, as sentence-transformers' clamped
+//               division gives).
 //   L2Normalize (x [.., D] f32) → same shape: each row x / max(‖x‖₂, eps),
 //               PyTorch's F.normalize; attribute "eps" (float ≥ 0, default
 //               1e-12); ‖x‖₂ and the division in double.
@@ -37,19 +40,33 @@ class MeanPoolOp final : public OpKernel {
  public:
   Status run(const OpRunContext& context) const override {
     const TensorView& x = context.inputs[0];
-    const size_t rows = x.dims[0], cols = x.dims[1];
-    float* y = context.outputs[0].f32();
+    const size_t cols = x.dims[1];
+    const uint32_t* offsets = context.sequence_offsets;
+    if (offsets == nullptr) {
+      mean(x.f32(), x.dims[0], cols, context.outputs[0].f32());
+      return Status::ok();
+    }
+    for (size_t b = 0; b < context.batch; ++b) {
+      mean(x.f32() + size_t{offsets[b]} * cols, offsets[b + 1] - offsets[b], cols,
+           context.outputs[0].f32() + b * cols);
+    }
+    return Status::ok();
+  }
+
+ private:
+  // y [cols] = the mean of the `rows` rows of x (zeros if none).
+  static void mean(const float* x, size_t rows, size_t cols, float* y) {
     constexpr size_t kBlock = 64;  // columns summed at once: the sums stay in registers/L1
     for (size_t begin = 0; begin < cols; begin += kBlock) {
       const size_t width = cols - begin < kBlock ? cols - begin : kBlock;
       double sums[kBlock] = {};
       for (size_t r = 0; r < rows; ++r) {
-        const float* row = x.f32() + r * cols + begin;
+        const float* row = x + r * cols + begin;
         for (size_t j = 0; j < width; ++j) sums[j] += row[j];
       }
-      for (size_t j = 0; j < width; ++j) y[begin + j] = static_cast<float>(sums[j] / double(rows));
+      const double count = rows == 0 ? 1.0 : double(rows);
+      for (size_t j = 0; j < width; ++j) y[begin + j] = static_cast<float>(sums[j] / count);
     }
-    return Status::ok();
   }
 };
 

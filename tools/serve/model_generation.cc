@@ -27,13 +27,15 @@ size_t elements_at_max(const TensorInfo& info, size_t max_length) {
 
 Expected<std::shared_ptr<ModelGeneration>> ModelGeneration::create(
     std::shared_ptr<const Model> model, size_t workers, size_t max_embedding_inputs,
-    std::optional<text::BertTokenizer> tokenizer, uint64_t number) {
+    std::optional<text::BertTokenizer> tokenizer, uint64_t number, size_t run_batch) {
   if (model == nullptr) return Status::error("serve: no model");
   std::shared_ptr<ModelGeneration> generation(new ModelGeneration());
   generation->model_ = model;
   generation->number_ = number;
   generation->created_ = std::chrono::system_clock::now();
-  NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<SessionPool> pool, SessionPool::create(model, workers));
+  const size_t max_batch = model->batch_refusal().empty() ? std::max<size_t>(run_batch, 1) : 1;
+  NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<SessionPool> pool,
+                          SessionPool::create(model, workers, max_batch));
   generation->pool_ = std::move(pool);
   generation->tokenizer_ = std::move(tokenizer);
   if (generation->tokenizer_) {

@@ -24,13 +24,17 @@ class ModelGeneration {
   /// /v1/embeddings: the model must then have one i32 input of shape [S] and
   /// an f32 output "embedding" of shape [1, H], and accept every id of the
   /// vocabulary (checked by a run on the largest id).
+  /// `run_batch`: sequences per run of its sessions (1 if the model runs
+  /// one sequence at a time).
   static Expected<std::shared_ptr<ModelGeneration>> create(
       std::shared_ptr<const Model> model, size_t workers, size_t max_embedding_inputs,
-      std::optional<text::BertTokenizer> tokenizer, uint64_t number);
+      std::optional<text::BertTokenizer> tokenizer, uint64_t number, size_t run_batch = 1);
 
   const Model& model() const { return *model_; }
   const std::shared_ptr<const Model>& model_ptr() const { return model_; }
   SessionPool& pool() const { return *pool_; }
+  /// Sequences one run of its sessions takes (≥ 1).
+  size_t run_batch() const { return pool_->max_batch(); }
   const text::BertTokenizer* tokenizer() const { return tokenizer_ ? &*tokenizer_ : nullptr; }
   const std::string& id_input() const { return id_input_; }
   /// 1 for the model loaded at start-up, +1 per successful reload.

@@ -39,6 +39,8 @@ options:
                         file's stem); repeat it for further names (aliases)
   --max-batch N         inputs per embeddings request, texts per v2 request
                         (default 2048)
+  --run-batch N         texts per run: a request's texts run in batches of up to
+                        N, sorted by length (default 32; 1: one by one)
   --matryoshka          let "dimensions" truncate the embedding and re-normalize
                         it (only for models trained for it, e.g. Matryoshka)
   --max-body-bytes N    larger request bodies get 413 (default 8388608)
@@ -73,6 +75,7 @@ rejected (a port in use included), 2 bad arguments
 
 Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
   ServeOptions options;
+  options.service.run_batch = kDefaultRunBatch;
   // One session per CPU the process may use, within the thread bound on a
   // very large machine.
   const size_t default_workers = std::clamp<size_t>(available_cpus(), 1, max_serve_threads() / 4);
@@ -88,11 +91,12 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
       *help = options.show_version = true;
       return options;
     }
-    const bool takes_value =
-        arg == "--host" || arg == "--port" || arg == "--workers" || arg == "--vocab" ||
-        arg == "--max-body-bytes" || arg == "--timeout-ms" || arg == "--max-queue" ||
-        arg == "--http-threads" || arg == "--isa" || arg == "--request-timeout-ms" ||
-        arg == "--max-inflight-bytes" || arg == "--served-name" || arg == "--max-batch";
+    const bool takes_value = arg == "--host" || arg == "--port" || arg == "--workers" ||
+                             arg == "--vocab" || arg == "--max-body-bytes" ||
+                             arg == "--timeout-ms" || arg == "--max-queue" ||
+                             arg == "--http-threads" || arg == "--isa" ||
+                             arg == "--request-timeout-ms" || arg == "--max-inflight-bytes" ||
+                             arg == "--served-name" || arg == "--max-batch" || arg == "--run-batch";
     std::string value;
     if (takes_value) {
       if (i + 1 >= argc) return Status::error(std::string(arg) + " needs a value");
@@ -120,6 +124,9 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
     } else if (arg == "--max-batch") {
       if (!(n = count(1, 65536))) return n.status();
       options.service.max_embedding_inputs = *n;
+    } else if (arg == "--run-batch") {
+      if (!(n = count(1, 1024))) return n.status();
+      options.service.run_batch = *n;
     } else if (arg == "--matryoshka") {
       options.service.allow_dimensions = true;
     } else if (arg == "--max-body-bytes") {

@@ -17,6 +17,9 @@ namespace normrt::serve {
 /// bound on a session's threads, max_session_threads() (1024).
 size_t max_serve_threads();
 
+/// --run-batch's default: texts per run when a request has several.
+constexpr size_t kDefaultRunBatch = 32;
+
 struct ServeOptions {
   std::string model;  ///< the .nrmt file
   std::string host = "127.0.0.1";
@@ -28,7 +31,7 @@ struct ServeOptions {
   /// --served-name (repeatable): the names clients use; empty: the file's stem.
   std::vector<std::string> served_names;
   bool show_version = false;  ///< --version (with *help set: print and exit 0)
-  /// --workers, --max-queue, --timeout-ms, --max-batch, --matryoshka
+  /// --workers, --max-queue, --timeout-ms, --max-batch, --run-batch, --matryoshka
   ServiceOptions service;
   /// --max-body-bytes, --timeout-ms, --request-timeout-ms, --max-inflight-bytes,
   /// --http-threads, --log

@@ -5,12 +5,14 @@
 namespace normrt::serve {
 
 Expected<std::unique_ptr<SessionPool>> SessionPool::create(std::shared_ptr<const Model> model,
-                                                           size_t count) {
+                                                           size_t count, size_t max_batch) {
   if (count == 0) return Status::error("session pool: at least one session is needed");
   std::unique_ptr<SessionPool> pool(new SessionPool());
+  pool->max_batch_ = max_batch;
   for (size_t i = 0; i < count; ++i) {
     SessionOptions options;
     options.threads = 1;  // parallelism comes from the sessions, not inside one run
+    options.max_batch = max_batch;
     NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::create(model, options));
     pool->free_.push_back(session.get());
     pool->sessions_.push_back(std::move(session));
@@ -52,6 +54,9 @@ SessionPool::Lease SessionPool::acquire(std::chrono::milliseconds wait, size_t m
 }
 
 void SessionPool::release(Session* session) {
+  // A batch's attention mask stays with a session until cleared: the next
+  // request, of another shape, starts without it.
+  session->set_attention_mask(ElementType::kI32, nullptr, TensorShape{});
   {
     std::lock_guard<std::mutex> lock(mutex_);
     free_.push_back(session);

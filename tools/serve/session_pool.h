@@ -23,9 +23,10 @@ namespace normrt::serve {
 
 class SessionPool {
  public:
-  /// `count` ≥ 1 sessions of `model`, each single-threaded (intra-op 1).
+  /// `count` ≥ 1 sessions of `model`, each single-threaded (intra-op 1)
+  /// and taking up to `max_batch` sequences per run.
   static Expected<std::unique_ptr<SessionPool>> create(std::shared_ptr<const Model> model,
-                                                       size_t count);
+                                                       size_t count, size_t max_batch = 1);
 
   enum class Refusal { kNone, kQueueFull, kTimedOut };
 
@@ -54,6 +55,7 @@ class SessionPool {
   Lease acquire(std::chrono::milliseconds wait, size_t max_waiting);
 
   size_t size() const { return sessions_.size(); }
+  size_t max_batch() const { return max_batch_; }
   /// Requests waiting for a session now (for /v1/health).
   size_t waiting() const;
   /// Sessions running a request now.
@@ -64,6 +66,7 @@ class SessionPool {
   void release(Session* session);
 
   std::vector<std::unique_ptr<Session>> sessions_;
+  size_t max_batch_ = 1;
   mutable std::mutex mutex_;
   std::condition_variable freed_;
   std::vector<Session*> free_;  // guarded by mutex_

@@ -114,7 +114,8 @@ Matrix add(Matrix a, const Matrix& b) {
 
 std::vector<double> bert_reference(const WeightSource& weights, const std::string& prefix,
                                    const BertConfig& config, const std::vector<int32_t>& ids,
-                                   const ReferenceNorm& norm) {
+                                   const ReferenceNorm& norm,
+                                   const std::vector<int32_t>& token_types) {
   Ref ref{weights, prefix, config, norm, ids.size()};
   const size_t h = static_cast<size_t>(config.hidden_size);
   const size_t inner = static_cast<size_t>(config.intermediate_size);
@@ -124,7 +125,9 @@ std::vector<double> bert_reference(const WeightSource& weights, const std::strin
   Matrix x(ids.size() * h);
   for (size_t r = 0; r < ids.size(); ++r)
     for (size_t i = 0; i < h; ++i)
-      x[r * h + i] = words[size_t(ids[r]) * h + i] + types[i] + positions[r * h + i];
+      x[r * h + i] = words[size_t(ids[r]) * h + i] +
+                     types[(token_types.empty() ? 0 : size_t(token_types[r])) * h + i] +
+                     positions[r * h + i];
   x = ref.normalize("embeddings.LayerNorm", x);
   for (int64_t layer = 0; layer < config.num_hidden_layers; ++layer) {
     const std::string at = "encoder.layer." + std::to_string(layer) + ".";

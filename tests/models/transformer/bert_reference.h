@@ -17,8 +17,10 @@ struct ReferenceNorm {
 };
 
 /// last_hidden_state [S, H], row-major. Tensors must exist (F32 or F16).
+/// `token_types` [S] (empty: all 0) selects the token type embedding rows.
 std::vector<double> bert_reference(const WeightSource& weights, const std::string& prefix,
                                    const BertConfig& config, const std::vector<int32_t>& ids,
-                                   const ReferenceNorm& norm);
+                                   const ReferenceNorm& norm,
+                                   const std::vector<int32_t>& token_types = {});
 
 }  // namespace normrt::test

@@ -12,14 +12,14 @@
 
 static int checks = 0, failures = 0;
 
-#define CHECK(condition)                                                   \
-  do {                                                                     \
-    ++checks;                                                              \
-    if (!(condition)) {                                                    \
-      ++failures;                                                          \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n", __FILE__, \
-              __LINE__, #condition, normrt_last_error());                  \
-    }                                                                      \
+#define CHECK(condition)                                                                           \
+  do {                                                                                             \
+    ++checks;                                                                                      \
+    if (!(condition)) {                                                                            \
+      ++failures;                                                                                  \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n", __FILE__, __LINE__, #condition, \
+              normrt_last_error());                                                                \
+    }                                                                                              \
   } while (0)
 
 static float* read_floats(const char* directory, const char* name, size_t* count) {
@@ -225,6 +225,57 @@ static void check_float_typed_input(const char* path, const float* x, size_t x_c
 
 /* Option structs carry their size: unset is refused; a larger (newer) struct
  * is accepted when its extra bytes are zero and refused otherwise. */
+/* Batches: ids [B, S] with a mask; max_batch from the options, and a
+ * first-version options struct (without max_batch) gets one sequence. */
+static void check_batches(const char* directory) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/ids.nrmt", directory);
+  normrt_model* model = NULL;
+  CHECK(normrt_model_load(path, NULL, &model) == NORMRT_OK);
+  if (model == NULL) return;
+  CHECK(normrt_model_batch_refusal(model) != NULL && normrt_model_batch_refusal(model)[0] == 0);
+  CHECK(normrt_model_batch_refusal(NULL) == NULL);
+
+  normrt_session_options options = NORMRT_SESSION_OPTIONS_INIT;
+  CHECK(options.max_batch == 1);
+  options.max_batch = 3;
+  normrt_session* session = NULL;
+  CHECK(normrt_session_create(model, &options, &session) == NORMRT_OK);
+  const int64_t ids[3 * 2] = {3, 1, 4, 0, 5, 9};
+  const int32_t mask[3 * 2] = {1, 1, 1, 0, 1, 1};
+  const size_t shape[2] = {3, 2};
+  CHECK(normrt_session_set_input_typed(session, "ids", NORMRT_DTYPE_I64, ids, shape, 2) ==
+        NORMRT_OK);
+  CHECK(normrt_session_set_attention_mask(session, NORMRT_DTYPE_I32, mask, shape, 2) == NORMRT_OK);
+  CHECK(normrt_session_run(session) == NORMRT_OK);
+  const void* data = NULL;
+  size_t out_shape[NORMRT_MAX_RANK] = {0}, rank = 0;
+  CHECK(normrt_session_output(session, "embedding", &data, out_shape, &rank) == NORMRT_OK);
+  /* The real tokens only, packed: the padding (ids[3]) is gone. */
+  const int packed[5] = {3, 1, 4, 5, 9};
+  CHECK(rank == 2 && out_shape[0] == 5 && out_shape[1] == 4);
+  if (data != NULL)
+    for (size_t row = 0; row < 5; ++row) CHECK(row_id((const float*)data, row) == packed[row]);
+  const int32_t left_padded[3 * 2] = {0, 1, 1, 1, 1, 1};
+  CHECK(normrt_session_set_attention_mask(session, NORMRT_DTYPE_I32, left_padded, shape, 2) ==
+        NORMRT_INVALID_ARGUMENT);
+  CHECK(contains(normrt_last_error(), "mask[0, 1] is 1 after a 0"));
+  CHECK(normrt_session_set_attention_mask(session, NORMRT_DTYPE_I32, NULL, NULL, 0) == NORMRT_OK);
+  CHECK(normrt_session_set_attention_mask(NULL, NORMRT_DTYPE_I32, NULL, NULL, 0) ==
+        NORMRT_INVALID_ARGUMENT);
+  normrt_session_destroy(session);
+
+  normrt_session_options first_version = NORMRT_SESSION_OPTIONS_INIT;
+  first_version.max_batch = 7; /* beyond its struct_size: not read */
+  first_version.struct_size = offsetof(normrt_session_options, max_batch);
+  CHECK(normrt_session_create(model, &first_version, &session) == NORMRT_OK);
+  CHECK(normrt_session_set_input_typed(session, "ids", NORMRT_DTYPE_I64, ids, shape, 2) ==
+        NORMRT_INVALID_ARGUMENT);
+  CHECK(contains(normrt_last_error(), "a batch of 3 sequences > the session's max_batch 1"));
+  normrt_session_destroy(session);
+  normrt_model_destroy(model);
+}
+
 static void check_option_sizes(const char* path) {
   normrt_model* model = NULL;
   normrt_model_options unsized = NORMRT_MODEL_OPTIONS_INIT;
@@ -323,7 +374,8 @@ int main(int argc, char** argv) {
         worst = fmax(worst, fabs(out[i] - expected[i]));
         scale = fmax(scale, fabs(expected[i]));
       }
-      if (worst > 2e-5 * scale) fprintf(stderr, "fuse=%d: worst error %g, scale %g\n", fuse, worst, scale);
+      if (worst > 2e-5 * scale)
+        fprintf(stderr, "fuse=%d: worst error %g, scale %g\n", fuse, worst, scale);
       CHECK(worst <= 2e-5 * scale);
     }
     CHECK(normrt_session_position(session) == 0); /* stateless model: no position kept */
@@ -336,6 +388,7 @@ int main(int argc, char** argv) {
   check_state_functions(argv[1]);
   check_thread_bound(path);
   check_typed_inputs(argv[1]);
+  check_batches(argv[1]);
   check_float_typed_input(path, x, x_count, expected, expected_count);
   check_option_sizes(path);
   CHECK(strcmp(normrt_version(), NORMRT_EXPECTED_VERSION) == 0);

@@ -4,17 +4,22 @@
 // Session run on them — the tokenizer is checked, not trusted.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "tests/tools/serve/serve_test_support.h"
 #include "tools/serve/model_service.h"
 
 namespace normrt::testing {
 namespace {
 
-std::unique_ptr<serve::ModelService> embedding_service(size_t max_inputs = 256) {
+std::unique_ptr<serve::ModelService> embedding_service(size_t max_inputs = 256,
+                                                       size_t run_batch = 1) {
   auto model = tiny_bert("mean");
   auto tokenizer = serve::load_tokenizer(tiny_vocab_path(), *model, false);
   REQUIRE_MESSAGE(tokenizer.is_ok(), tokenizer.status().message());
   serve::ServiceOptions options;
+  options.run_batch = run_batch;
   options.workers = 2;
   options.max_embedding_inputs = max_inputs;
   options.model_name = "tiny";
@@ -71,6 +76,50 @@ TEST_CASE("embeddings: a list of texts keeps its order; usage sums the tokens") 
   check_item(body["data"][0], 0, {2, 10, 3});
   check_item(body["data"][1], 1, {2, 11, 12, 13, 3});
   CHECK(body["usage"]["total_tokens"] == 8);
+}
+
+TEST_CASE(
+    "embeddings: --run-batch runs a list in batches sorted by length, in the request's order") {
+  // Ten texts of 2 to 16 tokens (one truncated), in batches of 4: three
+  // runs, each padded to its longest; every embedding as a direct run of its
+  // ids within 1e-6 of its largest value (a batch may round differently).
+  const std::vector<std::string> texts = {
+      "alpha",
+      "",
+      "the cat sat the cat sat",
+      "beta gamma delta",
+      "the",
+      "zebra zebra",
+      "Ålpha  béta\tgamma",
+      "the cat sat the cat sat the cat sat the cat sat the cat sat",
+      "cats",
+      "sat sat sat"};
+  nlohmann::json request = {{"input", texts}};
+  auto batched = embedding_service(256, 4);
+  auto single = embedding_service(256, 1);
+  for (int repeat = 0; repeat < 2; ++repeat) {  // the mask is not left behind
+    const nlohmann::json got = parse_body(batched->embeddings(request.dump()).body);
+    const nlohmann::json want = parse_body(single->embeddings(request.dump()).body);
+    REQUIRE(got["data"].size() == texts.size());
+    REQUIRE(want["data"].size() == texts.size());
+    CHECK(got["usage"] == want["usage"]);
+    for (size_t i = 0; i < texts.size(); ++i) {
+      INFO("item " << i << ": " << texts[i]);
+      CHECK(got["data"][i]["index"] == i);
+      CHECK(got["data"][i]["tokens"] == want["data"][i]["tokens"]);
+      const std::vector<float> a = floats_of(got["data"][i]["embedding"]);
+      const std::vector<float> b = floats_of(want["data"][i]["embedding"]);
+      REQUIRE(a.size() == b.size());
+      double scale = 0;
+      for (float v : b) scale = std::max(scale, std::fabs(double(v)));
+      for (size_t j = 0; j < a.size(); ++j)
+        REQUIRE_MESSAGE(std::fabs(double(a[j]) - b[j]) <= 1e-6 * scale,
+                        "index " << j << " got " << a[j] << " want " << b[j]);
+    }
+    // A single text afterwards runs alone, as a direct run (bit-exact).
+    const nlohmann::json one = parse_body(batched->embeddings(R"({"input": "alpha"})").body);
+    check_item(one["data"][0], 0, {2, 10, 3});
+  }
 }
 
 TEST_CASE("embeddings: a text longer than max_sequence_length (16) is truncated") {
