@@ -8,7 +8,7 @@ safetensors + config.json as the test fixture scripts do), converted with the
 built normrt-convert (f32 and bf16 matrices), loaded through normrt's C API
 (ctypes on libnormrt.so), checked against PyTorch on the same inputs, and
 timed: warm-up, then N runs each timed alone; p50 and p90. Both sides run
-single-threaded (torch.set_num_threads(1); normrt sessions with threads = 0).
+single-threaded (torch.set_num_threads(1); normrt sessions with threads = 1).
 
 Needs torch, numpy and transformers (HF LlamaForCausalLM and BertModel):
     taskset -c 1 /work/venv/bin/python bench/models_vs_torch.py [--build-dir build/release]

@@ -124,9 +124,9 @@ class NormrtModel:
             return "this libnormrt has no batches"
         return self.library.lib.normrt_model_batch_refusal(self.handle).decode()
 
-    def session(self, threads=0, max_batch=1):
-        """threads: intra-op threads (0 or 1: the calling thread only); max_batch: the
-        most sequences one run takes."""
+    def session(self, threads=1, max_batch=1):
+        """threads: intra-op threads (1: the calling thread only; 0: the CPUs of
+        the process's affinity mask); max_batch: the most sequences one run takes."""
         options = _SessionOptions(ctypes.sizeof(_SessionOptions), threads, 0, max_batch)
         handle = ctypes.c_void_p()
         lib = self.library

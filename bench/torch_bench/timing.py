@@ -15,7 +15,7 @@ then hits every side alike instead of whichever ran at that moment.
 Clocks: "wall" (perf_counter_ns, the latency a caller sees) or "cpu"
 (thread_time_ns, the CPU time of the calling thread). Both sides compute in
 the calling thread only (PyTorch with one intra-op thread, normrt sessions
-with threads = 0), so on a quiet machine the two agree; on a shared machine
+with threads = 1), so on a quiet machine the two agree; on a shared machine
 the CPU clock leaves out the time the thread was preempted by other
 processes (cache pollution by them still counts). "process"
 (process_time_ns, every thread of the process) is the CPU clock for peers

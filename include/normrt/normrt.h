@@ -83,7 +83,8 @@ typedef struct normrt_model_options {
 
 typedef struct normrt_session_options {
   size_t struct_size; /* sizeof(normrt_session_options) */
-  size_t threads;     /* intra-op threads, 0 or 1: the calling thread only; at most
+  size_t threads;     /* intra-op threads: 1 the calling thread only, 0 as many as
+                         the process may use (normrt_available_cpus()); at most
                          normrt_max_threads() */
   int profile;        /* nonzero: time every node */
   size_t max_batch;   /* the most sequences one run takes (0 or 1: one), for a model
@@ -109,6 +110,9 @@ typedef struct normrt_tensor_info {
 NORMRT_API const char* normrt_version(void);
 /* The most intra-op threads a session accepts (normrt_session_options.threads). */
 NORMRT_API size_t normrt_max_threads(void);
+/* The CPUs this process may run on (its affinity mask), at least 1: what
+ * normrt_session_options.threads = 0 means. */
+NORMRT_API size_t normrt_available_cpus(void);
 
 /* The message of the last failed call on this thread ("" if none). Valid
  * until the next failing call on this thread. */

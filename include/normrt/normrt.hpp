@@ -149,8 +149,9 @@ class NORMRT_API Model {
 };
 
 struct SessionOptions {
-  /// Intra-op threads of this session (0 or 1: the calling thread only), at
-  /// most max_session_threads(): more is an error, not a clamp.
+  /// Intra-op threads of this session: 1 the calling thread only; 0 as many
+  /// as this process may use (available_cpus()); at most
+  /// max_session_threads(): more is an error, not a clamp.
   size_t threads = 1;
   /// Time every node (steady clock; adds ~50 ns a node).
   bool profile = false;
@@ -164,6 +165,11 @@ struct SessionOptions {
 /// bound on absurd values such as 20,000, not a tuning advice — beyond the
 /// CPUs the process may use, threads only wait for each other).
 NORMRT_API size_t max_session_threads();
+
+/// The CPUs this process may run on (its affinity mask: taskset, cgroup
+/// cpusets), at least 1 and at most max_session_threads(): what
+/// SessionOptions::threads = 0 resolves to.
+NORMRT_API size_t available_cpus();
 
 /// Time spent per node over the runs since the session was created or
 /// profile_reset() was called.
@@ -228,6 +234,9 @@ class NORMRT_API Session {
   Expected<TensorRef> output(std::string_view name) const;
   /// Tokens fed to this session since creation or reset() (the KV cache fill).
   size_t position() const;
+  /// The intra-op threads this session runs on (SessionOptions::threads,
+  /// with 0 resolved to available_cpus()).
+  size_t threads() const;
   /// Zeroes the state (RNN state, KV cache) and the position.
   void reset();
 

@@ -144,11 +144,24 @@ AttentionKernel attention_kernel_for(Isa isa);
 Expected<AttentionKernel> selected_attention_kernel();
 
 /// Runs every task of a validated call with `kernel`: on the pool (tasks
-/// dealt round-robin, so that a causal call's costlier late rows are spread)
-/// when it has several threads and the call is large enough to repay the
-/// fork/join, else on the calling thread. The result is the same either way.
+/// claimed one at a time by whichever thread is free, so that a causal
+/// call's costlier late rows balance) when it has several threads and the call is large enough to
+/// repay the fork/join, else on the calling thread. The result is the same either way.
 void attention_run(AttentionKernel kernel, const AttentionParams& params, const AttentionArgs& args,
                    ThreadPool* pool);
+
+/// From how many multiply-adds (batch · query rows · heads · key rows · d,
+/// one of the two products) attention_run() splits a call across the pool;
+/// below, one thread is faster (measured with bench_threads:
+/// docs/bench_kernels.md, "Threads"). MiniLM: S = 8 is 24,576, S = 16 is
+/// 98,304.
+inline constexpr size_t kAttentionMinParallelWork = size_t{1} << 16;
+
+namespace detail {
+/// Tests and benchmarks: the threshold above. Returns the previous value.
+/// Not thread-safe; set it before calls, not during.
+size_t set_attention_min_parallel_work(size_t multiply_adds);
+}  // namespace detail
 
 /// Validates, then runs the selected kernel (on `pool` if given).
 Status attention(const AttentionParams& params, const AttentionArgs& args,

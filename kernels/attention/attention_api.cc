@@ -11,9 +11,7 @@
 namespace normrt {
 namespace {
 
-// Below this many multiply-adds (rows · heads · keys · d) a fork/join of the
-// pool costs more than it saves.
-constexpr size_t kMinParallelWork = size_t{1} << 16;
+size_t min_parallel_work = kAttentionMinParallelWork;
 
 std::string num(size_t value) { return std::to_string(value); }
 
@@ -91,6 +89,12 @@ AttentionTask attention_task(const AttentionTaskGrid& grid, size_t index) {
   t.query_begin = tile * grid.query_tile;
   t.query_end = std::min(t.query_begin + grid.query_tile, grid.query_rows);
   return t;
+}
+
+size_t set_attention_min_parallel_work(size_t multiply_adds) {
+  const size_t previous = min_parallel_work;
+  min_parallel_work = multiply_adds;
+  return previous;
 }
 
 size_t attention_key_length(const AttentionArgs& args, size_t b) {
@@ -189,15 +193,16 @@ void attention_run(AttentionKernel kernel, const AttentionParams& params, const 
                    ThreadPool* pool) {
   if (args.batch == 0 || args.query_rows == 0) return;
   const size_t work = args.batch * args.query_rows * params.heads * args.key_rows * params.head_dim;
-  const size_t threads = pool != nullptr && work >= kMinParallelWork ? pool->size() : 1;
-  const size_t parts = std::min(threads, attention_task_count(params, args, threads));
-  if (parts < 2) {
+  const size_t threads = pool != nullptr && work >= min_parallel_work ? pool->size() : 1;
+  const size_t tasks = threads < 2 ? 1 : attention_task_count(params, args, threads);
+  if (tasks < 2) {
     kernel(params, args, 0, 1);
     return;
   }
-  pool->run([&](size_t thread, PoolBarrier&) {
-    if (thread < parts) kernel(params, args, thread, parts);
-  });
+  // Claimed one by one (a caller of `tasks` parts takes task i alone), so
+  // that uneven tasks balance, and a worker still waiting for a CPU when the
+  // caller has taken them all is not waited for.
+  pool->run_tasks(tasks, [&](size_t task) { kernel(params, args, task, tasks); });
 }
 
 Status attention(const AttentionParams& params, const AttentionArgs& args, ThreadPool* pool) {

@@ -26,6 +26,9 @@ Range split_range(size_t n, size_t parts, size_t index, size_t align) {
   return Range{start(first_block(index)), start(first_block(index + 1))};
 }
 
+// A worker's offer slot (PoolState::offers).
+constexpr uint32_t kIdle = 0, kOffered = 1, kStarted = 2, kWithdrawn = 3;
+
 namespace detail {
 namespace {
 
@@ -122,12 +125,26 @@ struct PoolState {
 
   // Work: bumped once per run() (and once more to stop); workers wait for it to change.
   alignas(kCacheLine) std::atomic<uint32_t> generation{0};
-  bool stop = false;  // written before the final bump
+  // Written before the final bump. Atomic: a worker withdrawn by run_tasks()
+  // may wake late and read it while the destructor writes it.
+  std::atomic<bool> stop{false};
   Parker work_parker;
 
   // Completion: workers still running the current task; the caller waits for 0.
   alignas(kCacheLine) std::atomic<size_t> remaining{0};
   Parker done_parker;
+
+  // run_tasks(): the next unclaimed index below task_count, and the task.
+  alignas(kCacheLine) std::atomic<size_t> next_task{0};
+  size_t task_count = 0;
+  ThreadPool::IndexedTask indexed_task = [](size_t) {};
+  bool claiming = false;  // this offer is a run_tasks() one
+
+  // Per worker: whether the current offer is still open (kOffered), taken
+  // (kStarted) or withdrawn by run_tasks() (kWithdrawn). The slot, not the
+  // generation, decides whether a worker runs the published task: a worker
+  // withdrawn before it woke may see a later generation's offer instead.
+  std::unique_ptr<std::atomic<uint32_t>[]> offers;
 
   // Barrier: arrivals in the current phase; the last arrival resets it and
   // bumps `barrier_phase`, which the others wait to see change.
@@ -160,6 +177,8 @@ ThreadPool::ThreadPool(size_t threads, ThreadPoolOptions options)
     : state_(std::make_unique<detail::PoolState>()) {
   threads = std::max<size_t>(threads, 1);
   state_->options = options;
+  state_->offers = std::make_unique<std::atomic<uint32_t>[]>(threads);
+  for (size_t i = 0; i < threads; ++i) state_->offers[i].store(kIdle, std::memory_order_relaxed);
   workers_.reserve(threads - 1);
   for (size_t i = 1; i < threads; ++i) {
     try {
@@ -172,7 +191,7 @@ ThreadPool::ThreadPool(size_t threads, ThreadPoolOptions options)
 
 ThreadPool::~ThreadPool() {
   assert(!state_->running.load() && "ThreadPool destroyed during run()");
-  state_->stop = true;
+  state_->stop.store(true, std::memory_order_seq_cst);
   state_->generation.fetch_add(1, std::memory_order_seq_cst);
   state_->work_parker.wake_all();
   for (std::thread& worker : workers_) worker.join();
@@ -184,11 +203,26 @@ void ThreadPool::worker_loop(size_t index) {
   for (;;) {
     s.work_parker.wait([&] { return s.generation.load(std::memory_order_seq_cst) != seen; },
                        s.options.spin);
-    // run() waits for every worker before the next bump, so this is seen + 1.
     seen = s.generation.load(std::memory_order_acquire);
-    if (s.stop) return;
-    s.task(index, *s.barrier);  // thread entry: an exception here terminates
+    if (s.stop.load(std::memory_order_seq_cst)) return;
+    // Taking the offer (acquire) makes the task published before it visible.
+    uint32_t offered = kOffered;
+    if (!s.offers[index].compare_exchange_strong(offered, kStarted, std::memory_order_seq_cst)) {
+      continue;  // withdrawn by run_tasks() before this worker woke
+    }
+    if (s.claiming) {
+      claim_tasks(s);
+    } else {
+      s.task(index, *s.barrier);  // thread entry: an exception here terminates
+    }
+    s.offers[index].store(kIdle, std::memory_order_relaxed);  // before the release below
     if (s.remaining.fetch_sub(1, std::memory_order_seq_cst) == 1) s.done_parker.wake_all();
+  }
+}
+
+void ThreadPool::claim_tasks(detail::PoolState& s) noexcept {
+  for (size_t i; (i = s.next_task.fetch_add(1, std::memory_order_relaxed)) < s.task_count;) {
+    s.indexed_task(i);
   }
 }
 
@@ -205,10 +239,51 @@ void ThreadPool::run(Task task) {
     detail::PoolState& s = *state_;
     s.task = task;
     s.barrier = &barrier;
+    s.claiming = false;
     s.remaining.store(workers_.size(), std::memory_order_relaxed);
-    s.generation.fetch_add(1, std::memory_order_seq_cst);  // publishes the three above
+    for (size_t i = 1; i <= workers_.size(); ++i)
+      s.offers[i].store(kOffered, std::memory_order_seq_cst);
+    s.generation.fetch_add(1, std::memory_order_seq_cst);  // publishes the ones above
     s.work_parker.wake_all();
     run_own_part();
+    s.done_parker.wait([&] { return s.remaining.load(std::memory_order_seq_cst) == 0; },
+                       s.options.spin);
+  }
+#ifndef NDEBUG
+  state_->running.store(false);
+#endif
+}
+
+void ThreadPool::run_tasks(size_t count, IndexedTask task) {
+  if (count == 0) return;
+  if (workers_.empty() || count == 1) {
+    for (size_t i = 0; i < count; ++i) task(i);
+    return;
+  }
+  assert(!state_->running.exchange(true) && "ThreadPool::run is not reentrant");
+  detail::PoolState& s = *state_;
+  s.indexed_task = task;
+  s.task_count = count;
+  s.claiming = true;
+  s.next_task.store(0, std::memory_order_relaxed);
+  // Only as many workers as there are tasks beyond the caller's first.
+  const size_t offered = std::min(workers_.size(), count - 1);
+  s.remaining.store(offered, std::memory_order_relaxed);
+  for (size_t i = 1; i <= offered; ++i) s.offers[i].store(kOffered, std::memory_order_seq_cst);
+  s.generation.fetch_add(1, std::memory_order_seq_cst);  // publishes the ones above
+  s.work_parker.wake_all();
+  claim_tasks(s);
+  // Every index is claimed. Withdraw the offers nobody took: those workers
+  // never touch this call. The ones that took theirs are running (or done):
+  // wait for them, as they may still be finishing a task.
+  size_t withdrawn = 0;
+  for (size_t i = 1; i <= offered; ++i) {
+    uint32_t open = kOffered;
+    withdrawn += s.offers[i].compare_exchange_strong(open, kWithdrawn, std::memory_order_seq_cst);
+  }
+  if (withdrawn > 0 && s.remaining.fetch_sub(withdrawn, std::memory_order_seq_cst) == withdrawn) {
+    // Nobody else is running.
+  } else {
     s.done_parker.wait([&] { return s.remaining.load(std::memory_order_seq_cst) == 0; },
                        s.options.spin);
   }

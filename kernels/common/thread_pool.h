@@ -142,8 +142,21 @@ class ThreadPool {
   /// the task writes is visible after run() returns.
   void run(Task task);
 
+  using IndexedTask = FunctionRef<void(size_t task_index)>;
+
+  /// Calls task(i) once for every i in [0, count), in any order, each on
+  /// whichever participant claims it first (the caller included); returns
+  /// when all are done. Unlike run(), a worker that has not started when the
+  /// caller has claimed every index is withdrawn instead of waited for, so on
+  /// a machine with more runnable threads than CPUs (a worker waiting for a
+  /// CPU) the call costs about what the caller alone would take, not the
+  /// worker's scheduling delay. No barrier: tasks must be independent.
+  /// Same visibility guarantees as run().
+  void run_tasks(size_t count, IndexedTask task);
+
  private:
   void worker_loop(size_t index);
+  static void claim_tasks(detail::PoolState& s) noexcept;
 
   std::unique_ptr<detail::PoolState> state_;
   std::vector<std::thread> workers_;

@@ -8,8 +8,8 @@
 #include "kernels/linear/fused_linear.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "kernels/common/extent.h"
@@ -42,6 +42,10 @@ constexpr size_t kMaxThreads = 64;
 // set_fused_linear_min_parallel_bytes turns the split on where more cores
 // share more bandwidth.
 size_t min_parallel_weight_bytes = SIZE_MAX;
+// m > 1 splits the columns across threads from this many multiply-adds
+// (m · n · k): below, the pool's wake-up and join cost more than the halved
+// matmul saves. Measured with bench_threads (docs/bench_kernels.md).
+size_t min_parallel_work = kFusedLinearMinParallelWork;
 
 // Statistics of part of one row.
 struct PartStats {
@@ -284,21 +288,86 @@ void run_row_block(const FusedCall& call, size_t row, size_t rows) {
   }
 }
 
-void run_rows(const FusedCall& call, size_t m, ThreadPool* pool) {
-  const size_t threads = pool ? std::min(pool->size(), kMaxThreads) : 1;
-  size_t block = call.w.size_bytes() > kRowBlockBytes
-                     ? m
-                     : std::clamp<size_t>(kRowBlockBytes / (call.n() * sizeof(float)), 1, m);
-  block = std::min(block, (m + threads - 1) / threads);
-  const size_t blocks = (m + block - 1) / block;
-  auto rows_of = [&](size_t b) { return std::min(block, m - b * block); };
-  if (threads == 1 || blocks == 1) {
-    for (size_t b = 0; b < blocks; ++b) run_row_block(call, b * block, rows_of(b));
+// Rows per block: their outputs stay in L2 until normalized (kRowBlockBytes),
+// unless the weights are bigger (see kRowBlockBytes).
+size_t row_block_size(const FusedCall& call, size_t m) {
+  return call.w.size_bytes() > kRowBlockBytes
+             ? m
+             : std::clamp<size_t>(kRowBlockBytes / (call.n() * sizeof(float)), 1, m);
+}
+
+void run_rows(const FusedCall& call, size_t m) {
+  const size_t block = row_block_size(call, m);
+  for (size_t row = 0; row < m; row += block) run_row_block(call, row, std::min(block, m - row));
+}
+
+// The epilogue of rows [row, row + rows) over columns [c0, c1) when it needs
+// no statistics of the whole row: residual add, sum_dst, activation.
+void finish_columns(const FusedCall& call, size_t row, size_t rows, size_t c0, size_t c1) {
+  for (size_t r = row; r < row + rows; ++r) {
+    RowPart part(call, r, c0);
+    part.absorb(c1);
+    part.normalize(NormScale{}, c0, c1);
+  }
+}
+
+// m > 1 on several threads: each row block's matmul split by columns (each
+// thread a panel-aligned slice of N, all rows, so each reads only its share
+// of the weights), then its epilogue: a norm needs whole rows, so once the
+// block's columns are all done each thread normalizes a share of its rows; without a norm
+// each finishes its own columns at once. The matmul's summation order does
+// not depend on the columns or rows a thread takes (row_block_order), and
+// the epilogue is the serial one on the same rows or columns, so the result
+// is bit for bit that of one thread.
+//
+// The slices are claimed (ThreadPool::run_tasks), not assigned: a worker still
+// waiting for a CPU when the caller has taken every slice is not waited for.
+// So a norm's barrier becomes a second round of tasks per row block.
+constexpr size_t kSlicesPerThread = 4;
+
+void run_rows_parallel(const FusedCall& call, size_t m, ThreadPool& pool, size_t threads) {
+  const size_t block = row_block_size(call, m);
+  const bool plain = !call.e.normalize && call.e.activation == Activation::kNone &&
+                     call.e.residual == nullptr && call.e.sum_dst == nullptr;
+  // A few slices per thread: a worker preempted in the middle of one (a
+  // loaded machine) holds back only that one, the caller takes the rest.
+  const size_t slices = std::min(threads * kSlicesPerThread, call.w.panel_count());
+  const auto columns_of = [&](size_t t) {
+    return split_range(call.n(), slices, t, call.w.panel_width());
+  };
+  if (!call.e.normalize) {
+    pool.run_tasks(slices, [&](size_t t) {
+      const Range columns = columns_of(t);
+      if (columns.empty()) return;
+      for (size_t row = 0; row < m; row += block) {
+        const size_t rows = std::min(block, m - row);
+        call.matmul(row, rows, columns.begin, columns.end, true);
+        if (!plain) finish_columns(call, row, rows, columns.begin, columns.end);
+      }
+    });
     return;
   }
-  pool->run([&](size_t t, PoolBarrier&) {
-    for (size_t b = t; b < blocks; b += pool->size()) run_row_block(call, b * block, rows_of(b));
-  });
+  for (size_t row = 0; row < m; row += block) {
+    const size_t rows = std::min(block, m - row);
+    pool.run_tasks(slices, [&](size_t t) {
+      const Range columns = columns_of(t);
+      if (!columns.empty()) call.matmul(row, rows, columns.begin, columns.end, true);
+    });
+    const size_t row_slices = std::min(threads * kSlicesPerThread, rows);
+    pool.run_tasks(row_slices, [&](size_t t) {
+      const Range mine = split_range(rows, row_slices, t);
+      normalize_rows(call, row + mine.begin, mine.size());
+    });
+  }
+}
+
+// How many threads an m > 1 call uses: all of the pool's from
+// min_parallel_work multiply-adds, at most one per panel.
+size_t rows_threads(const FusedCall& call, size_t m, const ThreadPool* pool) {
+  if (pool == nullptr) return 1;
+  const size_t work = m * call.n() * call.w.k();
+  if (work < min_parallel_work) return 1;
+  return std::min({pool->size(), kMaxThreads, call.w.panel_count()});
 }
 
 Status check_no_overlap(const char* a_name, Extent a, const char* b_name, Extent b) {
@@ -312,6 +381,11 @@ namespace detail {
 size_t set_fused_linear_min_parallel_bytes(size_t bytes) {
   const size_t previous = min_parallel_weight_bytes;
   min_parallel_weight_bytes = bytes;
+  return previous;
+}
+size_t set_fused_linear_min_parallel_work(size_t multiply_adds) {
+  const size_t previous = min_parallel_work;
+  min_parallel_work = multiply_adds;
   return previous;
 }
 }  // namespace detail
@@ -393,7 +467,12 @@ void run_fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x
                        params,
                        norm_stat_count(params, w.n())};
   if (m > 1) {
-    run_rows(call, m, pool);
+    const size_t threads = rows_threads(call, m, pool);
+    if (threads > 1) {
+      run_rows_parallel(call, m, *pool, threads);
+    } else {
+      run_rows(call, m);
+    }
     return;
   }
   const size_t threads = pool == nullptr || w.size_bytes() < min_parallel_weight_bytes

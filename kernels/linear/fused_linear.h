@@ -28,7 +28,11 @@
 //     columns and its slice's statistics, all meet at one barrier, and each
 //     normalizes its own slice.
 //   m > 1: rows are processed in blocks small enough that their outputs stay
-//     in L2; threads take whole row blocks.
+//     in L2. With several threads (from kFusedLinearMinParallelWork
+//     multiply-adds), each computes a panel-aligned slice of the block's
+//     columns for all its rows, then (once all columns are done, if there is
+//     a norm) a share of the rows' epilogues: the result is bit for bit that of one
+//     thread.
 
 #include <cstddef>
 
@@ -68,8 +72,8 @@ Status fused_linear_validate(const PackedWeights& w, const float* x, size_t m, s
 /// x: (m, x_stride); y: (m, y_stride) with y_stride ≥ n unless m = 1; any
 /// alignment. y must not overlap x or the residual (the matmul writes y before the
 /// residual is read); sum_dst must not overlap y or x. `pool` (or null: this thread only)
-/// supplies the threads; results do not depend on the thread count beyond
-/// float rounding of the statistics.
+/// supplies the threads; results do not depend on the thread count: at m > 1
+/// bit for bit, at m = 1 beyond float rounding of the statistics.
 Status fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
                     const LinearEpilogue& epilogue, float* y, size_t y_stride,
                     ThreadPool* pool = nullptr);
@@ -83,7 +87,15 @@ Status fused_linear_unchecked(const PackedWeights& w, const float* x, size_t m, 
                               const LinearEpilogue& epilogue, float* y, size_t y_stride,
                               ThreadPool* pool = nullptr);
 
+/// From how many multiply-adds (m · n · k) an m > 1 call splits its columns
+/// across the pool's threads; below, one thread is faster (measured:
+/// docs/bench_kernels.md, "Threads").
+inline constexpr size_t kFusedLinearMinParallelWork = size_t{1} << 20;
+
 namespace detail {
+/// Tests and benchmarks: the m > 1 threshold above (multiply-adds). Returns
+/// the previous value. Not thread-safe; set it before calls, not during.
+size_t set_fused_linear_min_parallel_work(size_t multiply_adds);
 /// Tests and benchmarks: from how many weight bytes an m = 1 call splits its
 /// columns across the pool's threads (below, one thread is faster). Returns
 /// the previous value. Not thread-safe; set it before calls, not during.

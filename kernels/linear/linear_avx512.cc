@@ -4,14 +4,14 @@
 // M = 128 f32 (oneDNN matmul + LayerNorm ÷ fused, paired, 2 alternating
 // runs) the ratio rose by 0-8% over the ten bench_linear shapes, median +3%:
 // about this host's run-to-run noise, but in the same direction everywhere.
-#include "kernels/linear/linear_simd.h"
+#include "kernels/linear/linear_gemm_simd.h"
 
 namespace normrt::detail {
 static_assert(kAvx512Panel == 4 * 16);
 void linear_f32_avx512(const LinearArgs& args) {
-  LinearSimd<xsimd::avx512bw, float, 4, 6>::run(args);
+  linear_simd_run<xsimd::avx512bw, float, 4, 6>(args);
 }
 void linear_bf16_avx512(const LinearArgs& args) {
-  LinearSimd<xsimd::avx512bw, uint16_t, 4, 6>::run(args);
+  linear_simd_run<xsimd::avx512bw, uint16_t, 4, 6>(args);
 }
 }  // namespace normrt::detail

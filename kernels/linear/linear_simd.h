@@ -5,14 +5,12 @@
 // ISA's copy private to its translation unit.
 //
 // A panel holds P = kVecs vectors of output columns (layout: linear_pack.cc).
-// One tile is MR rows of x against one panel over a range of k:
-//   acc[r][v] += W_panel[k][v] · broadcast(x[r][k])
-// with the weight vectors loaded once per k and reused by the MR rows.
-//   m = 1: one tile per panel over all k, with two accumulator sets (even and
-//     odd k) so that 2·kVecs FMA chains are in flight; weights stream once.
-//   m > 1: k is cut into chunks whose slice of the panel (~32 KB) stays in L1
-//     while every row block passes over it; partial sums go through y. The
-//     weights are still read from memory once per call.
+// This file is the m = 1 path (a GEMV): one tile per panel over all k,
+//   acc[v] += W_panel[k][v] · broadcast(x[k])
+// with two accumulator sets (even and odd k) so that 2·kVecs FMA chains are
+// in flight; the weights stream once. The m > 1 path (a GEMM, row blocks of
+// up to kMaxRows against each panel) is linear_gemm_simd.h, which also holds
+// the entry point choosing between the two.
 // bf16 weights are widened exactly (a 16-bit shift, or masking the high
 // half), so the result equals a float GEMV over the bf16-rounded weights.
 
@@ -77,7 +75,8 @@ struct LinearSimd {
   static constexpr size_t kLanes = V::size;
   static constexpr size_t kPanel = kVecs * kLanes;
   static_assert(kPanel * sizeof(float) % 64 == 0, "panel rows must be whole cache lines");
-  // k per chunk when m > 1: the chunk's slice of a panel is ~32 KB (L1 is 32-48 KB).
+  // k per chunk: the two-level summation's block (linear.h), whose slice of
+  // a panel (~32 KB) the GEMM keeps in L1 while its row blocks pass.
   // m = 1 over weights that come from beyond L2 is memory bound, and the
   // hardware prefetcher alone leaves bandwidth unused when each line takes
   // more instructions. So each line is prefetched twice: kFarPrefetchBytes
@@ -94,25 +93,10 @@ struct LinearSimd {
   static constexpr size_t kChunkBytes = kChunk * kPanel * sizeof(Weight);
 
   // Software prefetch of the weights while a dot_block runs:
-  //   kNone       weights in L2 (or in L1: later row blocks of a chunk)
-  //   kStream     m = 1 from beyond L2: kFarPrefetchBytes ahead into L2 and
+  //   kNone       weights in L2
+  //   kStream     from beyond L2: kFarPrefetchBytes ahead into L2 and
   //               kPrefetchBytes ahead into L1
-  //   kNextChunk  m > 1 from beyond L2: the next chunk (kChunk k further: this
-  //               panel's next chunk, or the next panel's first), into L2,
-  //               shared by the chunk's row blocks (Share) so that the
-  //               requests are spread over the chunk's whole time. Without it
-  //               the chunk's DRAM reads and its FMAs took turns (m = 16 at
-  //               ~1.9x the weight-read floor); issued by the first row block
-  //               alone, they came in a burst that filled the miss queues
-  //               (spreading them: m = 128 f32 2048x2048 9.1 -> 7.1 ms,
-  //               4096x4096 32.6 -> 28.7; m = 16 2048x2048 1.96 -> 1.48).
-  enum class Prefetch { kNone, kStream, kNextChunk };
-  // kNextChunk: which k pairs of the next chunk a row block prefetches, those
-  // with index ≡ phase (mod period): the chunk's row blocks share the work.
-  struct Share {
-    size_t phase = 0;
-    size_t period = 1;
-  };
+  enum class Prefetch { kNone, kStream };
 
   // Lanes of vector v that hold one of the `cols` valid columns of a panel.
   static size_t lanes_in(size_t cols, size_t v) {
@@ -131,25 +115,13 @@ struct LinearSimd {
     }
   }
 
-  // acc[r][v] += wk[v] · x[r·xs] for the MR rows.
-  template <size_t MR>
-  [[gnu::always_inline]] static inline void rank1(const V (&wk)[kVecs], const float* x, size_t xs,
-                                                  V (&acc)[MR][kVecs]) {
-#pragma GCC unroll 16
-    for (size_t r = 0; r < MR; ++r) {
-      const V xr(x[r * xs]);
-#pragma GCC unroll 16
-      for (size_t v = 0; v < kVecs; ++v) acc[r][v] = xsimd::fma(wk[v], xr, acc[r][v]);
-    }
-  }
-
   // sum[r][v] = Σ_{k_begin ≤ k < k_end} W_panel[k][v] · x[r][k] (from zero),
-  // k_begin even. KS = 2: even and odd k in separate accumulators.
+  // k_begin even; even and odd k in separate accumulators (KS = 2).
   template <size_t MR, size_t KS, Prefetch kPrefetch>
   [[gnu::always_inline]] static inline void dot_block(const Weight* panel, size_t k_begin,
                                                       size_t k_end, const float* x, size_t xs,
-                                                      V (&sum)[MR][kVecs], Share share = {}) {
-    size_t countdown = share.phase;
+                                                      V (&sum)[MR][kVecs]) {
+    static_assert(KS == 2, "the GEMV keeps even and odd k apart");
     V acc[KS][MR][kVecs];
 #pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
@@ -169,38 +141,16 @@ struct LinearSimd {
           __builtin_prefetch(here + kPrefetchBytes + line, 0, 3);
           __builtin_prefetch(here + kFarPrefetchBytes + line, 0, 2);
         }
-      } else if constexpr (kPrefetch == Prefetch::kNextChunk) {
-        if (countdown == 0) {
-          countdown = share.period;
-          const char* ahead = reinterpret_cast<const char*>(w) + kChunkBytes;
-#pragma GCC unroll 16
-          for (size_t line = 0; line < 2 * kPanel * sizeof(Weight); line += 64) {
-            __builtin_prefetch(ahead + line, 0, 2);
-          }
-        }
-        --countdown;
       }
-      if constexpr (KS == 2) {
 #pragma GCC unroll 16
-        for (size_t v = 0; v < kVecs; ++v) {
-          V even, odd;
-          Pair::template load<kPanel>(w, v, even, odd);
+      for (size_t v = 0; v < kVecs; ++v) {
+        V even, odd;
+        Pair::template load<kPanel>(w, v, even, odd);
 #pragma GCC unroll 16
-          for (size_t r = 0; r < MR; ++r) {
-            acc[0][r][v] = xsimd::fma(even, V(x[r * xs + k]), acc[0][r][v]);
-            acc[1][r][v] = xsimd::fma(odd, V(x[r * xs + k + 1]), acc[1][r][v]);
-          }
+        for (size_t r = 0; r < MR; ++r) {
+          acc[0][r][v] = xsimd::fma(even, V(x[r * xs + k]), acc[0][r][v]);
+          acc[1][r][v] = xsimd::fma(odd, V(x[r * xs + k + 1]), acc[1][r][v]);
         }
-      } else {
-        // A row block: one k at a time, the panel's vectors in registers and
-        // one broadcast of x live, so MR·kVecs accumulators fit beside them.
-        V wk[kVecs];
-#pragma GCC unroll 16
-        for (size_t v = 0; v < kVecs; ++v) wk[v] = Pair::load_even(w, v);
-        rank1<MR>(wk, x + k, xs, acc[0]);
-#pragma GCC unroll 16
-        for (size_t v = 0; v < kVecs; ++v) wk[v] = Pair::template load_odd<kPanel>(w, v);
-        rank1<MR>(wk, x + k + 1, xs, acc[0]);
       }
     }
     if (k < k_end) {  // an odd last k (only at the end of k)
@@ -217,7 +167,7 @@ struct LinearSimd {
     for (size_t r = 0; r < MR; ++r) {
 #pragma GCC unroll 16
       for (size_t v = 0; v < kVecs; ++v) {
-        sum[r][v] = KS == 2 ? acc[0][r][v] + acc[1][r][v] : acc[0][r][v];
+        sum[r][v] = acc[0][r][v] + acc[1][r][v];
       }
     }
   }
@@ -225,19 +175,17 @@ struct LinearSimd {
   // Rows [0, MR) of x (stride xs) against `panel` over k in [k_begin, k_end),
   // k_begin even; y (stride ys) points at the panel's first column, of which
   // `cols` are valid. y = (accumulate ? y : bias or 0) + Σ_k.
-  // Summation is two-level: blocks of kChunk k from zero, then block sums
-  // (m > 1: the caller's chunks, through y). A float error grows with the
-  // longest chain, here kChunk/KS + k/kChunk terms instead of k/KS.
+  // Summation is two-level: blocks of kChunk k from zero, then block sums.
+  // A float error grows with the longest chain, here kChunk/KS + k/kChunk
+  // terms instead of k/KS.
   template <size_t MR, size_t KS, Prefetch kPrefetch = Prefetch::kNone>
   static void tile(const Weight* panel, size_t k_begin, size_t k_end, const float* x, size_t xs,
-                   float* y, size_t ys, size_t cols, const float* bias, bool accumulate,
-                   Share share = {}) {
+                   float* y, size_t ys, size_t cols, const float* bias, bool accumulate) {
     V total[MR][kVecs];
-    dot_block<MR, KS, kPrefetch>(panel, k_begin, std::min(k_end, k_begin + kChunk), x, xs, total,
-                                 share);
+    dot_block<MR, KS, kPrefetch>(panel, k_begin, std::min(k_end, k_begin + kChunk), x, xs, total);
     for (size_t kb = k_begin + kChunk; kb < k_end; kb += kChunk) {
       V part[MR][kVecs];
-      dot_block<MR, KS, kPrefetch>(panel, kb, std::min(k_end, kb + kChunk), x, xs, part, share);
+      dot_block<MR, KS, kPrefetch>(panel, kb, std::min(k_end, kb + kChunk), x, xs, part);
 #pragma GCC unroll 16
       for (size_t r = 0; r < MR; ++r) {
 #pragma GCC unroll 16
@@ -261,21 +209,7 @@ struct LinearSimd {
     }
   }
 
-  // One row block of rows ≤ MR rows: tile<rows, 1>.
-  template <size_t MR, Prefetch kPrefetch>
-  static void tile_rows(size_t rows, const Weight* panel, size_t k_begin, size_t k_end,
-                        const float* x, size_t xs, float* y, size_t ys, size_t cols,
-                        const float* bias, bool accumulate, Share share) {
-    if constexpr (MR > 0) {
-      if (rows == MR) {
-        tile<MR, 1, kPrefetch>(panel, k_begin, k_end, x, xs, y, ys, cols, bias, accumulate, share);
-      } else {
-        tile_rows<MR - 1, kPrefetch>(rows, panel, k_begin, k_end, x, xs, y, ys, cols, bias,
-                                     accumulate, share);
-      }
-    }
-  }
-
+  // The GEMV: m = 1 without row_block_order.
   static void run(const LinearArgs& a) {
     const size_t p_begin = a.n_begin / kPanel;
     const size_t p_end = (a.n_end + kPanel - 1) / kPanel;
@@ -285,31 +219,10 @@ struct LinearSimd {
       const size_t col = p * kPanel;
       const size_t cols = std::min(kPanel, a.n_end - col);
       const float* bias = a.bias != nullptr ? a.bias + col : nullptr;
-      if (a.m == 1 && !a.row_block_order) {
-        if (stream) {
-          tile<1, 2, Prefetch::kStream>(panel, 0, a.k, a.x, 0, a.y + col, 0, cols, bias, false);
-        } else {
-          tile<1, 2>(panel, 0, a.k, a.x, 0, a.y + col, 0, cols, bias, false);
-        }
-        continue;
-      }
-      const size_t row_blocks = (a.m + kMaxRows - 1) / kMaxRows;
-      for (size_t k0 = 0; k0 < a.k; k0 += kChunk) {
-        const size_t k1 = std::min(a.k, k0 + kChunk);
-        for (size_t r = 0; r < a.m; r += kMaxRows) {
-          const size_t rows = std::min(kMaxRows, a.m - r);
-          const float* x = a.x + r * a.x_stride;
-          float* y = a.y + r * a.y_stride + col;
-          // Row blocks past the chunk's k-pair count would have no share.
-          if (stream && r / kMaxRows < kChunk / 2) {
-            tile_rows<kMaxRows, Prefetch::kNextChunk>(rows, panel, k0, k1, x, a.x_stride, y,
-                                                      a.y_stride, cols, bias, k0 > 0,
-                                                      Share{r / kMaxRows, row_blocks});
-          } else {
-            tile_rows<kMaxRows, Prefetch::kNone>(rows, panel, k0, k1, x, a.x_stride, y, a.y_stride,
-                                                 cols, bias, k0 > 0, Share{});
-          }
-        }
+      if (stream) {
+        tile<1, 2, Prefetch::kStream>(panel, 0, a.k, a.x, 0, a.y + col, 0, cols, bias, false);
+      } else {
+        tile<1, 2>(panel, 0, a.k, a.x, 0, a.y + col, 0, cols, bias, false);
       }
     }
   }

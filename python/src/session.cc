@@ -188,7 +188,8 @@ void bind_session(nb::module_& m) {
       "at a time (use one Session per thread to run in parallel).")
       .def(nb::init<const PyModel&, size_t, bool, size_t>(), "model"_a, nb::kw_only(),
            "threads"_a = 1, "profile"_a = false, "max_batch"_a = 1,
-           "threads: intra-op threads (0 or 1: the calling thread only). profile: time every "
+           "threads: intra-op threads (1: the calling thread only; 0: as many as the process may "
+           "use, its affinity mask). profile: time every "
            "node (Session.profile()). max_batch: the most sequences one run takes, for a "
            "model whose batch_refusal is '' (inputs [S] then take [B, S]).")
       .def("set_attention_mask", &PySession::set_attention_mask, "mask"_a.none(),

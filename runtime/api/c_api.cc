@@ -120,6 +120,8 @@ const char* normrt_last_error(void) { return last_error.c_str(); }
 
 size_t normrt_max_threads(void) { return normrt::max_session_threads(); }
 
+size_t normrt_available_cpus(void) { return normrt::available_cpus(); }
+
 const char* normrt_dtype_name(normrt_dtype dtype) {
   switch (dtype) {
     case NORMRT_DTYPE_F32:
@@ -249,7 +251,7 @@ normrt_status normrt_session_create(const normrt_model* model,
         s != NORMRT_OK)
       return s;
     normrt::SessionOptions cpp_options;
-    cpp_options.threads = given.threads == 0 ? 1 : given.threads;
+    cpp_options.threads = given.threads;  // 0: normrt_available_cpus()
     cpp_options.profile = given.profile != 0;
     cpp_options.max_batch = given.max_batch == 0 ? 1 : given.max_batch;
     auto created = normrt::Session::create(model->model, cpp_options);

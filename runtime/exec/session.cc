@@ -49,6 +49,8 @@ Expected<TensorRef> Session::output(std::string_view name) const {
 
 size_t Session::position() const { return impl_->position; }
 
+size_t Session::threads() const { return impl_->threads; }
+
 void Session::reset() {
   std::memset(impl_->state.get(), 0, impl_->compiled->plan.state_bytes);
   impl_->position = 0;

@@ -43,6 +43,7 @@ struct NORMRT_LOCAL Session::Impl {
   std::vector<Step> steps;
   std::vector<std::unique_ptr<OpSessionState>> op_states;
   std::unique_ptr<ThreadPool> pool;
+  size_t threads = 1;  ///< resolved SessionOptions::threads: the pool's size, or 1
 
   /// Per graph input: the S of the data set_input() bound (0 if the input's
   /// shape has no S), and its sequences B (1 unless bound as a batch).

@@ -108,10 +108,11 @@ void Session::Impl::set_sequence_length(size_t length, size_t sequences, size_t 
 Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const Model> model,
                                                            const SessionOptions& options) {
   if (model == nullptr) return Status::error("Session::create: the model is null");
-  NORMRT_RETURN_IF_ERROR(check_session_threads(options.threads));
+  NORMRT_ASSIGN_OR_RETURN(const size_t threads, resolve_session_threads(options.threads));
   const Model::Impl& compiled = model->impl();
   NORMRT_RETURN_IF_ERROR(check_max_batch(compiled, options.max_batch));
   auto impl = std::make_unique<Session::Impl>();
+  impl->threads = threads;
   impl->compiled = &compiled;
   impl->model = std::move(model);
   const size_t max_batch = options.max_batch;
@@ -141,8 +142,7 @@ Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const
     step.output_count = node.outputs.size();
     for (TensorId id : node.inputs) add_operand(id);
     for (TensorId id : node.outputs) add_operand(id);
-    impl->op_states.push_back(
-        step.kernel->create_session_state_with_threads(options.threads > 1 ? options.threads : 1));
+    impl->op_states.push_back(step.kernel->create_session_state_with_threads(threads));
     step.session_state = impl->op_states.back().get();
     impl->steps.push_back(step);
     impl->profile.push_back(
@@ -163,7 +163,10 @@ Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const
                                           : AlignedBytes());
   }
   impl->profiling = options.profile;
-  if (options.threads > 1) impl->pool = std::make_unique<ThreadPool>(options.threads);
+  if (threads > 1) {
+    impl->pool = std::make_unique<ThreadPool>(threads);
+    impl->threads = impl->pool->size();  // fewer if the OS refused a thread
+  }
   return impl;
 }
 

@@ -4,10 +4,14 @@
 // normrt's kernels, or oneDNN's matmul where the measured table or
 // NORMRT_LINEAR_BACKEND says so) and W is packed once for it. y must not
 // overlap x or bias.
+// Several rows on a session pool with normrt's kernels: fused_linear() with
+// the bias alone, which splits the columns across the threads from
+// kFusedLinearMinParallelWork.
 #include <memory>
 #include <string>
 #include <utility>
 
+#include "kernels/linear/fused_linear.h"
 #include "kernels/linear/linear.h"
 #include "kernels/linear/linear_backend.h"
 #include "runtime/ops/op_linear_backend.h"
@@ -60,8 +64,16 @@ class LinearOp final : public OpKernel {
     const TensorView& x = context.inputs[0];
     const TensorView& y = context.outputs[0];
     const float* bias = context.input_count > 2 ? context.inputs[2].f32() : nullptr;
-    Status s = onednn_ != nullptr ? onednn_->run_rows(x.f32(), x.rows(), y.f32(), bias)
-                                  : linear(w_, x.f32(), x.rows(), w_.k(), y.f32(), w_.n(), bias);
+    Status s = Status::ok();
+    if (onednn_ != nullptr) {
+      s = onednn_->run_rows(x.f32(), x.rows(), y.f32(), bias);
+    } else if (context.pool != nullptr && x.rows() > 1) {
+      LinearEpilogue epilogue;
+      epilogue.bias = bias;
+      s = fused_linear(w_, x.f32(), x.rows(), w_.k(), epilogue, y.f32(), w_.n(), context.pool);
+    } else {
+      s = linear(w_, x.f32(), x.rows(), w_.k(), y.f32(), w_.n(), bias);
+    }
     // Only a plan that broke the aliasing contract (or oneDNN failing) fails here.
     return s ? s : Status::error(label_ + ": " + s.message());
   }

@@ -203,17 +203,22 @@ std::string check_fused_run(const FusedRun& run, const FusedReference& ref,
                             const FusedProblem& problem, const FusedSpec& spec,
                             double* worst_y = nullptr, double* worst_sum = nullptr);
 
-/// Sets the m = 1 parallel threshold for a scope and restores it after.
+/// Sets the parallel thresholds for a scope and restores them after: m = 1
+/// from `bytes` of weights, m > 1 from `multiply_adds` (m · n · k).
 class ParallelThresholdScope {
  public:
-  explicit ParallelThresholdScope(size_t bytes)
-      : previous_(detail::set_fused_linear_min_parallel_bytes(bytes)) {}
-  ~ParallelThresholdScope() { detail::set_fused_linear_min_parallel_bytes(previous_); }
+  explicit ParallelThresholdScope(size_t bytes, size_t multiply_adds = 0)
+      : previous_(detail::set_fused_linear_min_parallel_bytes(bytes)),
+        previous_work_(detail::set_fused_linear_min_parallel_work(multiply_adds)) {}
+  ~ParallelThresholdScope() {
+    detail::set_fused_linear_min_parallel_bytes(previous_);
+    detail::set_fused_linear_min_parallel_work(previous_work_);
+  }
   ParallelThresholdScope(const ParallelThresholdScope&) = delete;
   ParallelThresholdScope& operator=(const ParallelThresholdScope&) = delete;
 
  private:
-  size_t previous_;
+  size_t previous_, previous_work_;
 };
 
 /// Packed weights for a variant, or a failed REQUIRE.

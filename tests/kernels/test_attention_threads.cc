@@ -48,6 +48,29 @@ TEST_SUITE("attention") {
       CHECK(differing(alone, run_attention(variant->kernel, data, {}, &three).out) == 0);
     }
   }
+
+  TEST_CASE("the parallel threshold changes who computes, not the bits (tiny and odd sizes)") {
+    ThreadPool two(2);
+    for (const AttentionVariant* variant : attention_variants_under_test()) {
+      for (size_t rows : {1, 2, 7, 8, 31}) {
+        for (bool causal : {false, true}) {
+          const AttentionParams p{12, 4, 32, 0.17f, causal};
+          const AttentionData data = random_attention(p, 2, rows, rows, 11);
+          const std::vector<float> alone = run_attention(variant->kernel, data).out;
+          const std::string name = variant->name;
+          CAPTURE(name);
+          CAPTURE(rows);
+          CAPTURE(causal);
+          for (size_t threshold : {size_t{0}, kAttentionMinParallelWork, ~size_t{0}}) {
+            const size_t previous = detail::set_attention_min_parallel_work(threshold);
+            const std::vector<float> pooled = run_attention(variant->kernel, data, {}, &two).out;
+            detail::set_attention_min_parallel_work(previous);
+            CHECK(differing(alone, pooled) == 0);
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -132,7 +132,8 @@ options:
                      the table and JSON say which kernel ran and why)
   --widths LIST      built-in encoder widths, multiples of 32 (default 256,384,768)
   --isa ISA          scalar, avx2, avx512, neon (default: the best this CPU runs)
-  --threads N        intra-op threads (default 1, at most 1024)
+  --threads N        intra-op threads (default 1; 0: as many as this process may
+                     use, its CPU affinity; at most 1024)
   --json FILE        every measurement as JSON (docs/bench.md); '-' for stdout
   --plot FILE.svg    a chart of p50 latency per norm variant (and width)
   --quiet            no table and no progress on the terminal
@@ -174,8 +175,9 @@ Expected<BenchOptions> parse_bench_options(int argc, char** argv, bool* help) {
       options.sequence_length = n;
     } else if (arg == "--runs" || arg == "--warmup" || arg == "--threads") {
       NORMRT_ASSIGN_OR_RETURN(auto n,
-                              parse_count(arg, v, arg == "--warmup" ? 0 : 1,
+                              parse_count(arg, v, arg == "--runs" ? 1 : 0,
                                           arg == "--threads" ? max_session_threads() : 1000000));
+      if (arg == "--threads" && n == 0) n = available_cpus();  // reported as resolved
       (arg == "--runs" ? options.runs : arg == "--warmup" ? options.warmup : options.threads) = n;
     } else if (arg == "--norms") {
       NORMRT_ASSIGN_OR_RETURN(auto norms, parse_norms(v));

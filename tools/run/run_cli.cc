@@ -134,7 +134,8 @@ options:
                       so NaN/Inf propagate to the outputs; decoding then stops with an
                       error at the first non-finite logits)
   --repeat N          run N more times and print the latency (p50, p90, p99)
-  --threads N         intra-op threads (default 1, at most 1024)
+  --threads N         intra-op threads (default 1; 0: as many as this process may
+                      use, its CPU affinity; at most 1024)
   --isa ISA           scalar, avx2, avx512, neon (default: the best this CPU runs)
   --no-fuse           run unfused (no fusion, no norm folding), to compare
   --print N           values printed per output (default 8, 0: all)
@@ -204,8 +205,8 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
     } else if (arg == "--repeat") {
       count(1, &options.repeat);
     } else if (arg == "--threads") {
-      auto n = cli::parse_count(arg, v, 1, max_session_threads());
-      if (n) options.threads = *n;
+      auto n = cli::parse_count(arg, v, 0, max_session_threads());
+      if (n) options.threads = *n == 0 ? available_cpus() : *n;  // printed as resolved
       status = n.status();
     } else if (arg == "--print") {
       count(0, &options.print_values);

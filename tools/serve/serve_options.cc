@@ -4,12 +4,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <string_view>
-#include <thread>
 
 #include "tools/cli/parse_count.h"
 
 namespace normrt::serve {
 using cli::parse_count;
+
+size_t max_serve_threads() { return max_session_threads(); }
 
 const char* serve_usage() {
   return R"(usage: normrt-serve <model.nrmt> [options]
@@ -31,7 +32,8 @@ Serves a normrt model file over HTTP (docs/serve.md):
 options:
   --host HOST           address to listen on (default 127.0.0.1)
   --port N              port (default 8080; 0: pick a free one and print it)
-  --workers N           sessions running requests at once (default: CPU threads)
+  --workers N           sessions running requests at once (default and 0: the CPUs
+                        this process may use, its affinity mask)
   --vocab vocab.txt     BERT WordPiece vocabulary for /v1/embeddings, instead of
                         the tokenizer the model file stores
   --cased               with --vocab: keep case and accents
@@ -76,9 +78,10 @@ rejected (a port in use included), 2 bad arguments
 Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
   ServeOptions options;
   options.service.run_batch = kDefaultRunBatch;
-  // One session per CPU thread, within the thread bound on a very large machine.
-  options.service.workers =
-      std::clamp<size_t>(std::thread::hardware_concurrency(), 1, kMaxServeThreads / 4);
+  // One session per CPU the process may use, within the thread bound on a
+  // very large machine.
+  const size_t default_workers = std::clamp<size_t>(available_cpus(), 1, max_serve_threads() / 4);
+  options.service.workers = default_workers;
   *help = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -110,8 +113,8 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
       if (!(n = count(0, 65535))) return n.status();
       options.port = static_cast<int>(*n);
     } else if (arg == "--workers") {
-      if (!(n = count(1, kMaxServeThreads))) return n.status();
-      options.service.workers = *n;
+      if (!(n = count(0, max_serve_threads()))) return n.status();
+      options.service.workers = *n == 0 ? default_workers : *n;
     } else if (arg == "--vocab") {
       options.vocab = value;
     } else if (arg == "--served-name") {
@@ -138,7 +141,7 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
       if (!(n = count(0, 1 << 20))) return n.status();
       options.service.max_waiting = *n;
     } else if (arg == "--http-threads") {
-      if (!(n = count(1, kMaxServeThreads))) return n.status();
+      if (!(n = count(1, max_serve_threads()))) return n.status();
       options.http.http_threads = *n;
     } else if (arg == "--request-timeout-ms") {
       if (!(n = count(1, 3600000))) return n.status();
@@ -163,12 +166,12 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
     }
   }
   if (options.model.empty()) return Status::error("no model file given");
-  if (options.service.workers + options.http.http_threads > kMaxServeThreads) {
+  if (options.service.workers + options.http.http_threads > max_serve_threads()) {
     return Status::error("--workers " + std::to_string(options.service.workers) +
                          " and --http-threads " + std::to_string(options.http.http_threads) +
                          " make " +
                          std::to_string(options.service.workers + options.http.http_threads) +
-                         " threads, more than " + std::to_string(kMaxServeThreads));
+                         " threads, more than " + std::to_string(max_serve_threads()));
   }
   if (options.keep_case && options.vocab.empty()) return Status::error("--cased needs --vocab");
   const std::vector<std::string> names = options.served_names.empty()

@@ -13,9 +13,9 @@
 namespace normrt::serve {
 
 /// Threads normrt-serve may start in all (--workers + --http-threads; the
-/// accept/triage, fast-lane and signal threads come on top). The runtime's
-/// max_session_threads() (1024) will replace this constant when it lands.
-constexpr size_t kMaxServeThreads = 1024;
+/// accept/triage, fast-lane and signal threads come on top): the runtime's
+/// bound on a session's threads, max_session_threads() (1024).
+size_t max_serve_threads();
 
 /// --run-batch's default: texts per run when a request has several.
 constexpr size_t kDefaultRunBatch = 32;

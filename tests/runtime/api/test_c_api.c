@@ -101,6 +101,13 @@ static void check_thread_bound(const char* path) {
   options.threads = 2;
   CHECK(normrt_session_create(model, &options, &session) == NORMRT_OK);
   normrt_session_destroy(session);
+  /* 0: as many as the process may use, which is at least one CPU. */
+  CHECK(normrt_available_cpus() >= 1);
+  options.threads = 0;
+  session = NULL;
+  CHECK(normrt_session_create(model, &options, &session) == NORMRT_OK);
+  CHECK(session != NULL);
+  normrt_session_destroy(session);
   normrt_model_destroy(model);
 }
 

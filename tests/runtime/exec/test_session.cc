@@ -2,6 +2,7 @@
 // clear errors, no allocation per run, and one model shared by many threads.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
 #include "runtime_test_graphs.h"
+#include "tests/support/affinity.h"
 #include "tests/support/allocation_counter.h"
 
 
@@ -103,7 +105,7 @@ TEST_SUITE("session") {
     CHECK(contains(missing.status().message(), "no output 'logits' (outputs: out)"));
   }
 
-  TEST_CASE("threads beyond max_session_threads() are refused by name; 0 and 1 run on the caller") {
+  TEST_CASE("threads beyond max_session_threads() are refused by name; 0, 1 and 2 are accepted") {
     auto model = mixed_model(64, 5);
     CHECK(max_session_threads() == 1024);
     for (size_t threads : {max_session_threads() + 1, size_t{20000}, ~size_t{0}}) {
@@ -119,6 +121,31 @@ TEST_SUITE("session") {
       SessionOptions options;
       options.threads = threads;
       CHECK(Session::create(model, options).is_ok());
+    }
+  }
+
+  TEST_CASE("threads = 0 resolves to the CPUs of the process's affinity mask") {
+    auto model = mixed_model(64, 5);
+    auto threads_for = [&](size_t requested) -> size_t {
+      SessionOptions options;
+      options.threads = requested;
+      auto session = Session::create(model, options);
+      REQUIRE(session.is_ok());
+      return session.value()->threads();
+    };
+    // The mask as the kernel lists it, counted independently of the library.
+    const size_t listed = testing::cpus_allowed_in_proc_status();
+    REQUIRE(listed >= 1);
+    CHECK(available_cpus() == std::min<size_t>(listed, max_session_threads()));
+    CHECK(threads_for(0) == available_cpus());
+    CHECK(threads_for(1) == 1);
+    CHECK(threads_for(3) == 3);  // not capped by the CPUs: only by max_session_threads()
+    // With the mask cut to one CPU, 0 means one thread: no pool.
+    const testing::AffinityScope one_cpu(1);
+    if (one_cpu.applied()) {
+      CHECK(testing::cpus_allowed_in_proc_status() == 1);
+      CHECK(available_cpus() == 1);
+      CHECK(threads_for(0) == 1);
     }
   }
 

@@ -1,0 +1,380 @@
+// bench_linear_gemm: the M > 1 path of normrt's linear kernels (a GEMM: the
+// projections and FFN of an encoder at S = 32-512) against the FMA peak of
+// this core, measured in the same run, and against oneDNN's matmul.
+//
+// Benchmarks:
+//   fma_peak/<isa>                a register-only FMA loop (24 independent
+//                                 accumulators, no memory operands): the most
+//                                 f32 FLOP/s one core retires. Zen 4 executes a
+//                                 512-bit FMA as two 256-bit halves, so zmm and
+//                                 ymm reach about the same; the peak is the
+//                                 faster of the two, whatever the CPU
+//   gemm/<dtype>/<K>x<N>/<M>      linear() with the weights packed for the best
+//                                 ISA (what the runtime runs), bias on
+//   onednn/f32/<K>x<N>/<M>        oneDNN's matmul (weights reordered once, bias)
+//   paired_onednn/f32/<K>x<N>/<M> the two alternating in one loop: oneDNN ÷ normrt
+//                                 (median of per-pair ratios)
+//   paired_fused_ln/f32/..        linear() and fused_linear() alternating:
+//                                 fused ÷ plain, the epilogue's cost. _ln: bias,
+//                                 residual, LayerNorm with gain and bias (BERT's
+//                                 attention output and FFN down projection);
+//   paired_fused_gelu/f32/..      _gelu: bias and erf GELU (the FFN up projection)
+// Shapes: M in {32, 128, 512}, K, N in {384, 768, 1536, 3072} (every pair:
+// BERT-base and MiniLM projections and FFNs among them). The weights are used
+// hot (one copy): at M ≥ 32 a call performs ≥ 16 FLOP per weight byte, so even
+// weights from DRAM leave it compute bound. One thread throughout.
+// bf16 and int8 weights (gemm/bf16/.., gemm/int8/..) are timed too, against
+// the f32 peak (their FMAs or dot products are what bounds them).
+// GFLOP/s count 2·M·N·K per call. A table of the ratios follows the run.
+
+#include <benchmark/benchmark.h>
+#include <immintrin.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/aligned_buffer.h"
+#include "bench/bench_args.h"
+#include "bench/onednn_layer_norm.h"
+#include "bench/paired_timing.h"
+#include "bench/result_collector.h"
+#include "kernels/common/isa.h"
+#include "kernels/linear/fused_linear.h"
+#include "kernels/linear/linear.h"
+#include "kernels/linear/onednn/linear_onednn.h"
+
+namespace normrt::bench {
+namespace {
+
+constexpr size_t kRows[] = {32, 128, 512};
+constexpr size_t kSizes[] = {384, 768, 1536, 3072};
+constexpr size_t kMaxRows = 512;
+constexpr int kPeakChains = 24;
+constexpr int64_t kPeakIterations = 1 << 16;
+constexpr double kPeakTarget = 0.85;
+constexpr const char* kDefaultMinTimeFlag = "--benchmark_min_time=0.05";
+
+// acc = acc · a + b over kPeakChains independent registers, `iterations`
+// times: FMA latency × throughput is at most 2 × 4 = 8 on current cores, so
+// 24 chains keep every FMA pipe busy. Returns a sum so nothing is dead.
+#define NORMRT_FMA_LOOP(V, SET1, FMA, FIRST)                                                   \
+  V acc[kPeakChains];                                                                          \
+  for (int i = 0; i < kPeakChains; ++i) acc[i] = SET1(static_cast<float>(i) * 1e-3f);          \
+  const V a = SET1(0.999999f), b = SET1(1e-7f);                                                \
+  for (int64_t it = 0; it < iterations; ++it) {                                                \
+    _Pragma("GCC unroll 24") for (int i = 0; i < kPeakChains; ++i) acc[i] = FMA(acc[i], a, b); \
+  }                                                                                            \
+  float sum = 0.0f;                                                                            \
+  for (int i = 0; i < kPeakChains; ++i) sum += FIRST(acc[i]);                                  \
+  return sum
+
+__attribute__((target("avx512f"), noinline)) float fma_loop_zmm(int64_t iterations) {
+  NORMRT_FMA_LOOP(__m512, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_cvtss_f32);
+}
+__attribute__((target("avx2,fma"), noinline)) float fma_loop_ymm(int64_t iterations) {
+  NORMRT_FMA_LOOP(__m256, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_cvtss_f32);
+}
+#undef NORMRT_FMA_LOOP
+
+// The fastest call of each benchmark, seconds, by name. This machine is
+// shared: other tenants take the core for longer than a call lasts, and the
+// thread CPU time the VM reports was off by 3-4x under load. A call that ran
+// undisturbed is what the code costs; the fastest of many is that call.
+std::map<std::string, double>& fastest() {
+  static std::map<std::string, double> times;
+  return times;
+}
+
+// Times every call of `call` (manual time: the benchmark's own figure is the
+// mean), keeps the fastest, and sets the GFLOP/s counter from it.
+template <class Call>
+void time_calls(benchmark::State& state, const std::string& name, double flops, Call&& call) {
+  using Clock = std::chrono::steady_clock;
+  double best = 1e30;
+  for (auto _ : state) {
+    const Clock::time_point start = Clock::now();
+    call();
+    benchmark::ClobberMemory();
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    state.SetIterationTime(seconds);
+    best = std::min(best, seconds);
+  }
+  if (state.iterations() == 0) return;
+  fastest()[name] = best;
+  state.counters["best_us"] = best * 1e6;
+  state.counters["GFLOP/s"] = flops * 1e-9 / best;
+}
+
+void bench_fma_peak(benchmark::State& state, const char* name, float (*loop)(int64_t), int lanes) {
+  int64_t iterations = kPeakIterations;
+  benchmark::DoNotOptimize(iterations);  // the loop is pure: keep it from being hoisted
+  time_calls(state, name, 2.0 * lanes * kPeakChains * static_cast<double>(kPeakIterations),
+             [&] { benchmark::DoNotOptimize(loop(iterations)); });
+}
+
+struct Shape {
+  WeightType type;
+  size_t k, n, m;
+  std::string kxn() const { return std::to_string(k) + "x" + std::to_string(n); }
+  std::string name() const {
+    return std::string(weight_type_name(type)) + "/" + kxn() + "/" + std::to_string(m);
+  }
+  double flops() const { return 2.0 * static_cast<double>(m) * n * k; }
+};
+
+// One K x N's operands (only one alive at a time: the benchmarks run shape by shape).
+struct Operands {
+  Operands(size_t k, size_t n)
+      : k(k),
+        n(n),
+        w(n * k),
+        x(kMaxRows * k),
+        y(kMaxRows * n),
+        b(n),
+        residual(kMaxRows * n),
+        gain(n),
+        norm_bias(n) {
+    w.fill_normal(0.0f, 1.0f / std::sqrt(static_cast<float>(k)), 1);
+    x.fill_normal(0.0f, 1.0f, 2);
+    b.fill_normal(0.0f, 0.1f, 3);
+    residual.fill_normal(0.0f, 1.0f, 4);
+    gain.fill_normal(1.0f, 0.1f, 5);
+    norm_bias.fill_normal(0.0f, 0.1f, 6);
+  }
+  size_t k, n;
+  AlignedBuffer w, x, y, b, residual, gain, norm_bias;
+  std::map<WeightType, PackedWeights> packed;
+  std::map<size_t, std::unique_ptr<OneDnnLinear>> onednn;  // by m
+};
+
+Operands& operands_for(size_t k, size_t n) {
+  static std::unique_ptr<Operands> current;
+  if (!current || current->k != k || current->n != n) {
+    current.reset();
+    current = std::make_unique<Operands>(k, n);
+  }
+  return *current;
+}
+
+const PackedWeights* packed_or_skip(benchmark::State& state, Operands& ops, WeightType type) {
+  auto found = ops.packed.find(type);
+  if (found != ops.packed.end()) return &found->second;
+  Expected<Isa> isa = selected_isa();
+  Expected<PackedWeights> w = isa ? pack_weights(ops.w.data(), ops.n, ops.k, type, *isa)
+                                  : Expected<PackedWeights>(isa.status());
+  if (!w) {
+    state.SkipWithError(w.status().message().c_str());
+    return nullptr;
+  }
+  return &ops.packed.emplace(type, std::move(w).value()).first->second;
+}
+
+OneDnnLinear* onednn_or_skip(benchmark::State& state, Operands& ops, size_t m) {
+  auto& slot = ops.onednn[m];
+  if (!slot) {
+    auto made = OneDnnLinear::create(ops.w.data(), ops.n, ops.k, WeightType::kF32, m, true);
+    if (!made) {
+      state.SkipWithError(made.status().message().c_str());
+      return nullptr;
+    }
+    slot = std::move(made).value();
+  }
+  return slot.get();
+}
+
+// BERT's two epilogues: bias, residual and LayerNorm, or bias and GELU.
+LinearEpilogue bert_epilogue(Operands& ops, bool layer_norm) {
+  LinearEpilogue e;
+  e.bias = ops.b.data();
+  if (!layer_norm) {
+    e.activation = Activation::kGeluErf;
+    return e;
+  }
+  e.residual = ops.residual.data();
+  e.residual_stride = ops.n;
+  e.normalize = true;
+  e.norm = NormParams{NormKind::kLayerNorm};
+  e.gain = ops.gain.data();
+  e.norm_bias = ops.norm_bias.data();
+  return e;
+}
+
+void bench_gemm(benchmark::State& state, Shape shape) {
+  Operands& ops = operands_for(shape.k, shape.n);
+  const PackedWeights* w = packed_or_skip(state, ops, shape.type);
+  if (w == nullptr) return;
+  time_calls(state, "gemm/" + shape.name(), shape.flops(), [&] {
+    benchmark::DoNotOptimize(
+        linear(*w, ops.x.data(), shape.m, shape.k, ops.y.data(), shape.n, ops.b.data()));
+  });
+  state.SetLabel(w->variant().name);
+}
+
+void bench_onednn(benchmark::State& state, Shape shape) {
+  Operands& ops = operands_for(shape.k, shape.n);
+  OneDnnLinear* onednn = onednn_or_skip(state, ops, shape.m);
+  if (onednn == nullptr) return;
+  time_calls(state, "onednn/" + shape.name(), shape.flops(), [&] {
+    benchmark::DoNotOptimize(onednn->run(ops.x.data(), ops.y.data(), ops.b.data()));
+  });
+  state.SetLabel(onednn->impl_name());
+}
+
+// Paired ratios by shape name, for the table.
+std::map<std::string, double>& onednn_ratios() {
+  static std::map<std::string, double> ratios;
+  return ratios;
+}
+std::map<std::string, double>& fused_ratios(bool layer_norm) {
+  static std::map<std::string, double> ratios[2];
+  return ratios[layer_norm];
+}
+
+void bench_paired_onednn(benchmark::State& state, Shape shape) {
+  Operands& ops = operands_for(shape.k, shape.n);
+  const PackedWeights* w = packed_or_skip(state, ops, shape.type);
+  OneDnnLinear* onednn = w ? onednn_or_skip(state, ops, shape.m) : nullptr;
+  if (onednn == nullptr) return;
+  const double ratio = alternate(
+      state,
+      [&] {
+        (void)linear(*w, ops.x.data(), shape.m, shape.k, ops.y.data(), shape.n, ops.b.data());
+      },
+      [&] { (void)onednn->run(ops.x.data(), ops.y.data(), ops.b.data()); });
+  state.counters["onednn/normrt"] = ratio;
+  onednn_ratios()[shape.name()] = ratio;
+}
+
+void bench_paired_fused(benchmark::State& state, Shape shape, bool layer_norm) {
+  Operands& ops = operands_for(shape.k, shape.n);
+  const PackedWeights* w = packed_or_skip(state, ops, shape.type);
+  if (w == nullptr) return;
+  const LinearEpilogue e = bert_epilogue(ops, layer_norm);
+  Status valid =
+      fused_linear_validate(*w, ops.x.data(), shape.m, shape.k, e, ops.y.data(), shape.n);
+  if (!valid) return state.SkipWithError(valid.message().c_str());
+  const double ratio = alternate(
+      state,
+      [&] {
+        (void)linear(*w, ops.x.data(), shape.m, shape.k, ops.y.data(), shape.n, ops.b.data());
+      },
+      [&] { (void)fused_linear(*w, ops.x.data(), shape.m, shape.k, e, ops.y.data(), shape.n); });
+  state.counters["fused/plain"] = ratio;
+  fused_ratios(layer_norm)[shape.name()] = ratio;
+}
+
+void register_benchmarks() {
+  const std::vector<Isa> isas = runnable_isas();
+  auto runs = [&](Isa isa) { return std::find(isas.begin(), isas.end(), isa) != isas.end(); };
+  if (runs(Isa::kAvx512)) {
+    benchmark::RegisterBenchmark("fma_peak/avx512", [](benchmark::State& s) {
+      bench_fma_peak(s, "fma_peak/avx512", fma_loop_zmm, 16);
+    })->UseManualTime();
+  }
+  if (runs(Isa::kAvx2)) {
+    benchmark::RegisterBenchmark("fma_peak/avx2", [](benchmark::State& s) {
+      bench_fma_peak(s, "fma_peak/avx2", fma_loop_ymm, 8);
+    })->UseManualTime();
+  }
+  for (size_t k : kSizes) {
+    for (size_t n : kSizes) {
+      for (size_t m : kRows) {
+        const Shape f32{WeightType::kF32, k, n, m};
+        const std::string name = f32.name();
+        benchmark::RegisterBenchmark(("gemm/" + name).c_str(), [=](benchmark::State& s) {
+          bench_gemm(s, f32);
+        })->UseManualTime();
+        benchmark::RegisterBenchmark(("onednn/" + name).c_str(), [=](benchmark::State& s) {
+          bench_onednn(s, f32);
+        })->UseManualTime();
+        benchmark::RegisterBenchmark(("paired_onednn/" + name).c_str(),
+                                     [=](benchmark::State& s) { bench_paired_onednn(s, f32); });
+        benchmark::RegisterBenchmark(("paired_fused_ln/" + name).c_str(), [=](benchmark::State& s) {
+          bench_paired_fused(s, f32, true);
+        });
+        benchmark::RegisterBenchmark(
+            ("paired_fused_gelu/" + name).c_str(),
+            [=](benchmark::State& s) { bench_paired_fused(s, f32, false); });
+        for (WeightType type : {WeightType::kBF16, WeightType::kInt8}) {
+          const Shape other{type, k, n, m};
+          benchmark::RegisterBenchmark(("gemm/" + other.name()).c_str(), [=](benchmark::State& s) {
+            bench_gemm(s, other);
+          })->UseManualTime();
+        }
+      }
+    }
+  }
+}
+
+double gflops(const std::string& name, double flops) {
+  auto found = fastest().find(name);
+  return found == fastest().end() ? 0.0 : flops * 1e-9 / found->second;
+}
+
+void print_summary(std::ostream& out) {
+  double peak = 0.0;
+  for (auto [name, lanes] : {std::pair{"fma_peak/avx512", 16}, std::pair{"fma_peak/avx2", 8}}) {
+    peak = std::max(peak, gflops(name, 2.0 * lanes * kPeakChains * kPeakIterations));
+  }
+  char line[256];
+  out << "\nM > 1 GEMM (f32 weights), one thread; FMA peak measured in this run: " << peak
+      << " GFLOP/s\n";
+  std::snprintf(line, sizeof line, "%-18s %9s %7s %9s %9s %11s %9s %8s %9s\n", "K x N / M",
+                "GFLOP/s", "/peak", "oneDNN", "/peak", "oneDNN/nrt", "ln/plain", "gelu/pl",
+                "bf16,int8");
+  out << line;
+  size_t peak_pass = 0, onednn_pass = 0, count = 0;
+  for (size_t k : kSizes) {
+    for (size_t n : kSizes) {
+      for (size_t m : kRows) {
+        const Shape s{WeightType::kF32, k, n, m};
+        const std::string name = s.name();
+        const double ours = gflops("gemm/" + name, s.flops());
+        if (ours == 0.0) continue;
+        const double theirs = gflops("onednn/" + name, s.flops());
+        const double paired = onednn_ratios().count(name) ? onednn_ratios()[name] : 0.0;
+        const double ln = fused_ratios(true).count(name) ? fused_ratios(true)[name] : 0.0;
+        const double gelu = fused_ratios(false).count(name) ? fused_ratios(false)[name] : 0.0;
+        const double bf16 = gflops("gemm/" + Shape{WeightType::kBF16, k, n, m}.name(), s.flops());
+        const double int8 = gflops("gemm/" + Shape{WeightType::kInt8, k, n, m}.name(), s.flops());
+        ++count;
+        peak_pass += peak > 0 && ours / peak >= kPeakTarget;
+        onednn_pass += paired >= 1.0;
+        std::snprintf(
+            line, sizeof line, "%-18s %9.1f %7.3f %9.1f %9.3f %11.3f %9.3f %8.3f %4.0f,%4.0f\n",
+            (s.kxn() + " / " + std::to_string(m)).c_str(), ours, peak > 0 ? ours / peak : 0.0,
+            theirs, peak > 0 ? theirs / peak : 0.0, paired, ln, gelu, bf16, int8);
+        out << line;
+      }
+    }
+  }
+  out << "targets: normrt >= " << kPeakTarget << " of peak: " << peak_pass << "/" << count
+      << "; oneDNN ÷ normrt >= 1 (paired): " << onednn_pass << "/" << count << "\n";
+}
+
+}  // namespace
+}  // namespace normrt::bench
+
+int main(int argc, char** argv) {
+  using namespace normrt::bench;
+  const std::string onednn_threading = onednn_use_one_thread();  // before any oneDNN call
+  std::vector<char*> args = with_default_min_time(argc, argv, kDefaultMinTimeFlag);
+  int args_count = static_cast<int>(args.size()) - 1;
+  benchmark::Initialize(&args_count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(args_count, args.data())) return 1;
+  benchmark::AddCustomContext("threads", "1 (oneDNN: " + onednn_threading + ")");
+  benchmark::AddCustomContext("onednn", onednn_version_string());
+  register_benchmarks();
+  ResultCollector collector(benchmark::CreateDefaultDisplayReporter());
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  print_summary(collector.display_is_console() ? std::cout : std::cerr);
+  benchmark::Shutdown();
+  return 0;
+}
