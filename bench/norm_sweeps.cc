@@ -99,10 +99,10 @@ __attribute__((target("avx512f"))) void layer_norm_epilogue_floor(float* y, cons
   }
   if (i < n) {
     const __mmask16 tail = static_cast<__mmask16>((1u << (n - i)) - 1u);
-    _mm512_mask_storeu_ps(y + i, tail,
-                          normalize(_mm512_maskz_loadu_ps(tail, y + i), m, c,
-                                    _mm512_maskz_loadu_ps(tail, g + i),
-                                    _mm512_maskz_loadu_ps(tail, b + i)));
+    _mm512_mask_storeu_ps(
+        y + i, tail,
+        normalize(_mm512_maskz_loadu_ps(tail, y + i), m, c, _mm512_maskz_loadu_ps(tail, g + i),
+                  _mm512_maskz_loadu_ps(tail, b + i)));
   }
 }
 

@@ -162,8 +162,8 @@ void check_v2_reply(const serve::Reply& reply) {
     size_t count = 1;
     for (const json& dim : output["shape"]) count *= dim.get<size_t>();
     if (output.contains("data")) {
-      FUZZ_CHECK(output["data"].size() == count, "data of %zu values for %zu", output["data"].size(),
-                 count);
+      FUZZ_CHECK(output["data"].size() == count, "data of %zu values for %zu",
+                 output["data"].size(), count);
     } else {
       FUZZ_CHECK(output["parameters"]["binary_data_size"] == 4 * count, "binary size");
       binary += 4 * count;
@@ -225,8 +225,9 @@ void check_embeddings(std::string_view bytes) {
       continue;
     }
     double norm = 0;
-    FUZZ_CHECK(!item["embedding"].empty() && item["embedding"].size() <= static_cast<size_t>(kWidth),
-               "bad width");
+    FUZZ_CHECK(
+        !item["embedding"].empty() && item["embedding"].size() <= static_cast<size_t>(kWidth),
+        "bad width");
     for (const json& value : item["embedding"]) norm += value.get<double>() * value.get<double>();
     FUZZ_CHECK(std::fabs(std::sqrt(norm) - 1.0) < 1e-5, "|embedding| = %g", std::sqrt(norm));
   }

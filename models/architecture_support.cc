@@ -40,8 +40,9 @@ Status refuse_pooling(const ModelBuildOptions& options, const char* architecture
 
 Status refuse_norm_and_pooling(const ModelBuildOptions& options, const char* architecture) {
   if (!options.norm.empty())
-    return Status::error(std::string("--norm applies to BERT, Llama and Nematus checkpoints; the ") +
-                         architecture + " config sets its norm with the key 'norm'");
+    return Status::error(
+        std::string("--norm applies to BERT, Llama and Nematus checkpoints; the ") + architecture +
+        " config sets its norm with the key 'norm'");
   return refuse_pooling(options, architecture);
 }
 

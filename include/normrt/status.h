@@ -29,8 +29,8 @@ class [[nodiscard]] Status {
 template <class T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : state_(std::move(value)) {}            // NOLINT: implicit by design
-  Expected(Status status) : state_(std::move(status)) {}     // NOLINT: must hold an error
+  Expected(T value) : state_(std::move(value)) {}         // NOLINT: implicit by design
+  Expected(Status status) : state_(std::move(status)) {}  // NOLINT: must hold an error
 
   bool is_ok() const { return std::holds_alternative<T>(state_); }
   explicit operator bool() const { return is_ok(); }

@@ -41,7 +41,8 @@ Expected<Isa> resolve_isa() {
     Expected<Isa> isa = isa_from_name(forced);
     if (!isa) return Status::error("NORMRT_ISA: " + isa.status().message());
     Status runnable = check_isa_runnable(*isa);
-    if (!runnable) return Status::error("NORMRT_ISA=" + std::string(forced) + ": " + runnable.message());
+    if (!runnable)
+      return Status::error("NORMRT_ISA=" + std::string(forced) + ": " + runnable.message());
     return isa;
   }
   return runnable_isas().back();
@@ -51,17 +52,22 @@ Expected<Isa> resolve_isa() {
 
 bool isa_compiled(Isa isa) {
   switch (isa) {
-    case Isa::kScalar: return true;
+    case Isa::kScalar:
+      return true;
 #ifdef NORMRT_HAVE_AVX2
-    case Isa::kAvx2: return true;
+    case Isa::kAvx2:
+      return true;
 #endif
 #ifdef NORMRT_HAVE_AVX512
-    case Isa::kAvx512: return true;
+    case Isa::kAvx512:
+      return true;
 #endif
 #ifdef NORMRT_HAVE_NEON
-    case Isa::kNeon: return true;
+    case Isa::kNeon:
+      return true;
 #endif
-    default: return false;
+    default:
+      return false;
   }
 }
 

@@ -452,8 +452,7 @@ namespace {
 
 // The call after validation.
 void run_fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x_stride,
-                      const LinearEpilogue& epilogue, float* y, size_t y_stride,
-                      ThreadPool* pool) {
+                      const LinearEpilogue& epilogue, float* y, size_t y_stride, ThreadPool* pool) {
   if (m == 0) return;
   NormParams params = epilogue.norm;
   if (!epilogue.normalize) params = NormParams{NormKind::kRmsNorm};  // no centering, scale 1

@@ -140,7 +140,7 @@ Status linear_validate(const PackedWeights& w, const float* x, size_t m, size_t 
   }
   const auto* weights = static_cast<const std::byte*>(w.data());
   if (overlap(y_span, Extent{reinterpret_cast<uintptr_t>(weights),
-                           reinterpret_cast<uintptr_t>(weights + w.size_bytes())})) {
+                             reinterpret_cast<uintptr_t>(weights + w.size_bytes())})) {
     return Status::error("linear: y overlaps the packed weights");
   }
   return Status::ok();

@@ -94,9 +94,8 @@ class PackedWeightsBuilder {
     packed.n_ = n;
     packed.k_ = k;
     packed.panel_bytes_ = panel_bytes;
-    packed.data_ = std::shared_ptr<const std::byte>(memory, [](const std::byte* m) {
-      std::free(const_cast<std::byte*>(m));
-    });
+    packed.data_ = std::shared_ptr<const std::byte>(
+        memory, [](const std::byte* m) { std::free(const_cast<std::byte*>(m)); });
     return packed;
   }
 
@@ -145,8 +144,8 @@ class PackedWeightsBuilder {
     packed.n_ = n;
     packed.k_ = k;
     packed.panel_bytes_ = expected / ((n + variant.panel_width - 1) / variant.panel_width);
-    packed.data_ = std::shared_ptr<const std::byte>(std::move(owner),
-                                                    static_cast<const std::byte*>(data));
+    packed.data_ =
+        std::shared_ptr<const std::byte>(std::move(owner), static_cast<const std::byte*>(data));
     packed.borrowed_ = true;
     return packed;
   }

@@ -33,7 +33,6 @@ enum class NormKind {
   kLayerNorm,
   kRmsNorm,
   kPRmsNorm,
-  kRmsNormPartial = kPRmsNorm,  ///< the old spelling, for branches in flight; do not use
 };
 
 /// eps where a model, a config or an attribute leaves it out: PyTorch's

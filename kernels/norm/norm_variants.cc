@@ -3,8 +3,9 @@
 // says which per-ISA translation units this build compiled
 // (normrt_add_kernel_family in kernels/CMakeLists.txt).
 
-#include "kernels/norm/norm_row_ops.h"
 #include "kernels/norm/norm_variants.h"
+
+#include "kernels/norm/norm_row_ops.h"
 
 namespace normrt {
 

@@ -4,10 +4,9 @@
 // per-ISA translation units; everything is in an anonymous namespace so code
 // compiled with one ISA's flags never leaks into another's (no ODR sharing).
 
-#include <xsimd/xsimd.hpp>
-
 #include <cstddef>
 #include <cstring>
+#include <xsimd/xsimd.hpp>
 
 namespace normrt::simd {
 namespace {
@@ -31,14 +30,14 @@ void store_partial(Arch, float* y, size_t count, xsimd::batch<float, Arch> v) {
 
 #if XSIMD_WITH_AVX512BW
 // AVX-512 masked moves never fault on the masked-off lanes.
-[[maybe_unused]] xsimd::batch<float, xsimd::avx512bw> load_partial(xsimd::avx512bw, const float* x, size_t count,
-                                                   float fill) {
+[[maybe_unused]] xsimd::batch<float, xsimd::avx512bw> load_partial(xsimd::avx512bw, const float* x,
+                                                                   size_t count, float fill) {
   const __mmask16 mask = static_cast<__mmask16>((1u << count) - 1u);
   return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), mask, x);
 }
 
 [[maybe_unused]] void store_partial(xsimd::avx512bw, float* y, size_t count,
-                   xsimd::batch<float, xsimd::avx512bw> v) {
+                                    xsimd::batch<float, xsimd::avx512bw> v) {
   const __mmask16 mask = static_cast<__mmask16>((1u << count) - 1u);
   _mm512_mask_storeu_ps(y, mask, v);
 }
@@ -51,16 +50,15 @@ void store_partial(Arch, float* y, size_t count, xsimd::batch<float, Arch> v) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), lane);
 }
 
-[[maybe_unused]] xsimd::batch<float, xsimd::fma3<xsimd::avx2>> load_partial(xsimd::fma3<xsimd::avx2>,
-                                                           const float* x, size_t count,
-                                                           float fill) {
+[[maybe_unused]] xsimd::batch<float, xsimd::fma3<xsimd::avx2>> load_partial(
+    xsimd::fma3<xsimd::avx2>, const float* x, size_t count, float fill) {
   const __m256i mask = avx2_lane_mask(count);
   return _mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(x, mask),
                           _mm256_castsi256_ps(mask));
 }
 
 [[maybe_unused]] void store_partial(xsimd::fma3<xsimd::avx2>, float* y, size_t count,
-                   xsimd::batch<float, xsimd::fma3<xsimd::avx2>> v) {
+                                    xsimd::batch<float, xsimd::fma3<xsimd::avx2>> v) {
   _mm256_maskstore_ps(y, avx2_lane_mask(count), v);
 }
 #endif

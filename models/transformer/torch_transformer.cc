@@ -272,8 +272,8 @@ Expected<Graph> build_torch_transformer(const TorchTransformerConfig& config,
   b.metadata("source_length", l);
   b.metadata("kv_cache", int64_t{options.kv_cache ? 1 : 0});
   if (options.part != TorchTransformerPart::kWhole) {
-    b.metadata("part", std::string(options.part == TorchTransformerPart::kEncoder ? "encoder"
-                                                                                 : "decoder"));
+    b.metadata("part",
+               std::string(options.part == TorchTransformerPart::kEncoder ? "encoder" : "decoder"));
   }
   Graph graph = b.finish(max_t);
   if (options.part != TorchTransformerPart::kWhole) {

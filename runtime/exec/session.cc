@@ -43,8 +43,8 @@ Expected<TensorRef> Session::output(std::string_view name) const {
   }
   std::string known;
   for (TensorId id : graph.outputs) known += (known.empty() ? "" : ", ") + graph.tensors[id].name;
-  return Status::error("output: the model has no output '" + std::string(name) + "' (outputs: " +
-                       known + ")");
+  return Status::error("output: the model has no output '" + std::string(name) +
+                       "' (outputs: " + known + ")");
 }
 
 size_t Session::position() const { return impl_->position; }

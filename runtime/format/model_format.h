@@ -95,8 +95,8 @@ constexpr size_t kGraphMetadataCount = 0x0C;      // u32
 constexpr size_t kGraphMaxSequenceLength = 0x10;  // i64
 
 // Codes beyond normrt::DataType and the layouts.
-constexpr uint8_t kDtypeInt8 = 3;          ///< int8 weights, version 3 and later
-constexpr uint8_t kLayoutRowMajor = 0;     ///< the only layout of version 1; 1-3 = panels (v2)
+constexpr uint8_t kDtypeInt8 = 3;       ///< int8 weights, version 3 and later
+constexpr uint8_t kLayoutRowMajor = 0;  ///< the only layout of version 1; 1-3 = panels (v2)
 
 // Limits that keep every size derived from a file bounded.
 constexpr size_t kMaxNameBytes = 1024;               ///< tensor, node and attribute names

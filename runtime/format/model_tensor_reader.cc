@@ -161,10 +161,10 @@ Status read_tensors(const FileImage& image, const Header& header,
                             std::to_string(kFirstVersionWithPanels) + " and later)");
     }
     if (layout != kLayoutRowMajor && tensor.kind != TensorKind::kWeight) {
-      return image.fail(record + kTensorLayout, subject + " layout",
-                        "0 (row-major): only weights have a panel layout",
-                        std::to_string(layout) + " on a tensor of kind " +
-                            tensor_kind_name(tensor.kind));
+      return image.fail(
+          record + kTensorLayout, subject + " layout",
+          "0 (row-major): only weights have a panel layout",
+          std::to_string(layout) + " on a tensor of kind " + tensor_kind_name(tensor.kind));
     }
     const uint32_t reserved = image.load<uint32_t>(record + kTensorReserved);
     if (reserved != 0) {

@@ -59,8 +59,8 @@ Status check_tensor(const Graph& graph, size_t id) {
   }
   Expected<size_t> layout_bytes = weight_data_bytes(tensor);
   if (!layout_bytes) {
-    return refuse(subject + " layout", {"a layout its dtype and shape can have",
-                                        layout_bytes.status().message()});
+    return refuse(subject + " layout",
+                  {"a layout its dtype and shape can have", layout_bytes.status().message()});
   }
   const uint64_t expected = *layout_bytes;
   if (data.size != expected || (data.bytes == nullptr && expected != 0)) {

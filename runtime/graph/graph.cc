@@ -141,12 +141,36 @@ Expected<size_t> weight_data_bytes(const Tensor& tensor) {
 }
 
 const char* op_type_name(OpType type) {
-  static const char* const kNames[] = {
-      "Linear",  "LayerNorm", "RmsNorm", "PRmsNorm", "Add",      "Mul",         "Activation",
-      "Embedding", "Softmax", "Attention", "Concat", "Split",    "Slice",       "LstmCell",
-      "GruCellBa", "FusedLinear", "Rope",    "MeanPool", "L2Normalize", "AdditiveAttention",
-      "GruRecurrenceCho", "Conv2d", "MaxPool2d", "AvgPool2d", "GlobalAvgPool", "Abs",
-      "MatMul", "OrderViolation", "MixtureDensity", "MixtureSample"};
+  static const char* const kNames[] = {"Linear",
+                                       "LayerNorm",
+                                       "RmsNorm",
+                                       "PRmsNorm",
+                                       "Add",
+                                       "Mul",
+                                       "Activation",
+                                       "Embedding",
+                                       "Softmax",
+                                       "Attention",
+                                       "Concat",
+                                       "Split",
+                                       "Slice",
+                                       "LstmCell",
+                                       "GruCellBa",
+                                       "FusedLinear",
+                                       "Rope",
+                                       "MeanPool",
+                                       "L2Normalize",
+                                       "AdditiveAttention",
+                                       "GruRecurrenceCho",
+                                       "Conv2d",
+                                       "MaxPool2d",
+                                       "AvgPool2d",
+                                       "GlobalAvgPool",
+                                       "Abs",
+                                       "MatMul",
+                                       "OrderViolation",
+                                       "MixtureDensity",
+                                       "MixtureSample"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(OpType::kCount));
   auto index = static_cast<size_t>(type);
   return index < static_cast<size_t>(OpType::kCount) ? kNames[index] : "invalid";

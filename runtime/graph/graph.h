@@ -82,7 +82,7 @@ struct Tensor {
   DataType dtype = DataType::kF32;
   Shape shape;
   TensorKind kind = TensorKind::kIntermediate;
-  TensorData data;  ///< kWeight only
+  TensorData data;                                ///< kWeight only
   TensorLayout layout = TensorLayout::kRowMajor;  ///< kWeight only
 };
 
@@ -91,12 +91,12 @@ struct Tensor {
 Expected<size_t> weight_data_bytes(const Tensor& tensor);
 
 enum class OpType : uint16_t {
-  kLinear = 0,     ///< (x[.., K], W[N, K], bias[N]?) → y[.., N]
-  kLayerNorm = 1,  ///< (x, gain?, bias?, residual?) → (y, sum?) over the last axis
-  kRmsNorm = 2,    ///< same operands as kLayerNorm
-  kPRmsNorm = 3,   ///< same operands; attribute "p"
-  kAdd = 4,        ///< (a, b) → a + b, b broadcast over leading axes
-  kMul = 5,        ///< (a, b) → a ⊙ b, same broadcasting
+  kLinear = 0,      ///< (x[.., K], W[N, K], bias[N]?) → y[.., N]
+  kLayerNorm = 1,   ///< (x, gain?, bias?, residual?) → (y, sum?) over the last axis
+  kRmsNorm = 2,     ///< same operands as kLayerNorm
+  kPRmsNorm = 3,    ///< same operands; attribute "p"
+  kAdd = 4,         ///< (a, b) → a + b, b broadcast over leading axes
+  kMul = 5,         ///< (a, b) → a ⊙ b, same broadcasting
   kActivation = 6,  ///< (x) → act(x); attribute "activation"
   kEmbedding = 7,   ///< (ids i32[S], table[V, D]) → [S, D]
   kSoftmax = 8,     ///< (x) → softmax over the last axis
@@ -106,25 +106,22 @@ enum class OpType : uint16_t {
   kSlice = 12,      ///< (x) → x[begin:end] along "axis"
   kLstmCell = 13,   ///< one LSTM step, LayerNorm paper eqs. 20-22 (or DRAW, or none)
   kGruCellBa = 14,  ///< one GRU step, Ba et al.'s LayerNorm paper eqs. 26-28: h = (1 − z)⊙h + z⊙h̃
-  kFusedLinear = 15,  ///< made by the fusion pass: Linear → (Add) → norm → (activation)
-  kRope = 16,       ///< rotary position embedding of (x[S, H·d]) at the session position
-  kMeanPool = 17,   ///< (x[S, D]) → [1, D] mean (or, mode "max", maximum) over rows
-  kL2Normalize = 18,  ///< (x) → x / max(‖x‖₂, eps) over the last axis
+  kFusedLinear = 15,        ///< made by the fusion pass: Linear → (Add) → norm → (activation)
+  kRope = 16,               ///< rotary position embedding of (x[S, H·d]) at the session position
+  kMeanPool = 17,           ///< (x[S, D]) → [1, D] mean (or, mode "max", maximum) over rows
+  kL2Normalize = 18,        ///< (x) → x / max(‖x‖₂, eps) over the last axis
   kAdditiveAttention = 19,  ///< (query, keys, v, c?, values) → (context, alignment?): Bahdanau
   kGruRecurrenceCho = 20,  ///< a GRU's recurrent half, Cho et al./Nematus: h = u⊙h + (1 − u)⊙h̃
-  kConv2d = 21,         ///< (x[N, C, H, W], W[O, C, kh, kw], bias?, gain?, norm_bias?) → [N, O, OH, OW]
-  kMaxPool2d = 22,      ///< (x[N, C, H, W]) → [N, C, OH, OW]
-  kAvgPool2d = 23,      ///< same; attribute "count_include_pad"
-  kGlobalAvgPool = 24,  ///< (x[N, C, H, W]) → [N, C], the mean over H, W
-  kAbs = 25,            ///< (x) → |x|
-  kMatMul = 26,         ///< (a[M, K], b[N, K]) → a·bᵀ [M, N], both activations
+  kConv2d = 21,  ///< (x[N, C, H, W], W[O, C, kh, kw], bias?, gain?, norm_bias?) → [N, O, OH, OW]
+  kMaxPool2d = 22,       ///< (x[N, C, H, W]) → [N, C, OH, OW]
+  kAvgPool2d = 23,       ///< same; attribute "count_include_pad"
+  kGlobalAvgPool = 24,   ///< (x[N, C, H, W]) → [N, C], the mean over H, W
+  kAbs = 25,             ///< (x) → |x|
+  kMatMul = 26,          ///< (a[M, K], b[N, K]) → a·bᵀ [M, N], both activations
   kOrderViolation = 27,  ///< (x[A, D], y[B, D]) → [A, B]: Σ max(0, x − y)²
   kMixtureDensity = 28,  ///< (y_hat[R, 1+6M], bias?) → Graves' mixture parameters
   kMixtureSample = 29,   ///< (params[1, 1+6M], step i32[1]) → (point[1, 3], step + 1)
   kCount,
-  // The old spellings, for branches in flight; do not use.
-  kGruCell = kGruCellBa,
-  kGruRecurrence = kGruRecurrenceCho,
 };
 const char* op_type_name(OpType type);  ///< "Linear", ...; "invalid" otherwise
 

@@ -33,7 +33,9 @@ class GraphBuilder {
   const std::vector<TensorId>& last_outputs() const { return graph_.nodes.back().outputs; }
 
   void output(TensorId tensor) { graph_.outputs.push_back(tensor); }
-  void state_update(TensorId state, TensorId value) { graph_.state_updates.push_back({state, value}); }
+  void state_update(TensorId state, TensorId value) {
+    graph_.state_updates.push_back({state, value});
+  }
   void metadata(const std::string& name, AttributeValue value) {
     graph_.metadata.push_back({name, std::move(value)});
   }

@@ -85,8 +85,8 @@ Expected<AttentionShapes> check_attention(const Graph& graph, const Node& node,
                    shape_string({values.shape[0]}) + " rows, but keys '" + keys.name + "' has " +
                    shape_string({length}) + ": each key needs its value");
   if (operands[kKeyBias] != nullptr) {
-    NORMRT_RETURN_IF_ERROR(c.check_shape(*operands[kKeyBias], "key_bias ([L, 1], L from keys)",
-                                         {length, 1}));
+    NORMRT_RETURN_IF_ERROR(
+        c.check_shape(*operands[kKeyBias], "key_bias ([L, 1], L from keys)", {length, 1}));
   }
   if (outputs != nullptr) {
     *outputs = {{DataType::kF32, {query.shape[0], channels}},

@@ -89,8 +89,8 @@ Expected<PackedWeights> use_prepacked_weight(const Node& node, size_t index, con
     return borrowed;
   }
   std::vector<std::byte> row_major(n * k * data_type_size(tensor.dtype));
-  Status unpacked =
-      unpack_weights(tensor.data.bytes, tensor.data.size, n, k, type, panel_width, row_major.data());
+  Status unpacked = unpack_weights(tensor.data.bytes, tensor.data.size, n, k, type, panel_width,
+                                   row_major.data());
   if (!unpacked) return node_error(node, operand_name(index, "W") + ": " + unpacked.message());
   Expected<PackedWeights> packed =
       type == WeightType::kBF16

@@ -52,11 +52,11 @@ std::vector<float> weight_values(const Tensor& tensor) {
   std::vector<std::byte> row_major(tensor.data.bytes, tensor.data.bytes + tensor.data.size);
   if (tensor.layout != TensorLayout::kRowMajor) {  // validated: a matrix in panels
     row_major.resize(count * data_type_size(tensor.dtype));
-    Status unpacked = unpack_weights(
-        tensor.data.bytes, tensor.data.size, static_cast<size_t>(tensor.shape[0]),
-        static_cast<size_t>(tensor.shape[1]),
-        tensor.dtype == DataType::kF32 ? WeightType::kF32 : WeightType::kBF16,
-        tensor_layout_panel_width(tensor.layout), row_major.data());
+    Status unpacked =
+        unpack_weights(tensor.data.bytes, tensor.data.size, static_cast<size_t>(tensor.shape[0]),
+                       static_cast<size_t>(tensor.shape[1]),
+                       tensor.dtype == DataType::kF32 ? WeightType::kF32 : WeightType::kBF16,
+                       tensor_layout_panel_width(tensor.layout), row_major.data());
     (void)unpacked;  // cannot fail: graph_validate() checked the size
   }
   std::vector<float> values(count);
@@ -73,7 +73,8 @@ std::vector<float> weight_values(const Tensor& tensor) {
 }
 
 // A new weight tensor owning `values`, stored in `dtype`.
-Tensor owned_weight(std::string name, DataType dtype, Shape shape, const std::vector<float>& values) {
+Tensor owned_weight(std::string name, DataType dtype, Shape shape,
+                    const std::vector<float>& values) {
   auto buffer = std::make_shared<std::vector<std::byte>>(values.size() * data_type_size(dtype));
   if (dtype == DataType::kF32) {
     std::memcpy(buffer->data(), values.data(), buffer->size());
@@ -148,10 +149,10 @@ Expected<FoldReport> fold_norm_affine(Graph& graph) {
         }
         new_bias[i] = static_cast<float>(shift);
       }
-      TensorId new_weight = graph.add_tensor(
-          owned_weight(weight.name + ".folded", weight.dtype, weight.shape, w));
-      TensorId bias_id = graph.add_tensor(owned_weight(
-          weight.name + ".folded_bias", DataType::kF32, {static_cast<int64_t>(rows)}, new_bias));
+      TensorId new_weight =
+          graph.add_tensor(owned_weight(weight.name + ".folded", weight.dtype, weight.shape, w));
+      TensorId bias_id = graph.add_tensor(owned_weight(weight.name + ".folded_bias", DataType::kF32,
+                                                       {static_cast<int64_t>(rows)}, new_bias));
       if (linear.inputs.size() <= kLinearBias) linear.inputs.resize(kLinearBias + 1, kNoTensor);
       linear.inputs[kLinearW] = new_weight;
       linear.inputs[kLinearBias] = bias_id;

@@ -20,7 +20,7 @@
 namespace normrt {
 
 struct FoldReport {
-  size_t folded_norms = 0;    ///< norms that lost their gain/bias
+  size_t folded_norms = 0;       ///< norms that lost their gain/bias
   size_t rewritten_linears = 0;  ///< linear layers given folded weights
 };
 

@@ -123,8 +123,12 @@ Node make_fused_node(const Graph& graph, const Chain& chain) {
   Node fused;
   fused.name = linear.name + "+fused";
   fused.op = OpType::kFusedLinear;
-  fused.inputs = {operand(linear, kLinearX), operand(linear, kLinearW),
-                  operand(linear, kLinearBias), chain.residual, chain.gain, chain.norm_bias};
+  fused.inputs = {operand(linear, kLinearX),
+                  operand(linear, kLinearW),
+                  operand(linear, kLinearBias),
+                  chain.residual,
+                  chain.gain,
+                  chain.norm_bias};
   fused.outputs = {chain.y, chain.sum};
   while (!fused.outputs.empty() && fused.outputs.back() == kNoTensor) fused.outputs.pop_back();
   if (chain.norm != nullptr) {

@@ -23,8 +23,8 @@
 namespace normrt {
 
 struct FusionReport {
-  size_t fused_nodes = 0;     ///< FusedLinear nodes made
-  size_t removed_nodes = 0;   ///< Add / norm / Activation nodes absorbed
+  size_t fused_nodes = 0;    ///< FusedLinear nodes made
+  size_t removed_nodes = 0;  ///< Add / norm / Activation nodes absorbed
 };
 
 /// Rewrites `graph` (validated) in place; the result validates too.

@@ -14,7 +14,8 @@ namespace normrt {
 TensorLayout native_weight_layout(Isa isa) {
   for (const LinearVariant& variant : linear_variants()) {
     if (variant.isa != isa || variant.type != WeightType::kF32) continue;
-    for (auto layout : {TensorLayout::kPanels16, TensorLayout::kPanels32, TensorLayout::kPanels64}) {
+    for (auto layout :
+         {TensorLayout::kPanels16, TensorLayout::kPanels32, TensorLayout::kPanels64}) {
       if (tensor_layout_panel_width(layout) == variant.panel_width) return layout;
     }
     return TensorLayout::kRowMajor;

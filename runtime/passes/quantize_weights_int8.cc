@@ -19,9 +19,9 @@ bool is_matrix_operand(OpType op, size_t input) {
       return input == 1;
     case OpType::kLstmCell:
       return input == 3 || input == 4;  // w_x, w_h
-    case OpType::kGruCell:
+    case OpType::kGruCellBa:
       return input >= 2 && input <= 5;  // w_x, w_h, w, u
-    case OpType::kGruRecurrence:
+    case OpType::kGruRecurrenceCho:
       return input == 3 || input == 4;  // w_g, w_c
     default:
       return false;

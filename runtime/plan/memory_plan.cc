@@ -6,7 +6,9 @@
 namespace normrt {
 namespace {
 
-size_t round_up(size_t bytes) { return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment; }
+size_t round_up(size_t bytes) {
+  return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
 
 size_t tensor_bytes(const Graph& graph, const Tensor& tensor) {
   return shape_elements(tensor.shape, static_cast<size_t>(graph.max_sequence_length)) *

@@ -34,6 +34,7 @@ struct MemoryPlan {
 
 /// Plans `graph` (validated, nodes in execution order) given each node's
 /// workspace need (one entry per node).
-Expected<MemoryPlan> plan_memory(const Graph& graph, const std::vector<size_t>& node_workspace_bytes);
+Expected<MemoryPlan> plan_memory(const Graph& graph,
+                                 const std::vector<size_t>& node_workspace_bytes);
 
 }  // namespace normrt

@@ -12,8 +12,8 @@
 
 #include "kernels/common/isa.h"
 #include "kernels/norm/norm.h"
-#include "tests/kernels/variant_test_support.h"
 #include "tests/kernels/norm_oracle.h"
+#include "tests/kernels/variant_test_support.h"
 
 namespace normrt::testing {
 

@@ -25,11 +25,11 @@ TEST_CASE("activation kernels match double libm within 1e-6 relative for every f
       kernel(activation, kTestAlpha, x.data(), y.data(), x.size());
       const ActivationErrors e = compare_with_oracle(activation, x, y);
       MESSAGE(variant->name << " " << label(activation) << ": max " << e.max_ulps
-                         << " ulp, max relative error " << e.max_relative << " over " << e.count
-                         << " inputs");
+                            << " ulp, max relative error " << e.max_relative << " over " << e.count
+                            << " inputs");
       CHECK_MESSAGE(e.failures == 0,
                     variant->name << " " << label(activation) << ": " << e.failures
-                               << " outputs out of tolerance; first: " << e.first_failure);
+                                  << " outputs out of tolerance; first: " << e.first_failure);
     }
   }
 }
@@ -48,7 +48,7 @@ TEST_CASE("activation special values follow PyTorch and saturate without NaN") {
       for (size_t i = 0; i < x.size(); ++i) {
         const double want = activation_oracle(activation, x[i]);
         INFO(variant->name << " " << label(activation) << "(" << x[i] << ") = " << y[i] << ", want "
-                        << want);
+                           << want);
         CHECK(std::isnan(y[i]) == std::isnan(want));
         if (std::isinf(want)) CHECK(y[i] == want);
         if (std::isfinite(want)) {
@@ -83,7 +83,7 @@ TEST_CASE("activation tails are relatively accurate, not flushed to zero") {
       kernel(t.activation, 0.0f, &t.x, &y, 1);
       const double want = activation_oracle(t.activation, t.x);
       INFO(variant->name << " " << label(t.activation) << "(" << t.x << ") = " << y << ", want "
-                      << want);
+                         << want);
       CHECK(want != 0.0);
       CHECK(y != 0.0f);
       CHECK(std::fabs(y - want) <= kActivationTolerance * std::fabs(want) + kActivationFloor);
@@ -106,8 +106,8 @@ TEST_CASE("leaky_relu is exactly x for x > 0 and the float product α·x otherwi
         const float want = x[i] > 0.0f ? x[i] : alpha * x[i];
         if (!same_float(y[i], want) || std::signbit(y[i]) != std::signbit(want)) {
           if (failures++ < 3) {
-            FAIL_CHECK(variant->name << " alpha " << alpha << ": leaky_relu(" << x[i] << ") = " << y[i]
-                                  << ", want " << want);
+            FAIL_CHECK(variant->name << " alpha " << alpha << ": leaky_relu(" << x[i]
+                                     << ") = " << y[i] << ", want " << want);
           }
         }
       }

@@ -73,8 +73,9 @@ TEST_CASE("activation row kernels: every length 0..70, misaligned and in place, 
               for (float& f : dst_buffer.storage) f = canary();
               std::memcpy(src, x.data(), n * sizeof(float));
               kernel(activation, kTestAlpha, src, dst, n);
-              INFO(variant->name << " " << label(activation) << " n=" << n << " x_offset=" << x_offset
-                              << " y_offset=" << y_offset << (in_place ? " in place" : ""));
+              INFO(variant->name << " " << label(activation) << " n=" << n
+                                 << " x_offset=" << x_offset << " y_offset=" << y_offset
+                                 << (in_place ? " in place" : ""));
               for (size_t i = 0; i < n; ++i) {
                 if (!same_float(dst[i], expected[i]) && failures++ < 3) {
                   FAIL_CHECK("index " << i << " (x = " << x[i] << "): got " << dst[i]

@@ -79,7 +79,8 @@ TEST_SUITE("variants") {
     }
   }
 
-  TEST_CASE("every variant's ISA and extension are in the build's list, and every extension is used") {
+  TEST_CASE(
+      "every variant's ISA and extension are in the build's list, and every extension is used") {
     const std::set<std::string> built = build_isas();
     std::set<std::string> features_used;
     std::set<std::string> names;
@@ -128,8 +129,7 @@ TEST_SUITE("variants") {
     };
     const KernelVariant* scalar = first_variant_for(list, Isa::kScalar);
     REQUIRE(scalar != nullptr);
-    CHECK(std::string(scalar->name) ==
-          (cpu_has(CpuFeature::kAvx512Vnni) ? "vnni_first" : "plain"));
+    CHECK(std::string(scalar->name) == (cpu_has(CpuFeature::kAvx512Vnni) ? "vnni_first" : "plain"));
     const KernelVariant* avx2 = first_variant_for(list, Isa::kAvx2);
     REQUIRE(avx2 != nullptr);
     CHECK(std::string(avx2->name) == "avx2");  // whether or not this CPU runs AVX2
@@ -146,7 +146,8 @@ TEST_SUITE("variants") {
       if (f.name == "norm") {
         for (const NormVariant* v : normrt::runnable_variants(norm_variants())) got.push_back(v);
       } else if (f.name == "linear") {
-        for (const LinearVariant* v : normrt::runnable_variants(linear_variants())) got.push_back(v);
+        for (const LinearVariant* v : normrt::runnable_variants(linear_variants()))
+          got.push_back(v);
       } else if (f.name == "activation") {
         for (const ActivationVariant* v : normrt::runnable_variants(activation_variants())) {
           got.push_back(v);

@@ -55,11 +55,15 @@ TEST_SUITE("linear") {
             CHECK(validate_int8_packed(owned->data(), *bytes, n, k, v->panel_width).is_ok());
           } else if (v->type == WeightType::kF32) {
             std::vector<float> back(n * k);
-            REQUIRE(unpack_weights(owned->data(), *bytes, n, k, v->type, v->panel_width, back.data()).is_ok());
+            REQUIRE(
+                unpack_weights(owned->data(), *bytes, n, k, v->type, v->panel_width, back.data())
+                    .is_ok());
             CHECK(std::memcmp(back.data(), w.data(), w.size() * 4) == 0);
           } else {
             std::vector<uint16_t> back(n * k);
-            REQUIRE(unpack_weights(owned->data(), *bytes, n, k, v->type, v->panel_width, back.data()).is_ok());
+            REQUIRE(
+                unpack_weights(owned->data(), *bytes, n, k, v->type, v->panel_width, back.data())
+                    .is_ok());
             size_t wrong = 0;
             for (size_t i = 0; i < w.size(); ++i) wrong += back[i] != bf16_from_float(w[i]);
             CHECK(wrong == 0);
@@ -69,7 +73,8 @@ TEST_SUITE("linear") {
           auto copy = std::shared_ptr<std::byte>(
               static_cast<std::byte*>(std::aligned_alloc(64, (*bytes + 63) / 64 * 64)), std::free);
           std::memcpy(copy.get(), owned->data(), *bytes);
-          Expected<PackedWeights> borrowed = borrow_packed_weights(copy.get(), *bytes, n, k, *v, copy);
+          Expected<PackedWeights> borrowed =
+              borrow_packed_weights(copy.get(), *bytes, n, k, *v, copy);
           REQUIRE_MESSAGE(borrowed.is_ok(), borrowed.status().message());
           CHECK(borrowed->data() == copy.get());
           REQUIRE(linear(*owned, x.data(), 1, k, y_owned.data(), n, nullptr).is_ok());
@@ -84,10 +89,12 @@ TEST_SUITE("linear") {
     const LinearVariant* v = runnable_variants().back();
     Expected<size_t> bytes = packed_weights_bytes(10, 10, v->type, v->panel_width);
     REQUIRE(bytes.is_ok());
-    auto buffer = std::shared_ptr<std::byte>(static_cast<std::byte*>(std::aligned_alloc(64, *bytes + 64)), std::free);
+    auto buffer = std::shared_ptr<std::byte>(
+        static_cast<std::byte*>(std::aligned_alloc(64, *bytes + 64)), std::free);
     auto wrong_size = borrow_packed_weights(buffer.get(), *bytes - 4, 10, 10, *v, buffer);
     REQUIRE_FALSE(wrong_size.is_ok());
-    CHECK(wrong_size.status().message().find("expected " + std::to_string(*bytes)) != std::string::npos);
+    CHECK(wrong_size.status().message().find("expected " + std::to_string(*bytes)) !=
+          std::string::npos);
     auto misaligned = borrow_packed_weights(buffer.get() + 4, *bytes, 10, 10, *v, buffer);
     REQUIRE_FALSE(misaligned.is_ok());
     CHECK(misaligned.status().message().find("64-byte aligned") != std::string::npos);

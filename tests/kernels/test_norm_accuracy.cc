@@ -141,13 +141,13 @@ void sweep(const std::vector<NormParams>& params_list, uint32_t seed) {
     const VariantTally& t = tally[i];
     const std::string label = variant_label(*variants[i]);
     MESSAGE(label << ": " << t.cases << " cases, tightest passing tolerance "
-                   << static_cast<double>(t.needed.with_centering) << " (kTolerance " << kTolerance
-                   << "); strict element-wise, without the centering term: "
-                   << static_cast<double>(t.needed.strict));
+                  << static_cast<double>(t.needed.with_centering) << " (kTolerance " << kTolerance
+                  << "); strict element-wise, without the centering term: "
+                  << static_cast<double>(t.needed.strict));
     CHECK_MESSAGE(t.failures.count() == 0, label << ": " << t.failures.count() << " of " << t.cases
-                                                  << " cases failed; the first "
-                                                  << t.failures.max_reported()
-                                                  << " are shown above");
+                                                 << " cases failed; the first "
+                                                 << t.failures.max_reported()
+                                                 << " are shown above");
   }
 }
 

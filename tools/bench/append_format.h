@@ -7,8 +7,7 @@
 namespace normrt::bench {
 
 /// Appends `format` with its arguments to `out` (at most 1023 characters a call).
-inline void append(std::string& out, const char* format, ...)
-    __attribute__((format(printf, 2, 3)));
+inline void append(std::string& out, const char* format, ...) __attribute__((format(printf, 2, 3)));
 inline void append(std::string& out, const char* format, ...) {
   char text[1024];
   va_list args;

@@ -29,8 +29,8 @@ struct MeasureSettings {
   size_t runs = 100;  ///< timed rounds wanted
   size_t warmup = 5;  ///< untimed rounds first
   size_t threads = 1;
-  std::string isa;      ///< ModelOptions::isa
-  bool unfused = true;  ///< also time fuse = fold_norm_affine = false
+  std::string isa;                ///< ModelOptions::isa
+  bool unfused = true;            ///< also time fuse = fold_norm_affine = false
   bool bf16_activations = false;  ///< ModelOptions::bf16_activations
   std::vector<NormReplacement> norms;
   /// Wall-clock budget of this model, compile time included; 0: none. At

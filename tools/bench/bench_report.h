@@ -58,7 +58,7 @@ struct ModelResult {
   size_t rounds = 0;      ///< timed rounds (each runs every variant once)
   bool stopped_by_budget = false;  ///< fewer rounds than --runs: --max-seconds ran out
   double compile_seconds = 0;
-  std::string isa;     ///< the kernel ISA the models were compiled for
+  std::string isa;  ///< the kernel ISA the models were compiled for
   /// Storage of the matrices: "f32", "bf16", "int8" (the converter's
   /// metadata, else f32), with the counts when mixed: "int8 (30 int8, 6 f32)".
   std::string dtype;

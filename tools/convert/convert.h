@@ -23,8 +23,8 @@ struct ConvertOptions {
   /// its normalization and the longest sequence come from its
   /// sentence-transformers files unless set here; its tokenizer is stored.
   std::string model_dir;
-  std::string config_path;          ///< HF config.json or normrt's RNN/MLP JSON
-  std::string weights_path;         ///< .safetensors (or .npz)
+  std::string config_path;   ///< HF config.json or normrt's RNN/MLP JSON
+  std::string weights_path;  ///< .safetensors (or .npz)
   /// A model folder whose tokenizer to store in the file (metadata
   /// "tokenizer"); "" : model_dir's when it has tokenizer files, else none.
   std::string tokenizer_dir;

@@ -26,9 +26,11 @@ class ModelGeneration {
   /// vocabulary (checked by a run on the largest id).
   /// `run_batch`: sequences per run of its sessions (1 if the model runs
   /// one sequence at a time).
-  static Expected<std::shared_ptr<ModelGeneration>> create(
-      std::shared_ptr<const Model> model, size_t workers, size_t max_embedding_inputs,
-      std::optional<TextTokenizer> tokenizer, uint64_t number, size_t run_batch = 1);
+  static Expected<std::shared_ptr<ModelGeneration>> create(std::shared_ptr<const Model> model,
+                                                           size_t workers,
+                                                           size_t max_embedding_inputs,
+                                                           std::optional<TextTokenizer> tokenizer,
+                                                           uint64_t number, size_t run_batch = 1);
 
   const Model& model() const { return *model_; }
   const std::shared_ptr<const Model>& model_ptr() const { return model_; }

@@ -1,8 +1,7 @@
 /* The installed C API, linked from C: load the model, print its inputs.
  * Usage: consumer_c <model> */
-#include <stdio.h>
-
 #include <normrt/normrt.h>
+#include <stdio.h>
 
 int main(int argc, char** argv) {
   normrt_model* model;

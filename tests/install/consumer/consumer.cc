@@ -5,9 +5,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
-#include <vector>
-
 #include <normrt/normrt.hpp>
+#include <vector>
 
 // The consumer's CMakeLists asks for C++11: normrt::normrt must raise it.
 #if __cplusplus < 201703L
@@ -41,7 +40,8 @@ int main(int argc, char** argv) {
   auto out = session.value()->output(model.value()->outputs().at(0).name);
   if (!out || out->elements() != expected.size()) return 1;
   double worst = 0;
-  for (size_t i = 0; i < expected.size(); ++i) worst = std::fmax(worst, std::fabs(out->f32()[i] - expected[i]));
+  for (size_t i = 0; i < expected.size(); ++i)
+    worst = std::fmax(worst, std::fabs(out->f32()[i] - expected[i]));
   std::printf("consumer_cpp: %zu outputs, isa %s, worst error %.3g\n", expected.size(),
               std::string(model.value()->isa()).c_str(), worst);
   return worst <= 1e-4 ? 0 : 1;

@@ -5,11 +5,10 @@
 // pkg-config (normrt-tokenizer). Usage: consumer_tokenizer <folder> <cases>
 #include <cstdio>
 #include <fstream>
+#include <normrt/tokenizer.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <normrt/tokenizer.hpp>
 
 #if __cplusplus < 201703L
 #error "normrt::tokenizer did not bring C++17"

@@ -56,8 +56,8 @@ Expected<LlamaFixture> read_llama_fixture(const std::string& path) {
         std::istringstream values(text);
         for (size_t c = 0; c < logits.cols; ++c) {
           double v = 0;
-          if (!(values >> v)) return bad(path, line, "expected " + std::to_string(logits.cols) +
-                                                         " values");
+          if (!(values >> v))
+            return bad(path, line, "expected " + std::to_string(logits.cols) + " values");
           logits.values.push_back(v);
         }
       }

@@ -49,8 +49,9 @@ TEST_SUITE("llama_decoder") {
     // More kv heads than stored: k_proj and v_proj of both layers mis-shaped.
     LlamaConfig mha = tiny();
     mha.num_key_value_heads = 4;
-    expect_error(build_llama_decoder(mha, *untied, DataType::kF32),
-                 {"model.layers.0.self_attn.k_proj.weight", "model.layers.1.self_attn.v_proj.weight"});
+    expect_error(
+        build_llama_decoder(mha, *untied, DataType::kF32),
+        {"model.layers.0.self_attn.k_proj.weight", "model.layers.1.self_attn.v_proj.weight"});
   }
 
   TEST_CASE("config and option values out of range are refused by name") {
@@ -89,8 +90,9 @@ TEST_SUITE("llama_decoder") {
       double p;
       OpType op;
     };
-    for (Case c : {Case{"rms_norm", 0.0, OpType::kRmsNorm}, Case{"layer_norm", 0.0, OpType::kLayerNorm},
-                   Case{"prms_norm", 0.25, OpType::kPRmsNorm}}) {
+    for (Case c :
+         {Case{"rms_norm", 0.0, OpType::kRmsNorm}, Case{"layer_norm", 0.0, OpType::kLayerNorm},
+          Case{"prms_norm", 0.25, OpType::kPRmsNorm}}) {
       CAPTURE(c.norm);
       LlamaBuildOptions o;
       o.norm = c.norm;

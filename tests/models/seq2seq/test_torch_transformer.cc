@@ -42,8 +42,7 @@ std::unique_ptr<Session> session_for(const Seq2SeqFixture& f, DataType matrices,
 }
 
 // Runs tgt (one chunk) against the fixture's source; the logits [T, V].
-std::vector<float> run(Session& session, const Seq2SeqFixture& f,
-                       const std::vector<int32_t>& tgt) {
+std::vector<float> run(Session& session, const Seq2SeqFixture& f, const std::vector<int32_t>& tgt) {
   REQUIRE(session.set_input("src_ids", f.src_ids.data(), f.src_ids.size() * 4).is_ok());
   Status bound = session.set_input("tgt_ids", tgt.data(), tgt.size() * 4);
   REQUIRE_MESSAGE(bound.is_ok(), bound.message());
@@ -105,8 +104,7 @@ TEST_SUITE("torch_transformer") {
         auto session = session_for(f, DataType::kF32, fuse, true);
         for (size_t t = 0; t < f.tgt_ids.size(); ++t) {
           CHECK(session->position() == t);
-          check_rows(f, run(*session, f, {f.tgt_ids[t]}), t,
-                     what + " step " + std::to_string(t));
+          check_rows(f, run(*session, f, {f.tgt_ids[t]}), t, what + " step " + std::to_string(t));
         }
         session->reset();
         check_rows(f, run(*session, f, {f.tgt_ids.begin(), f.tgt_ids.begin() + 3}), 0,

@@ -105,9 +105,9 @@ TEST_SUITE("torch_transformer") {
     const std::string message = build_error(config, *f.weights);
     CHECK_MESSAGE(contains(message, "missing tensor 'transformer.encoder.layers.0.norm1.bias'"),
                   message);
-    CHECK_MESSAGE(contains(message,
-                           "missing tensor 'transformer.decoder.layers.2.self_attn.in_proj_weight'"),
-                  message);
+    CHECK_MESSAGE(
+        contains(message, "missing tensor 'transformer.decoder.layers.2.self_attn.in_proj_weight'"),
+        message);
 
     config = f.config;
     config.decoder_final_norm = false;

@@ -130,8 +130,8 @@ TEST_SUITE("torch_transformer parts") {
       std::vector<int32_t> ids = {f.greedy_ids.front()};
       while (ids.size() < f.greedy_ids.size()) {
         std::vector<float> logits = decoder_step(*decoder, ids.back());
-        ids.push_back(static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) -
-                                           logits.begin()));
+        ids.push_back(
+            static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin()));
       }
       CHECK_MESSAGE(ids == f.greedy_ids, name << ": greedy ids differ from PyTorch's");
     }

@@ -10,10 +10,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "formats/json/json_config.h"
 #include "models/transformer/bert_encoder.h"
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
-#include "formats/json/json_config.h"
 #include "tests/models/transformer/minilm_fixture.h"
 #include "tools/convert/readers/safetensors_file.h"
 #include "tools/text/wordpiece_tokenizer.h"

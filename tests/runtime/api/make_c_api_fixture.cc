@@ -47,8 +47,8 @@ int main(int argc, char** argv) {
   const std::string directory = argv[1];
   const size_t d = 48, s = 3;
   auto weights = normrt::test::mixed_blocks_weights(d, 77);
-  normrt::Status written =
-      normrt::write_model_file(normrt::test::mixed_blocks(weights, 8, false), directory + "/c_api.nrmt");
+  normrt::Status written = normrt::write_model_file(normrt::test::mixed_blocks(weights, 8, false),
+                                                    directory + "/c_api.nrmt");
   if (!written) {
     std::fprintf(stderr, "%s\n", written.message().c_str());
     return 1;

@@ -93,7 +93,8 @@ TEST_SUITE("memory_plan") {
         for (TensorId id : b.last_outputs()) available.push_back(id);
         workspace.push_back(random() % 1000);
       }
-      for (size_t o = 0; o < 1 + random() % 3; ++o) b.output(available[random() % available.size()]);
+      for (size_t o = 0; o < 1 + random() % 3; ++o)
+        b.output(available[random() % available.size()]);
       Graph graph = b.finish(1 + random() % 9);
       auto plan = plan_memory(graph, workspace);
       REQUIRE(plan.is_ok());

@@ -60,10 +60,10 @@ TEST_SUITE("passes") {
     CHECK(graph.nodes.size() == 11 - 3 - 5 + 3);
 
     const Node& first = node_named(graph, "fc1+fused");
-    CHECK(first.inputs[3] == graph.find_tensor("x"));          // the residual
+    CHECK(first.inputs[3] == graph.find_tensor("x"));  // the residual
     CHECK(first.inputs[4] == graph.find_tensor("ln_gain"));
     CHECK(first.inputs[5] == graph.find_tensor("ln_bias"));
-    CHECK(first.outputs.size() == 1);                           // the sum is not needed
+    CHECK(first.outputs.size() == 1);  // the sum is not needed
     CHECK(std::get<std::string>(*first.find_attribute("norm")) == "layer_norm");
     const Node& second = node_named(graph, "fc2+fused");
     CHECK(std::get<std::string>(*second.find_attribute("norm")) == "rms_norm");
@@ -203,7 +203,7 @@ TEST_SUITE("passes") {
       if (fuse) REQUIRE(fuse_linear_chains(graph).is_ok());
       auto report = fold_norm_affine(graph);
       REQUIRE(report.is_ok());
-      CHECK(report->folded_norms == 2);     // ln1 into fc2, pre_norm into q and k
+      CHECK(report->folded_norms == 2);  // ln1 into fc2, pre_norm into q and k
       CHECK(report->rewritten_linears == 3);
       // The SiLU after rms2 keeps its gain.
       for (const Node& node : graph.nodes) {
@@ -223,13 +223,13 @@ TEST_SUITE("passes") {
       GraphBuilder builder;
       TensorId in = builder.input("x", DataType::kF32, {kSequenceDim, d});
       TensorId gain = builder.weight("gain", {d}, g);
-      TensorId y = builder.node(OpType::kRmsNorm, "norm", {in, gain, kNoTensor},
-                                {{kSequenceDim, d}},
-                                {{"eps", 1e-6}, {"gain_convention", std::string("one_plus")}});
-      TensorId out = builder.node(OpType::kLinear, "fc",
-                                  {y, builder.weight("fc.weight", {d, d}, w),
-                                   builder.weight("fc.bias", {d}, b)},
-                                  {{kSequenceDim, d}});
+      TensorId y =
+          builder.node(OpType::kRmsNorm, "norm", {in, gain, kNoTensor}, {{kSequenceDim, d}},
+                       {{"eps", 1e-6}, {"gain_convention", std::string("one_plus")}});
+      TensorId out = builder.node(
+          OpType::kLinear, "fc",
+          {y, builder.weight("fc.weight", {d, d}, w), builder.weight("fc.bias", {d}, b)},
+          {{kSequenceDim, d}});
       builder.rename(out, "out");
       builder.output(out);
       return builder.finish(4);
@@ -306,7 +306,8 @@ TEST_SUITE("passes") {
           if (mode == 0) plain = out;
           if (mode == 1) {  // fused vs unfused, same weights: rounding only
             double gap = 0;
-            for (size_t i = 0; i < out.size(); ++i) gap = std::max(gap, double(std::abs(out[i] - plain[i])));
+            for (size_t i = 0; i < out.size(); ++i)
+              gap = std::max(gap, double(std::abs(out[i] - plain[i])));
             INFO("fused vs unfused: ", gap);
             CHECK(gap <= 1e-5 * scale);
           }

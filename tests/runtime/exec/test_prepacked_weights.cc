@@ -2,12 +2,11 @@
 // mapping (no copy) when the layout is the CPU's own, repacked otherwise, and
 // the results are bit-identical to a file with row-major weights.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
 #include <string>
-
-#include <unistd.h>
 
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
@@ -41,7 +40,8 @@ TEST_SUITE("prepacked_weights") {
     const TensorLayout native = native_weight_layout(*isa);
     const std::string dir = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
     for (bool bf16 : {false, true}) {
-      for (TensorLayout layout : {TensorLayout::kPanels16, TensorLayout::kPanels32, TensorLayout::kPanels64}) {
+      for (TensorLayout layout :
+           {TensorLayout::kPanels16, TensorLayout::kPanels32, TensorLayout::kPanels64}) {
         CAPTURE(bf16);
         CAPTURE(tensor_layout_name(layout));
         const size_t d = 40, s = 3;
@@ -85,7 +85,8 @@ TEST_SUITE("prepacked_weights") {
     b.output(out);
     Graph graph = b.finish(4);
     Tensor& t = graph.tensors[table];
-    std::vector<std::byte> packed(*weight_data_bytes(Tensor{t.name, t.dtype, t.shape, t.kind, {}, TensorLayout::kPanels16}));
+    std::vector<std::byte> packed(
+        *weight_data_bytes(Tensor{t.name, t.dtype, t.shape, t.kind, {}, TensorLayout::kPanels16}));
     t.layout = TensorLayout::kPanels16;
     auto keep = std::make_shared<std::vector<std::byte>>(std::move(packed));
     t.data = {keep->data(), keep->size(), keep};

@@ -17,8 +17,6 @@
 #include "tests/support/affinity.h"
 #include "tests/support/allocation_counter.h"
 
-
-
 namespace normrt {
 namespace {
 
@@ -26,9 +24,10 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-std::shared_ptr<const Model> mixed_model(size_t d, uint32_t seed, const ModelOptions& options = {}) {
-  auto model = compile_model(test::mixed_blocks(test::mixed_blocks_weights(d, seed), 16, false),
-                             options);
+std::shared_ptr<const Model> mixed_model(size_t d, uint32_t seed,
+                                         const ModelOptions& options = {}) {
+  auto model =
+      compile_model(test::mixed_blocks(test::mixed_blocks_weights(d, seed), 16, false), options);
   REQUIRE_MESSAGE(model.is_ok(), model.status().message());
   return model.value();
 }
@@ -96,7 +95,8 @@ TEST_SUITE("session") {
     Status unknown = s.set_input("y", x.data(), 32);
     CHECK(contains(unknown.message(), "no input 'y' (inputs: x)"));
     Status ragged = s.set_input("x", x.data(), 33);
-    CHECK(contains(ragged.message(), "'x' [S, 8] f32: expected S × 32 bytes with 1 ≤ S ≤ 16, got 33 bytes"));
+    CHECK(contains(ragged.message(),
+                   "'x' [S, 8] f32: expected S × 32 bytes with 1 ≤ S ≤ 16, got 33 bytes"));
     Status too_long = s.set_input("x", x.data(), 17 * 32);
     CHECK_FALSE(too_long.is_ok());
     Status null_data = s.set_input("x", nullptr, 32);
@@ -150,7 +150,8 @@ TEST_SUITE("session") {
   }
 
   TEST_CASE("the allocation counter sees an allocation") {  // so that 0 below means something
-    static std::vector<float>* volatile probe = nullptr;  // volatile: the allocation cannot be elided
+    static std::vector<float>* volatile probe =
+        nullptr;  // volatile: the allocation cannot be elided
     testing::start_counting_allocations();
     probe = new std::vector<float>(100);
     size_t seen = testing::stop_counting_allocations();
@@ -209,8 +210,9 @@ TEST_SUITE("session") {
         }
         for (int iteration = 0; iteration < kIterations; ++iteration) {
           int i = (iteration + t) % kInputs;
-          bool ok = session.value()->set_input("x", inputs[i].data(), inputs[i].size() * 4).is_ok() &&
-                    session.value()->run().is_ok();
+          bool ok =
+              session.value()->set_input("x", inputs[i].data(), inputs[i].size() * 4).is_ok() &&
+              session.value()->run().is_ok();
           if (!ok) {
             ++failures;
             continue;

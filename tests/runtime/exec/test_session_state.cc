@@ -73,7 +73,7 @@ TEST_SUITE("session state") {
     CHECK(b.value()->state("h")->f32()[0] == 5.0f);
     feed(*b.value(), 1.0f);
     CHECK(b.value()->state("h")->f32()[0] == 6.0f);
-    CHECK(a.value()->state("h")->f32()[0] == 5.0f);  // the source is untouched
+    CHECK(a.value()->state("h")->f32()[0] == 5.0f);           // the source is untouched
     REQUIRE(a.value()->copy_state_from(*a.value()).is_ok());  // self-copy: a no-op
     CHECK(a.value()->state("h")->f32()[1] == 10.0f);
   }

@@ -27,7 +27,8 @@ Expected<Graph> decode_with(uint64_t offset, T value) {
 TEST_CASE("an unknown op type is named with its code and offset") {
   check_error(decode_with<uint16_t>(node(0) + spec::kNOp, 37),
               {"node 0 'proj' op type", at_offset(node(0) + spec::kNOp),
-               "expected an op type code below " + std::to_string(static_cast<int>(OpType::kCount)), "found unknown op type 37"});
+               "expected an op type code below " + std::to_string(static_cast<int>(OpType::kCount)),
+               "found unknown op type 37"});
   check_error(decode_with<uint16_t>(node(1) + spec::kNReserved, 1),
               {"node 1 'step' reserved field", at_offset(node(1) + spec::kNReserved), "found 1"});
 }

@@ -18,8 +18,6 @@
 #include "tests/runtime/seq_ops/seq_test_support.h"
 #include "tests/support/allocation_counter.h"
 
-
-
 namespace normrt::testing {
 namespace {
 

@@ -8,9 +8,9 @@
 #include <cmath>
 #include <sstream>
 
+#include "runtime/format/model_file.h"
 #include "tests/models/transformer/bert_fixture.h"
 #include "tests/tools/convert/convert_test_support.h"
-#include "runtime/format/model_file.h"
 #include "tools/convert/convert.h"
 
 namespace normrt::testing {

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "reader_test_support.h"
 #include "formats/json/json_config.h"
+#include "reader_test_support.h"
 
 namespace normrt::test {
 namespace {
