@@ -1,0 +1,111 @@
+// Batches through the encoder families built on BERT's graph: each
+// fixture's sequences, right-padded into input_ids [B, S] with an attention
+// mask, give the rows of B separate runs (those are checked against
+// transformers in test_encoder_families.cc). RoBERTa and XLM-R count their
+// positions from the ids (padding_idx), so a packed batch must restart that
+// count at every sequence; a pad id inside a sequence must not move it.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "encoder_fixture.h"
+
+namespace normrt {
+namespace {
+
+// Batched vs separate runs: 1e-6 of the row's largest value (issue 19's bound).
+constexpr double kBatchRtol = 1e-6;
+
+std::unique_ptr<Session> batch_session(std::shared_ptr<const Model> model, size_t max_batch) {
+  SessionOptions options;
+  options.max_batch = max_batch;
+  auto session = Session::create(std::move(model), options);
+  REQUIRE_MESSAGE(session.is_ok(), session.status().message());
+  return std::move(session).value();
+}
+
+std::vector<float> output_of(const Session& session, const char* name) {
+  auto out = session.output(name);
+  REQUIRE_MESSAGE(out.is_ok(), out.status().message());
+  return {out.value().f32(), out.value().f32() + out.value().elements()};
+}
+
+// The fixture's id sequences, longest last, with one of length 1 first.
+std::vector<std::vector<int32_t>> sequences_of(const test::EncoderFixture& f) {
+  std::vector<std::vector<int32_t>> all;
+  for (const test::EncoderCase& c : f.cases)
+    if (c.types.empty() && !c.ids.empty()) all.push_back(c.ids);
+  REQUIRE(all.size() >= 2);
+  all.insert(all.begin(), std::vector<int32_t>{all[0][0]});
+  return all;
+}
+
+void check_family(const std::string& fixture, int32_t pad_id) {
+  auto f = test::read_encoder_fixture(fixture);
+  REQUIRE_MESSAGE(f.is_ok(), f.status().message());
+  const auto sequences = sequences_of(f.value());
+  for (bool fuse : {true, false}) {
+    CAPTURE(fuse);
+    auto model = test::build_fixture_model(f.value().dir, {}, fuse);
+    REQUIRE_MESSAGE(model.is_ok(), model.status().message());
+    REQUIRE_MESSAGE(model.value()->batch_refusal().empty(), model.value()->batch_refusal());
+    auto single = batch_session(model.value(), 1);
+    auto batched = batch_session(model.value(), sequences.size());
+
+    std::vector<float> want;
+    for (const auto& ids : sequences) {
+      auto rows = test::run_ids(*single, ids, "last_hidden_state");
+      REQUIRE_MESSAGE(rows.is_ok(), rows.status().message());
+      want.insert(want.end(), rows.value().begin(), rows.value().end());
+    }
+
+    size_t padded = 0;
+    for (const auto& ids : sequences) padded = std::max(padded, ids.size());
+    const size_t batch = sequences.size();
+    std::vector<int32_t> ids(batch * padded, pad_id), mask(batch * padded, 0);
+    for (size_t b = 0; b < batch; ++b)
+      for (size_t i = 0; i < sequences[b].size(); ++i) {
+        ids[b * padded + i] = sequences[b][i];
+        mask[b * padded + i] = 1;
+      }
+    const TensorShape shape = TensorShape::of({batch, padded});
+    REQUIRE(batched->set_input("input_ids", ElementType::kI32, ids.data(), shape).is_ok());
+    Status masked = batched->set_attention_mask(ElementType::kI32, mask.data(), shape);
+    REQUIRE_MESSAGE(masked.is_ok(), masked.message());
+    Status ran = batched->run();
+    REQUIRE_MESSAGE(ran.is_ok(), ran.message());
+    const std::vector<float> got = output_of(*batched, "last_hidden_state");
+    REQUIRE(got.size() == want.size());
+
+    size_t rows = 0;
+    for (const auto& s : sequences) rows += s.size();
+    const size_t width = got.size() / rows;
+    for (size_t r = 0; r < rows; ++r) {
+      double scale = 0;
+      for (size_t j = 0; j < width; ++j)
+        scale = std::max(scale, std::fabs(double(want[r * width + j])));
+      for (size_t j = 0; j < width; ++j) {
+        const double diff = std::fabs(double(got[r * width + j]) - want[r * width + j]);
+        if (!(diff <= kBatchRtol * scale))
+          FAIL_CHECK(fixture << ": packed row " << r << " column " << j << " got "
+                             << got[r * width + j] << ", want " << want[r * width + j]);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_SUITE("encoder_batch") {
+  TEST_CASE("RoBERTa: a ragged batch equals separate runs (positions restart per sequence)") {
+    check_family("tiny_roberta", 1);
+  }
+  TEST_CASE("XLM-R: a ragged batch equals separate runs") { check_family("tiny_xlmr", 1); }
+  TEST_CASE("DistilBERT: a ragged batch equals separate runs") {
+    check_family("tiny_distilbert", 0);
+  }
+}
+
+}  // namespace normrt
