@@ -62,8 +62,9 @@ if minilm="$(scripts/fetch_minilm.sh)"; then
   if [[ ! -f "$model" || "$model" -ot "$minilm/model.safetensors" || "$model" -ot "$convert" ]]; then
     echo
     echo "== converting all-MiniLM-L6-v2 ($minilm) =="
-    "$convert" --config "$minilm/config.json" --weights "$minilm/model.safetensors" \
-      --output "$model" --pooling mean --max-seq 128
+    # The folder says the pooling (mean, normalized), the length (256) and
+    # the tokenizer, which is stored in the model file.
+    "$convert" --model "$minilm" --output "$model"
   fi
   echo
   echo "== sentence embeddings at batch 1 (all-MiniLM-L6-v2, mean pooling, L2-normalised) =="
@@ -72,7 +73,7 @@ if minilm="$(scripts/fetch_minilm.sh)"; then
     "RMSNorm drops the re-centering; pRMSNorm estimates the RMS from a part of the inputs." \
     "Ça marche aussi avec des accents et des mots inconnus: zxqvbrt!"; do
     echo "\$ normrt-run --text \"$sentence\""
-    "${pin[@]}" "$run" "$model" --vocab "$minilm/vocab.txt" --text "$sentence" --repeat 50 --print 6
+    "${pin[@]}" "$run" "$model" --text "$sentence" --repeat 50 --print 6
     echo
   done
   bench_model=("$model")
