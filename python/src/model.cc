@@ -30,11 +30,13 @@ nb::dict passes_dict(const PassSummary& p) {
   return d;
 }
 
-PyModel load(const std::string& path, const std::string& isa, bool fuse, bool fold_norm_affine) {
+PyModel load(const std::string& path, const std::string& isa, bool fuse, bool fold_norm_affine,
+             bool bf16_activations) {
   ModelOptions options;
   options.isa = isa;
   options.fuse = fuse;
   options.fold_norm_affine = fold_norm_affine;
+  options.bf16_activations = bf16_activations;
   Expected<std::shared_ptr<const Model>> loaded = Status::error("");
   {
     nb::gil_scoped_release release;  // mapping, validating and packing take milliseconds
@@ -64,10 +66,13 @@ void bind_model(nb::module_& m) {
                       "A model file (.nrmt), mapped, validated and prepared once. Immutable: "
                       "any number of Sessions may use it from any threads.")
       .def(nb::new_(&load), "path"_a, nb::kw_only(), "isa"_a = "", "fuse"_a = true,
-           "fold_norm_affine"_a = true,
+           "fold_norm_affine"_a = true, "bf16_activations"_a = false,
            "Loads a model file. isa: empty (the best this CPU runs, or NORMRT_ISA), "
            "scalar, avx2, avx512 or neon. fuse: fuse Linear → norm chains. "
            "fold_norm_affine: fold pre-norm gains into the following linear layers. "
+           "bf16_activations: bf16 matrices run with activations rounded to bf16 (faster, "
+           "~1e-3 relative error per product; where the CPU lacks AVX512-BF16 and AMX the "
+           "accurate path runs, kernel_choices says which). "
            "Raises LoadError with normrt's message.")
       .def_ro("path", &PyModel::path)
       .def_prop_ro("inputs", [](const PyModel& m) { return m.model->inputs(); })
@@ -83,6 +88,20 @@ void bind_model(nb::module_& m) {
       .def_prop_ro(
           "isa", [](const PyModel& m) { return std::string(m.model->isa()); },
           "The kernel ISA chosen at load.")
+      .def_prop_ro(
+          "bf16_activations", [](const PyModel& m) { return m.model->bf16_activations(); },
+          "Whether bf16 activations were asked for (option or NORMRT_BF16_ACTIVATIONS).")
+      .def_prop_ro(
+          "kernel_choices",
+          [](const PyModel& m) {
+            nb::list choices;
+            for (const KernelChoice& c : m.model->kernel_choices())
+              choices.append(nb::make_tuple(c.node, c.kernel));
+            return choices;
+          },
+          nb::for_getter(nb::sig("def kernel_choices(self) -> list[tuple[str, str]]")),
+          nb::for_getter("Per node with a matrix product: (node, backend and kernel with the "
+                         "reason), as chosen at load."))
       .def_prop_ro(
           "passes", [](const PyModel& m) { return passes_dict(m.model->passes()); },
           nb::for_getter(nb::sig("def passes(self) -> dict[str, int]")),

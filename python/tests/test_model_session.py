@@ -163,6 +163,24 @@ def test_threads_and_isa_options_give_the_same_model(tiny_bert):
     assert normrt.Model(str(tiny_bert["plain"]), isa="scalar").isa == "scalar"
 
 
+def test_bf16_activations_option_reaches_the_kernels(tiny_bert, models):
+    """A bf16 model loaded with bf16_activations: the option is recorded, every
+    matrix product names its kernel, and the output stays within the bf16
+    bound of the float64 reference (what the C++ tests allow for bf16)."""
+    fixture = tiny_bert["fixture"]
+    path = fixture.convert(models, "--dtype", "bf16")
+    ids = fixture.ids[:7]
+    accurate = normrt.Model(str(path))
+    fast = normrt.Model(str(path), bf16_activations=True)
+    assert fast.bf16_activations and not accurate.bf16_activations
+    assert len(fast.kernel_choices) == len(accurate.kernel_choices) > 0
+    assert all(isinstance(node, str) and kernel for node, kernel in fast.kernel_choices)
+    got = normrt.Session(fast).run({"input_ids": ids})["last_hidden_state"]
+    want = fixture.outputs["last_hidden_state@7"]
+    scale = float(np.max(np.abs(want)))
+    assert float(np.max(np.abs(got - want))) <= 5e-2 * scale
+
+
 def test_state_carries_between_runs_and_resets(lstm):
     x, want = lstm["io"]["x"], lstm["io"]["h_seq"]
     model = normrt.Model(str(lstm["path"]))
