@@ -1,8 +1,7 @@
 #pragma once
-// The two tokenizers behind serve::TextTokenizer, apart because BERT's
-// tokenizer (wordpiece_tokenizer.h) and the general one (tokenizer.h) each
-// define a text::Encoding: text_encoding_wordpiece.cc and
-// text_encoding_stored.cc include one each.
+// The two tokenizers behind serve::TextTokenizer: BERT's WordPiece
+// tokenizer (wordpiece_tokenizer.h, text_encoding_wordpiece.cc) and the
+// general one (tokenizer.h, text_encoding_stored.cc).
 #include <cstdint>
 #include <string_view>
 #include <vector>

@@ -46,15 +46,15 @@ Status BertTokenizer::append_pieces(std::string_view text, size_t limit, std::ve
 }
 
 Expected<std::vector<int32_t>> BertTokenizer::encode(std::string_view text) const {
-  NORMRT_ASSIGN_OR_RETURN(Encoding result, encoding(text));
+  NORMRT_ASSIGN_OR_RETURN(WordPieceEncoding result, encoding(text));
   return std::move(result.ids);
 }
 
-Expected<Encoding> BertTokenizer::encoding(std::string_view text) const {
+Expected<WordPieceEncoding> BertTokenizer::encoding(std::string_view text) const {
   // Checked whole here so that an error's byte offset counts from the start.
   if (size_t bad = utf8_invalid_offset(text); bad != std::string_view::npos)
     return Status::error("text: invalid UTF-8 at byte " + std::to_string(bad));
-  Encoding encoded;
+  WordPieceEncoding encoded;
   std::vector<int32_t>& ids = encoded.ids;
   ids.push_back(cls_);
   const size_t limit = options_.max_length - 1;  // room for [SEP]

@@ -26,7 +26,7 @@ struct BertTokenizerOptions {
 };
 
 /// One text's ids and whether any were dropped to fit max_length.
-struct Encoding {
+struct WordPieceEncoding {
   std::vector<int32_t> ids;  ///< [CLS] pieces... [SEP]
   /// Pieces (or special tokens) of the text were dropped: the ids stand for
   /// a prefix of the text only. Callers report it (normrt-run prints it).
@@ -40,7 +40,7 @@ class BertTokenizer {
 
   /// [CLS] pieces... [SEP]; pieces beyond max_length − 2 are dropped, and
   /// the encoding says so. The empty text is [CLS] [SEP].
-  Expected<Encoding> encoding(std::string_view text) const;
+  Expected<WordPieceEncoding> encoding(std::string_view text) const;
   /// encoding(text).ids, for callers that do not report truncation.
   Expected<std::vector<int32_t>> encode(std::string_view text) const;
   /// The WordPiece ids of one basic-tokenizer word (one [UNK] if it fails).
