@@ -4,6 +4,7 @@
 // an architecture does not take. The messages name normrt-convert's flags.
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "base/status.h"
 #include "models/registry.h"
@@ -30,5 +31,21 @@ Status refuse_pooling(const ModelBuildOptions& options, const char* architecture
 
 /// One graph of role "" (every architecture but RNNSearch).
 BuiltModel one_graph(Graph graph, std::string checkpoint_norm = "");
+
+/// Architecture::read_config and ::build for an entry whose `Plan` reads and
+/// checks its config and whose `Build` makes its one graph from the result.
+template <class Config, Expected<Config> (*Plan)(const JsonConfig&, const ModelBuildOptions&),
+          Expected<Graph> (*Build)(const Config&, const WeightSource&)>
+struct PlannedGraph {
+  static Status read(const JsonConfig& config, const ModelBuildOptions& options) {
+    return Plan(config, options).status();
+  }
+  static Expected<BuiltModel> build(const JsonConfig& config, const WeightSource& weights,
+                                    const ModelBuildOptions& options) {
+    NORMRT_ASSIGN_OR_RETURN(Config planned, Plan(config, options));
+    NORMRT_ASSIGN_OR_RETURN(Graph graph, Build(planned, weights));
+    return one_graph(std::move(graph));
+  }
+};
 
 }  // namespace normrt

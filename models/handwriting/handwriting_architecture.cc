@@ -36,16 +36,7 @@ Expected<HandwritingConfig> plan(const JsonConfig& config, const ModelBuildOptio
   return c;
 }
 
-Status read(const JsonConfig& config, const ModelBuildOptions& options) {
-  return plan(config, options).status();
-}
-
-Expected<BuiltModel> build(const JsonConfig& config, const WeightSource& weights,
-                           const ModelBuildOptions& options) {
-  NORMRT_ASSIGN_OR_RETURN(HandwritingConfig c, plan(config, options));
-  NORMRT_ASSIGN_OR_RETURN(Graph graph, build_handwriting_model(c, weights));
-  return one_graph(std::move(graph));
-}
+using Entry = PlannedGraph<HandwritingConfig, plan, build_handwriting_model>;
 
 }  // namespace
 
@@ -54,8 +45,8 @@ const Architecture& handwriting_architecture() {
     Architecture a;
     a.name = kName;
     a.match.architecture = {kName};
-    a.read_config = read;
-    a.build = build;
+    a.read_config = Entry::read;
+    a.build = Entry::build;
     return a;
   }();
   return entry;

@@ -38,16 +38,7 @@ Expected<OrderEmbeddingConfig> plan(const JsonConfig& config, const ModelBuildOp
   return c;
 }
 
-Status read(const JsonConfig& config, const ModelBuildOptions& options) {
-  return plan(config, options).status();
-}
-
-Expected<BuiltModel> build(const JsonConfig& config, const WeightSource& weights,
-                           const ModelBuildOptions& options) {
-  NORMRT_ASSIGN_OR_RETURN(OrderEmbeddingConfig c, plan(config, options));
-  NORMRT_ASSIGN_OR_RETURN(Graph graph, build_order_embeddings(c, weights));
-  return one_graph(std::move(graph));
-}
+using Entry = PlannedGraph<OrderEmbeddingConfig, plan, build_order_embeddings>;
 
 }  // namespace
 
@@ -56,8 +47,8 @@ const Architecture& order_embeddings_architecture() {
     Architecture a;
     a.name = kName;
     a.match.architecture = {kName};
-    a.read_config = read;
-    a.build = build;
+    a.read_config = Entry::read;
+    a.build = Entry::build;
     return a;
   }();
   return entry;

@@ -42,16 +42,7 @@ Expected<AttentiveReaderConfig> plan(const JsonConfig& config, const ModelBuildO
   return c;
 }
 
-Status read(const JsonConfig& config, const ModelBuildOptions& options) {
-  return plan(config, options).status();
-}
-
-Expected<BuiltModel> build(const JsonConfig& config, const WeightSource& weights,
-                           const ModelBuildOptions& options) {
-  NORMRT_ASSIGN_OR_RETURN(AttentiveReaderConfig c, plan(config, options));
-  NORMRT_ASSIGN_OR_RETURN(Graph graph, build_attentive_reader(c, weights));
-  return one_graph(std::move(graph));
-}
+using Entry = PlannedGraph<AttentiveReaderConfig, plan, build_attentive_reader>;
 
 }  // namespace
 
@@ -60,8 +51,8 @@ const Architecture& attentive_reader_architecture() {
     Architecture a;
     a.name = kName;
     a.match.architecture = {kName};
-    a.read_config = read;
-    a.build = build;
+    a.read_config = Entry::read;
+    a.build = Entry::build;
     return a;
   }();
   return entry;
