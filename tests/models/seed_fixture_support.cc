@@ -102,4 +102,10 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, "'" << from << "' is not in the config");
+  return text.replace(at, from.size(), to);
+}
+
 }  // namespace normrt::testing

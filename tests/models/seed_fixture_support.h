@@ -43,5 +43,7 @@ double relative_difference(const std::vector<float>& a, const std::vector<float>
 std::vector<float> output_values(const Session& session, const std::string& name);
 std::string read_text(const std::string& path);
 bool contains(const std::string& text, const std::string& part);
+/// `text` with its first `from` replaced by `to` (a test failure if absent).
+std::string replace_once(std::string text, const std::string& from, const std::string& to);
 
 }  // namespace normrt::testing

@@ -201,10 +201,7 @@ TEST_CASE("handwriting configs and weights: errors name the key or the tensors")
   const std::string dir = NORMRT_HANDWRITING_SCRATCH_DIR;
   CHECK(convert_error(good, weights, dir) == "converted");
   auto with = [&](const std::string& from, const std::string& to) {
-    std::string text = good;
-    const size_t at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    return text.replace(at, from.size(), to);
+    return replace_once(good, from, to);
   };
   CHECK(contains(convert_error(with("\"graph\": \"sample\"", "\"graph\": \"beam\""), weights, dir),
                  "graph 'beam' is not predict or sample"));

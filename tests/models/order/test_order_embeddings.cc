@@ -103,10 +103,7 @@ TEST_CASE("order_embeddings configs and weights: errors name the key or the tens
   const std::string dir = NORMRT_ORDER_SCRATCH_DIR;
   CHECK(convert_error(good, npz, dir) == "converted");
   auto with = [&](const std::string& from, const std::string& to) {
-    std::string text = good;
-    const size_t at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    return text.replace(at, from.size(), to);
+    return replace_once(good, from, to);
   };
   CHECK(contains(convert_error(with("\"norm\": \"rms_norm\",", ""), npz, dir),
                  "key 'norm' is required"));

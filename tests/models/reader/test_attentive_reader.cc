@@ -99,10 +99,7 @@ TEST_CASE("attentive_reader configs and weights: errors name the key or the tens
   const std::string dir = NORMRT_READER_SCRATCH_DIR;
   CHECK(convert_error(good, npz, dir) == "converted");
   auto with = [&](const std::string& from, const std::string& to) {
-    std::string text = good;
-    const size_t at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    return text.replace(at, from.size(), to);
+    return replace_once(good, from, to);
   };
   CHECK(contains(convert_error(with("\"norm\": \"rms_norm\",", ""), npz, dir),
                  "key 'norm' is required"));
