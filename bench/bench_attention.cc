@@ -25,7 +25,6 @@
 // time.
 
 #include <benchmark/benchmark.h>
-#include <immintrin.h>
 
 #include <algorithm>
 #include <cmath>
@@ -40,6 +39,7 @@
 #include "bench/aligned_buffer.h"
 #include "bench/attention_baseline.h"
 #include "bench/bench_args.h"
+#include "bench/read_floor.h"
 #include "bench/result_collector.h"
 #include "kernels/attention/attention.h"
 
@@ -136,32 +136,10 @@ Problem& decode_problem(size_t context) {
   return *p;
 }
 
-// Sums the bytes as 32-bit integers with 8 accumulators of 64 bytes,
-// prefetching 8 KB ahead into L2 and 2 KB ahead into L1: a pure read stream.
-__attribute__((target("avx512f"))) uint32_t read_sum_avx512(const void* data, size_t bytes) {
-  const char* p = static_cast<const char*>(data);
-  __m512i acc[8];
-  for (__m512i& a : acc) a = _mm512_setzero_si512();
-  for (size_t at = 0; at + 512 <= bytes; at += 512) {
-    for (size_t line = 0; line < 512; line += 64) {
-      _mm_prefetch(p + at + line + 8192, _MM_HINT_T1);
-      _mm_prefetch(p + at + line + 2048, _MM_HINT_T0);
-    }
-    for (int i = 0; i < 8; ++i) {
-      acc[i] = _mm512_add_epi32(acc[i], _mm512_load_si512(p + at + 64 * i));
-    }
-  }
-  for (int i = 1; i < 8; ++i) acc[0] = _mm512_add_epi32(acc[0], acc[i]);
-  alignas(64) uint32_t lanes[16];
-  _mm512_store_si512(lanes, acc[0]);
-  uint32_t sum = 0;
-  for (uint32_t lane : lanes) sum += lane;
-  return sum;
-}
-
 uint32_t read_floor(Problem& p, size_t copy) {
-  return read_sum_avx512(p.k[copy].data(), p.k[copy].size() * sizeof(float)) +
-         read_sum_avx512(p.v[copy].data(), p.v[copy].size() * sizeof(float));
+  // K and V stream from beyond L2, prefetched as the kernels do.
+  return read_sum<true>(p.k[copy].data(), p.k[copy].size() * sizeof(float)) +
+         read_sum<true>(p.v[copy].data(), p.v[copy].size() * sizeof(float));
 }
 
 // The best runnable SIMD variant (the last runnable one), or null.

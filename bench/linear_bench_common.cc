@@ -1,14 +1,10 @@
 #include "bench/linear_bench_common.h"
 
-#include <immintrin.h>
-
+#include "bench/read_floor.h"
 #include "kernels/norm/norm.h"
 
 namespace normrt::bench {
 namespace {
-
-constexpr size_t kFloorPrefetchBytes = 2048;     // as LinearSimd::kPrefetchBytes
-constexpr size_t kFloorFarPrefetchBytes = 8192;  // as LinearSimd::kFarPrefetchBytes
 
 Expected<std::vector<PackedWeights>*> packed_for(Operands& ops, const LinearVariant& variant) {
   auto& copies = ops.packed[variant.name];
@@ -17,36 +13,6 @@ Expected<std::vector<PackedWeights>*> packed_for(Operands& ops, const LinearVari
     copies.push_back(std::move(p));
   }
   return &copies;
-}
-
-// Sums the buffer as 32-bit integers (floats could hit slow denormal paths on
-// bf16 data), 8 independent accumulators of 64 bytes: a pure read stream.
-// From beyond L2 it prefetches as the kernels do (LinearSimd: 8 KB ahead into
-// L2, 2 KB ahead into L1): with less, the GEMVs ran faster than this "floor".
-template <bool kPrefetch>
-__attribute__((target("avx512f"))) uint32_t read_sum_avx512(const void* data, size_t bytes) {
-  const auto* p = static_cast<const __m512i*>(data);
-  const size_t vectors = bytes / 64;
-  __m512i acc[8];
-  for (auto& a : acc) a = _mm512_setzero_si512();
-  size_t i = 0;
-  for (; i + 8 <= vectors; i += 8) {
-    if constexpr (kPrefetch) {
-      for (size_t j = 0; j < 8; ++j) {
-        const char* line = reinterpret_cast<const char*>(p + i + j);
-        __builtin_prefetch(line + kFloorPrefetchBytes, 0, 3);
-        __builtin_prefetch(line + kFloorFarPrefetchBytes, 0, 2);
-      }
-    }
-    for (size_t j = 0; j < 8; ++j) acc[j] = _mm512_add_epi32(acc[j], _mm512_load_si512(p + i + j));
-  }
-  for (; i < vectors; ++i) acc[0] = _mm512_add_epi32(acc[0], _mm512_load_si512(p + i));
-  for (size_t j = 1; j < 8; ++j) acc[0] = _mm512_add_epi32(acc[0], acc[j]);
-  alignas(64) uint32_t lanes[16];
-  _mm512_store_si512(lanes, acc[0]);
-  uint32_t sum = 0;
-  for (uint32_t lane : lanes) sum += lane;
-  return sum;
 }
 
 }  // namespace
@@ -98,8 +64,8 @@ void set_counters(benchmark::State& state, double weight_bytes, size_t copies) {
 }
 
 uint32_t read_floor(const Operands& ops, const PackedWeights& w) {
-  return ops.beyond_l2() ? read_sum_avx512<true>(w.data(), w.size_bytes())
-                         : read_sum_avx512<false>(w.data(), w.size_bytes());
+  return ops.beyond_l2() ? read_sum<true>(w.data(), w.size_bytes())
+                         : read_sum<false>(w.data(), w.size_bytes());
 }
 
 Expected<std::vector<std::unique_ptr<OneDnnLinear>>*> onednn_for(Operands& ops, WeightType type,
