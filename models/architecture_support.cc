@@ -3,17 +3,19 @@
 #include <utility>
 
 #include "models/config_json.h"
+#include "runtime/graph/norm_attributes.h"
 
 namespace normrt {
 
 Expected<std::string> transformer_norm(const ModelBuildOptions& options, const char* trained,
                                        const char* family) {
-  const std::string norm = options.norm.empty() ? trained : options.norm;
-  if (norm != "layer_norm" && norm != "rms_norm" && norm != "prms_norm")
+  Expected<NormKind> kind = norm_kind_from_name(options.norm.empty() ? trained : options.norm);
+  if (!kind)
     return Status::error("--norm " + options.norm + ": expected one of " + trained + ", " +
                          (std::string(trained) == "layer_norm" ? "rms_norm" : "layer_norm") +
                          ", prms_norm");
-  if (norm == "prms_norm" && !(options.p > 0 && options.p <= 1))
+  const std::string norm = norm_kind_name(*kind);  // the one spelling of an alias
+  if (*kind == NormKind::kPRmsNorm && !(options.p > 0 && options.p <= 1))
     return Status::error("--norm prms_norm needs --p in (0, 1], found " +
                          std::to_string(options.p));
   if (norm != trained && !options.allow_norm_change)
