@@ -202,7 +202,7 @@ class SentenceEncoder:
 
     def _encode_batches(
         self,
-        encoded: list,
+        encoded: list[npt.NDArray[np.int32]],
         batch_size: int,
         normalize_embeddings: bool,
         result: npt.NDArray[np.float32],
