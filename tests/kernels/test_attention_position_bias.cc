@@ -56,9 +56,10 @@ TEST_SUITE("attention") {
   TEST_CASE("position bias: odd lengths, heads and head sizes, one sequence and batches") {
     const bool quick = attention_quick_mode();
     for (size_t d : {7, 16, 33, 64}) {
+      if (quick && d % 2 == 0) continue;  // qemu, sanitizers: the odd head sizes
       for (auto [heads, kv_heads] : {std::pair<size_t, size_t>{1, 1}, {3, 3}, {5, 1}, {12, 12}}) {
         for (size_t rows : {1, 3, 17, 65, 130}) {
-          if (quick && rows > 65 && d != 16) continue;
+          if (quick && rows > 65 && heads > 5) continue;
           for (size_t batch : {1, 3}) {
             AttentionData data = random_attention(params(heads, kv_heads, d, false), batch, rows,
                                                   rows, d * 1000 + rows * 10 + heads);
