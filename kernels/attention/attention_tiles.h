@@ -70,7 +70,7 @@ template <class Arch, size_t kRows, size_t kKeyVecs, size_t kValueVecs, size_t k
 struct AttentionTiles {
   using V = xsimd::batch<float, Arch>;
   static constexpr size_t kLanes = V::size;
-  static constexpr size_t kMaxKeyTile = 64;
+  static constexpr size_t kMaxKeyTile = 128;
   static constexpr size_t kScoreStride = kMaxKeyTile;
   static_assert(kDotAcc % kLanes == 0, "dot tiles reduce W accumulators at once");
   static_assert(kDotAcc % 4 == 0 && kMaxKeyTile % kDotAcc == 0,
