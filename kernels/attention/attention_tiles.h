@@ -119,7 +119,9 @@ struct AttentionTiles {
   static void scores_broadcast(const float* const* q, size_t d, const float* kt, size_t tile,
                                float scale, float* s) {
     V acc[MR][KV];
+#pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
+#pragma GCC unroll 16
       for (size_t c = 0; c < KV; ++c) acc[r][c] = V(0.0f);
     }
     for (size_t e = 0; e < d; ++e) {
@@ -135,7 +137,9 @@ struct AttentionTiles {
       }
     }
     const V sc(scale);
+#pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
+#pragma GCC unroll 16
       for (size_t c = 0; c < KV; ++c)
         (acc[r][c] * sc).store_aligned(s + r * kScoreStride + c * kLanes);
     }
@@ -150,12 +154,16 @@ struct AttentionTiles {
                          size_t last, size_t d, float scale, float* s) {
     constexpr size_t C = kDotAcc / R;
     const float* qr[R];
+#pragma GCC unroll 16
     for (size_t r = 0; r < R; ++r) qr[r] = q[r];
     for (size_t c0 = 0; c0 < n; c0 += C) {
       const float* kc[C];
+#pragma GCC unroll 16
       for (size_t c = 0; c < C; ++c) kc[c] = k + std::min(c0 + c, last) * stride;
       V acc[R][C];
+#pragma GCC unroll 16
       for (size_t r = 0; r < R; ++r) {
+#pragma GCC unroll 16
         for (size_t c = 0; c < C; ++c) acc[r][c] = V(0.0f);
       }
       size_t e = 0;
@@ -172,20 +180,26 @@ struct AttentionTiles {
       }
       if (e < d) {  // the last d − e < W columns, zero-filled
         V keys[C];
+#pragma GCC unroll 16
         for (size_t c = 0; c < C; ++c) keys[c] = simd::load_partial(Arch{}, kc[c] + e, d - e, 0.0f);
+#pragma GCC unroll 16
         for (size_t r = 0; r < R; ++r) {
           const V qv = simd::load_partial(Arch{}, qr[r] + e, d - e, 0.0f);
+#pragma GCC unroll 16
           for (size_t c = 0; c < C; ++c) acc[r][c] = simd::mul_add<Arch>(qv, keys[c], acc[r][c]);
         }
       }
       // Lane sums, W accumulators at a time; lane l of group g is
       // accumulator g·W + l, i.e. row (g·W + l) / C, key (g·W + l) % C.
       const V sc(scale);
+#pragma GCC unroll 16
       for (size_t g = 0; g < R * C; g += kLanes) {
         V parts[kLanes];
+#pragma GCC unroll 16
         for (size_t l = 0; l < kLanes; ++l) parts[l] = acc[(g + l) / C][(g + l) % C];
         alignas(64) float sums[kLanes];
         (sum_lanes(parts) * sc).store_aligned(sums);
+#pragma GCC unroll 16
         for (size_t l = 0; l < kLanes; ++l) {
           s[(g + l) / C * kScoreStride + c0 + (g + l) % C] = sums[l];
         }
@@ -200,7 +214,9 @@ struct AttentionTiles {
   static void accumulate_values(float* const* o, const float* p, const float* alpha, const float* v,
                                 size_t stride, size_t n, size_t e0, size_t tail) {
     V acc[MR][NE];
+#pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
+#pragma GCC unroll 16
       for (size_t c = 0; c < NE; ++c) acc[r][c] = V(0.0f);
     }
     for (size_t j = 0; j < n; ++j) {
@@ -222,8 +238,10 @@ struct AttentionTiles {
         for (size_t c = 0; c < NE; ++c) acc[r][c] = simd::mul_add<Arch>(pr, values[c], acc[r][c]);
       }
     }
+#pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
       const V a(alpha[r]);
+#pragma GCC unroll 16
       for (size_t c = 0; c < NE; ++c) {
         float* dst = o[r] + e0 + c * kLanes;
         const size_t lanes = kTail && c + 1 == NE ? tail : kLanes;
