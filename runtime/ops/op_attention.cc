@@ -41,6 +41,7 @@ struct AttentionConfig {
   AttentionParams params;
   bool cached = false;
   const Tensor* relative_bias = nullptr;  // [R, Hq], or null
+  int64_t rows = 0;                       // of q (and k): S or a fixed count
   int64_t relative_num_buckets = 0;
   int64_t relative_max_distance = 0;
 };
@@ -122,16 +123,20 @@ Status check_attention(const Graph& graph, const Node& node, AttentionConfig& co
     NORMRT_RETURN_IF_ERROR(c.check_shape(*k_cache, "k_cache (C · num_kv_heads·d)", cache_shape));
     NORMRT_RETURN_IF_ERROR(c.check_shape(*v_cache, "v_cache (as k_cache)", cache_shape));
   }
-  if ((config.cached || causal) && key_rows != q_rows) {
-    return c.error(std::string(config.cached ? "with a KV cache" : "causal") + ", " +
-                   NodeChecker::describe(*k, "k") + " must have as many rows as q (" +
-                   shape_string({q_rows}) + "), found " + shape_string({key_rows}));
+  if ((config.cached || causal || relative_bias != nullptr) && key_rows != q_rows) {
+    const char* why = config.cached ? "with a KV cache"
+                      : causal      ? "causal"
+                                    : "with a position bias";
+    return c.error(std::string(why) + ", " + NodeChecker::describe(*k, "k") +
+                   " must have as many rows as q (" + shape_string({q_rows}) + "), found " +
+                   shape_string({key_rows}));
   }
   config.params.heads = static_cast<size_t>(heads);
   config.params.kv_heads = static_cast<size_t>(kv_heads);
   config.params.head_dim = static_cast<size_t>(d);
   config.params.scale = static_cast<float>(scale);
   config.params.causal = causal;
+  config.rows = q_rows;
   if (relative_bias != nullptr) {
     NORMRT_RETURN_IF_ERROR(check_relative_bias(c, *relative_bias, config));
   } else if (node.find_attribute("relative_num_buckets") != nullptr ||
@@ -252,7 +257,9 @@ Expected<std::unique_ptr<OpKernel>> create_attention(const OpBuildContext& conte
                          " in this build");
   }
   std::vector<float> bias_table;
-  const size_t max_s = static_cast<size_t>(context.graph.max_sequence_length);
+  // The most rows a run's q and k have: the table spans their relative positions.
+  const size_t max_s = static_cast<size_t>(
+      config.rows == kSequenceDim ? context.graph.max_sequence_length : config.rows);
   if (config.relative_bias != nullptr) {
     const TensorData& data = config.relative_bias->data;
     const size_t floats = static_cast<size_t>(config.relative_bias->shape[0]) * config.params.heads;

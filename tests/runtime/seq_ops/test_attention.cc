@@ -180,6 +180,11 @@ TEST_SUITE("seq_ops") {
         CHECK_MESSAGE(failure == "", failure);
       }
     }
+    AttentionCase fixed;  // q and k of a fixed 70 rows, beyond max_sequence_length 64
+    fixed.sizes = {2, 2, 4, 0.0, false};
+    fixed.query_rows = fixed.key_rows = 70;
+    fixed.bias_rows = 32;
+    CHECK(run_case(fixed) == "");
     AttentionCase mpnet;  // MPNet's own buckets, GQA
     mpnet.sizes = {4, 2, 8, 0.0, false};
     mpnet.query_rows = mpnet.key_rows = kSequenceDim;

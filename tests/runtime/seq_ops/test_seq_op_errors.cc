@@ -87,6 +87,13 @@ TEST_SUITE("seq_ops") {
           h.attribute("relative_max_distance", int64_t{8});
         },
         {"'relative_max_distance'", "found 8"});
+    attention_error(
+        [&](OneNodeHarness& h) {
+          with_bias({32, 2})(h);
+          operand(h, 1).shape = {9, 8};
+          operand(h, 2).shape = {9, 8};
+        },
+        {"with a position bias", "as many rows as q", "found [9]"});
     attention_error([](OneNodeHarness& h) { h.attribute("relative_num_buckets", int64_t{32}); },
                     {"blk.attn", "need the input relative_attention_bias"});
   }
