@@ -267,9 +267,10 @@ Expected<std::unique_ptr<OpKernel>> create_attention(const OpBuildContext& conte
       return Status::error("node '" + context.node.name +
                            "' (Attention): relative_attention_bias has no data of its shape");
     }
-    bias_table =
-        relative_position_table(reinterpret_cast<const float*>(data.bytes), config.params.heads,
-                                max_s, config.relative_num_buckets, config.relative_max_distance);
+    std::vector<float> buckets(floats);  // copied: a mapped file promises no float alignment
+    std::memcpy(buckets.data(), data.bytes, data.size);
+    bias_table = relative_position_table(buckets.data(), config.params.heads, max_s,
+                                         config.relative_num_buckets, config.relative_max_distance);
     config.relative_bias = nullptr;  // the graph's tensor is not kept
   }
   return std::unique_ptr<OpKernel>(
