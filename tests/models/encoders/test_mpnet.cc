@@ -132,6 +132,29 @@ TEST_SUITE("encoder_families") {
     std::remove(options.output_path.c_str());
   }
 
+  TEST_CASE("MPNet: all-mpnet-base-v2's config.json (its key set as published) is mpnet_encoder") {
+    // "architectures" names MPNetForMaskedLM while its weights are
+    // MPNetModel's; model_type decides.
+    auto config = JsonConfig::parse(R"({
+      "_name_or_path": "microsoft/mpnet-base", "architectures": ["MPNetForMaskedLM"],
+      "attention_probs_dropout_prob": 0.1, "bos_token_id": 0, "eos_token_id": 2,
+      "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 768,
+      "initializer_range": 0.02, "intermediate_size": 3072, "layer_norm_eps": 1e-05,
+      "max_position_embeddings": 514, "model_type": "mpnet", "num_attention_heads": 12,
+      "num_hidden_layers": 12, "pad_token_id": 1, "relative_attention_num_buckets": 32,
+      "torch_dtype": "float32", "transformers_version": "4.8.2", "vocab_size": 30527})",
+                                    "config.json");
+    REQUIRE(config.is_ok());
+    auto entry = detect_architecture(config.value());
+    REQUIRE_MESSAGE(entry.is_ok(), entry.status().message());
+    CHECK(std::string(entry.value()->name) == "mpnet_encoder");
+    ModelBuildOptions options;
+    options.pooling.mode = "mean";
+    options.max_sequence_length = 384;  // sentence_bert_config.json's
+    Status read = entry.value()->read_config(config.value(), options);
+    CHECK_MESSAGE(read.is_ok(), read.message());
+  }
+
   TEST_CASE("MPNet: a bucket table of fewer than 32 rows, or a mis-shaped one, is refused") {
     const std::string dir = load("tiny_mpnet").dir;
     auto config = JsonConfig::load(dir + "/config.json");
