@@ -1,6 +1,7 @@
 """CrossEncoder against transformers' float64 logits of the tiny classifier
 fixtures (tests/models/encoders: a BERT classifier with token types and 3
-labels, an XLM-R reranker with 1 label), converted from their folders with
+labels, an XLM-R reranker with 1 label, a DistilBERT classifier with 2),
+converted from their folders with
 the tokenizer stored; the activation, softmax and rank conventions as
 sentence-transformers' CrossEncoder has them."""
 
@@ -31,7 +32,7 @@ def read_cases(name: str) -> tuple[list[tuple[str, str, str | None]], dict[str, 
     return cases, logits
 
 
-@pytest.fixture(scope="module", params=["tiny_bert_cls", "tiny_xlmr_cls"])
+@pytest.fixture(scope="module", params=["tiny_bert_cls", "tiny_xlmr_cls", "tiny_distilbert_cls"])
 def classifier(request, models) -> dict:
     name = request.param
     path = support.convert_folder(ENCODER_FIXTURES / name, models / f"{name}.ce.nrmt")

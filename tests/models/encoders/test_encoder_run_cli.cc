@@ -2,7 +2,7 @@
 // converted with its tokenizer stored, then --text (and --text-pair) on the
 // command line; the printed logits against transformers' float64 outputs.
 // The BERT classifier takes its token types from the stored tokenizer's
-// pair template; XLM-R's has none.
+// pair template; XLM-R's and DistilBERT's have none.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,7 +71,7 @@ std::vector<float> printed_logits(const std::string& out) {
 TEST_SUITE("encoder_families") {
   TEST_CASE(
       "normrt-run --text / --text-pair on converted cross-encoders gives transformers' logits") {
-    for (const char* name : {"tiny_bert_cls", "tiny_xlmr_cls"}) {
+    for (const char* name : {"tiny_bert_cls", "tiny_xlmr_cls", "tiny_distilbert_cls"}) {
       CAPTURE(std::string(name));
       auto fixture = test::read_encoder_fixture(name);
       REQUIRE_MESSAGE(fixture.is_ok(), fixture.status().message());
