@@ -62,7 +62,7 @@ TEST_CASE("every entry is complete and found by its name") {
     // A claim on configs without the two keys must say what it looks for.
     CHECK((a->match.claims == nullptr) == (a->match.claims_keys == nullptr));
   }
-  CHECK(names.size() == 16);
+  CHECK(names.size() == 17);
   CHECK(find_architecture("bert") == nullptr);
 }
 
@@ -83,6 +83,10 @@ TEST_CASE("each architecture is detected from the keys its documentation names")
   CHECK(detected(R"({"model_type": "mpnet"})") == "mpnet_encoder");
   CHECK(detected(R"({"architectures": ["MPNetModel"]})") == "mpnet_encoder");
   CHECK(detected(R"({"architectures": ["BertForMaskedLM"]})") == "bert_encoder");
+  CHECK(detected(R"({"model_type": "distilbert"})") == "distilbert_encoder");
+  CHECK(detected(R"({"model_type": "distilbert",
+                     "architectures": ["DistilBertForSequenceClassification"]})") ==
+        "distilbert_sequence_classifier");
   CHECK(detected(R"({"decoder": "gru_cond"})") == "rnnsearch");
   CHECK(detected(R"({"dim_word": 4, "n_words_src": 9})") == "rnnsearch");
   // "architecture" wins over "model_type", which wins over the other claims.
