@@ -15,8 +15,10 @@ const Architecture& torch_transformer_architecture();
 const Architecture& convpool_cnn_c_architecture();
 const Architecture& bert_sequence_classifier_architecture();
 const Architecture& roberta_sequence_classifier_architecture();
+const Architecture& distilbert_sequence_classifier_architecture();
 const Architecture& roberta_encoder_architecture();
 const Architecture& distilbert_encoder_architecture();
+const Architecture& mpnet_encoder_architecture();
 const Architecture& attentive_reader_architecture();
 const Architecture& order_embeddings_architecture();
 const Architecture& handwriting_architecture();
@@ -26,9 +28,11 @@ const std::vector<const Architecture*>& architectures() {
       // The sequence classifiers before their families' encoders (model_type_requires).
       &bert_sequence_classifier_architecture(),
       &roberta_sequence_classifier_architecture(),
+      &distilbert_sequence_classifier_architecture(),
       &bert_encoder_architecture(),
       &roberta_encoder_architecture(),
       &distilbert_encoder_architecture(),
+      &mpnet_encoder_architecture(),
       &lstm_architecture(),
       &gru_architecture(),
       &mlp_architecture(),
