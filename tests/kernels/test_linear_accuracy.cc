@@ -99,11 +99,11 @@ TEST_SUITE("linear") {
     }
   }
 
-  // Long rows of x are taken in groups that stay in L2 (linear_gemm_simd.h):
-  // at k = 8191 a call of 41 rows runs as several groups. Every row must
-  // still match the oracle, and equal bit for bit what a call holding only
-  // a few of the rows gives (one group): the summation order is the row's own.
-  TEST_CASE("rows taken in L2-sized groups: oracle accuracy and the bits of smaller calls") {
+  // Long rows (k = 8191: x of 41 rows is 1.3 MB, beyond L2) in one call and
+  // in calls of a few rows: every row matches the oracle, and its bits do not
+  // depend on which rows share the call (linear_gemm_simd.h's summation order).
+  TEST_CASE(
+      "long rows: oracle accuracy, and the bits of a row do not depend on the call's other rows") {
     const size_t m = 41, n = 70, k = 8191;
     for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
       const LinearProblem p = make_problem(m, n, k, type, true, 4242);
