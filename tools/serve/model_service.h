@@ -134,10 +134,12 @@ class ModelService {
                                            const std::vector<InputTensor>& inputs,
                                            const RequestControl& control,
                                            std::chrono::steady_clock::duration* elapsed) const;
-  /// Runs each of `encoded` alone at batch 1 and hands its "embedding" row
-  /// (the model's width) to `emit`, stopping between inputs once the
-  /// deadline passed (504) or the client left (499); an error of `emit`
-  /// stops too. Returns the reply that stopped it, or nothing when all ran.
+  /// Runs `encoded` (alone at batch 1, in batches of --run-batch, or merged
+  /// with other requests' texts under --batch-wait-ms) and hands each
+  /// "embedding" row (the model's width) to `emit` in the request's order,
+  /// stopping between runs once the deadline passed (504) or the client left
+  /// (499); an error of `emit` stops too. Returns the reply that stopped it,
+  /// or nothing when all ran.
   using EmitEmbedding = std::function<std::optional<ApiError>(size_t index, const float* row)>;
   std::optional<Reply> embed_each(const ModelGeneration& generation,
                                   const std::vector<EncodedInput>& encoded,
