@@ -15,6 +15,7 @@ const Architecture& torch_transformer_architecture();
 const Architecture& convpool_cnn_c_architecture();
 const Architecture& bert_sequence_classifier_architecture();
 const Architecture& roberta_sequence_classifier_architecture();
+const Architecture& distilbert_sequence_classifier_architecture();
 const Architecture& roberta_encoder_architecture();
 const Architecture& distilbert_encoder_architecture();
 const Architecture& attentive_reader_architecture();
@@ -26,6 +27,7 @@ const std::vector<const Architecture*>& architectures() {
       // The sequence classifiers before their families' encoders (model_type_requires).
       &bert_sequence_classifier_architecture(),
       &roberta_sequence_classifier_architecture(),
+      &distilbert_sequence_classifier_architecture(),
       &bert_encoder_architecture(),
       &roberta_encoder_architecture(),
       &distilbert_encoder_architecture(),

@@ -46,20 +46,34 @@ class RowPrefetcher {
   }
 
   /// Requests the next `lines` cache lines of the queue (fewer at its end).
+  /// The walk runs on local copies: members updated in the loop would make
+  /// every step wait on the previous one's store.
   void request(size_t lines) {
-    for (lines = std::min(lines, remaining_); lines > 0; --lines, --remaining_) {
-      __builtin_prefetch(row_ + line_, 0, 3);  // prefetcht0
-      line_ += 64;
-      if (line_ == row_bytes_) {
-        line_ = 0;
-        row_ += stride_;
-        if (row_ == end_ && !on_values_) {  // K done: the same rows of V
-          on_values_ = true;
-          row_ = v_ + (row_ - k_) - rows_ * stride_;
-          end_ = row_ + rows_ * stride_;
+    lines = std::min(lines, remaining_);
+    remaining_ -= lines;
+    const char* row = row_;
+    const char* end = end_;
+    size_t line = line_;
+    bool on_values = on_values_;
+    while (lines > 0) {
+      const size_t in_row = std::min(lines, (row_bytes_ - line) / 64);
+      for (size_t i = 0; i < in_row; ++i) __builtin_prefetch(row + line + 64 * i, 0, 3);  // t0
+      lines -= in_row;
+      line += 64 * in_row;
+      if (line == row_bytes_) {
+        line = 0;
+        row += stride_;
+        if (row == end && !on_values) {  // K done: the same rows of V
+          on_values = true;
+          row = v_ + (row - k_) - rows_ * stride_;
+          end = row + rows_ * stride_;
         }
       }
     }
+    row_ = row;
+    end_ = end;
+    line_ = line;
+    on_values_ = on_values;
   }
 
   /// Lines queued by the last queue().

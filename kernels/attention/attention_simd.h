@@ -106,6 +106,9 @@ struct AttentionSimd {
   }
 
   static float horizontal_max(V x) {
+#if XSIMD_WITH_AVX512F
+    if constexpr (simd::kHasAvx512<Arch>) return _mm512_reduce_max_ps(x);
+#endif
     alignas(64) float lanes[kLanes];
     x.store_aligned(lanes);
     float m = lanes[0];

@@ -63,6 +63,46 @@ inline __attribute__((always_inline)) __m512 avx512_sum_lanes(
 }
 #endif
 
+#if XSIMD_WITH_AVX512F
+// dst[i·dst_stride + j] = src[j·src_stride + i] for i, j < 16: four rounds of
+// shuffles (pairs of rows, then of pairs, then 128-bit lanes twice).
+inline __attribute__((always_inline)) void avx512_transpose_16x16(const float* src,
+                                                                  size_t src_stride, float* dst,
+                                                                  size_t dst_stride) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * src_stride);
+  for (int i = 0; i < 16; i += 2) {  // t[i]: rows i, i+1 interleaved, columns 4m + {0, 1}
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4) {  // r[i + x]: rows i..i+3 of columns 4m + x
+    const __m512d a = _mm512_castps_pd(t[i]), b = _mm512_castps_pd(t[i + 2]);
+    const __m512d c = _mm512_castps_pd(t[i + 1]), e = _mm512_castps_pd(t[i + 3]);
+    r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
+    r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
+    r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(c, e));
+    r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(c, e));
+  }
+  // 128-bit lane m of r[4g + x] holds rows 4g..4g+3 of column 4m + x.
+  for (int x = 0; x < 4; ++x) {
+    for (int h = 0; h < 2; ++h) {  // rows 8h..8h+7: lanes (col x, col 8+x, ...) of two groups
+      t[8 * h + x] = _mm512_shuffle_f32x4(r[8 * h + x], r[8 * h + 4 + x], 0x88);
+      t[8 * h + 4 + x] = _mm512_shuffle_f32x4(r[8 * h + x], r[8 * h + 4 + x], 0xDD);
+    }
+  }
+  // t[8h + x]: lanes (rows 8h..8h+3 col x, col 8+x, rows 8h+4.. col x, col 8+x);
+  // t[8h + 4 + x]: the same for columns 4 + x and 12 + x.
+  for (int x = 0; x < 4; ++x) {
+    for (int y = 0; y < 2; ++y) {  // y = 0: columns x, 8 + x; y = 1: 4 + x, 12 + x
+      const __m512 lo = t[4 * y + x], hi = t[8 + 4 * y + x];
+      const int col = x + 4 * y;
+      _mm512_storeu_ps(dst + col * dst_stride, _mm512_shuffle_f32x4(lo, hi, 0x88));
+      _mm512_storeu_ps(dst + (col + 8) * dst_stride, _mm512_shuffle_f32x4(lo, hi, 0xDD));
+    }
+  }
+}
+#endif
+
 /// kRows: MR of both GEMMs; kKeyVecs: key vectors of a broadcast tile;
 /// kValueVecs: head_dim vectors of a P·V tile; kDotAcc: accumulators of a dot
 /// tile (R·C, a multiple of the lane count).
@@ -70,7 +110,7 @@ template <class Arch, size_t kRows, size_t kKeyVecs, size_t kValueVecs, size_t k
 struct AttentionTiles {
   using V = xsimd::batch<float, Arch>;
   static constexpr size_t kLanes = V::size;
-  static constexpr size_t kMaxKeyTile = 64;
+  static constexpr size_t kMaxKeyTile = 128;
   static constexpr size_t kScoreStride = kMaxKeyTile;
   static_assert(kDotAcc % kLanes == 0, "dot tiles reduce W accumulators at once");
   static_assert(kDotAcc % 4 == 0 && kMaxKeyTile % kDotAcc == 0,
@@ -100,7 +140,21 @@ struct AttentionTiles {
   /// zero-padded as far as scores_broadcast reads.
   static void pack_keys_transposed(const float* k, size_t stride, size_t n, size_t d, size_t tile,
                                    float* kt) {
-    for (size_t c = 0; c < n; ++c) {
+    size_t c = 0;
+#if XSIMD_WITH_AVX512F
+    // Whole 16 × 16 blocks through registers: the scalar walk below cost as
+    // much as a fifth of the encoder's attention time at d = 32.
+    if constexpr (simd::kHasAvx512<Arch>) {
+      if (d % 16 == 0) {
+        for (; c + 16 <= n; c += 16) {
+          for (size_t e = 0; e < d; e += 16) {
+            avx512_transpose_16x16(k + c * stride + e, stride, kt + e * tile + c, tile);
+          }
+        }
+      }
+    }
+#endif
+    for (; c < n; ++c) {
       const float* key = k + c * stride;
       for (size_t e = 0; e < d; ++e) kt[e * tile + c] = key[e];
     }
@@ -119,7 +173,9 @@ struct AttentionTiles {
   static void scores_broadcast(const float* const* q, size_t d, const float* kt, size_t tile,
                                float scale, float* s) {
     V acc[MR][KV];
+#pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
+#pragma GCC unroll 16
       for (size_t c = 0; c < KV; ++c) acc[r][c] = V(0.0f);
     }
     for (size_t e = 0; e < d; ++e) {
@@ -135,7 +191,9 @@ struct AttentionTiles {
       }
     }
     const V sc(scale);
+#pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
+#pragma GCC unroll 16
       for (size_t c = 0; c < KV; ++c)
         (acc[r][c] * sc).store_aligned(s + r * kScoreStride + c * kLanes);
     }
@@ -150,12 +208,16 @@ struct AttentionTiles {
                          size_t last, size_t d, float scale, float* s) {
     constexpr size_t C = kDotAcc / R;
     const float* qr[R];
+#pragma GCC unroll 16
     for (size_t r = 0; r < R; ++r) qr[r] = q[r];
     for (size_t c0 = 0; c0 < n; c0 += C) {
       const float* kc[C];
+#pragma GCC unroll 16
       for (size_t c = 0; c < C; ++c) kc[c] = k + std::min(c0 + c, last) * stride;
       V acc[R][C];
+#pragma GCC unroll 16
       for (size_t r = 0; r < R; ++r) {
+#pragma GCC unroll 16
         for (size_t c = 0; c < C; ++c) acc[r][c] = V(0.0f);
       }
       size_t e = 0;
@@ -172,20 +234,26 @@ struct AttentionTiles {
       }
       if (e < d) {  // the last d − e < W columns, zero-filled
         V keys[C];
+#pragma GCC unroll 16
         for (size_t c = 0; c < C; ++c) keys[c] = simd::load_partial(Arch{}, kc[c] + e, d - e, 0.0f);
+#pragma GCC unroll 16
         for (size_t r = 0; r < R; ++r) {
           const V qv = simd::load_partial(Arch{}, qr[r] + e, d - e, 0.0f);
+#pragma GCC unroll 16
           for (size_t c = 0; c < C; ++c) acc[r][c] = simd::mul_add<Arch>(qv, keys[c], acc[r][c]);
         }
       }
       // Lane sums, W accumulators at a time; lane l of group g is
       // accumulator g·W + l, i.e. row (g·W + l) / C, key (g·W + l) % C.
       const V sc(scale);
+#pragma GCC unroll 16
       for (size_t g = 0; g < R * C; g += kLanes) {
         V parts[kLanes];
+#pragma GCC unroll 16
         for (size_t l = 0; l < kLanes; ++l) parts[l] = acc[(g + l) / C][(g + l) % C];
         alignas(64) float sums[kLanes];
         (sum_lanes(parts) * sc).store_aligned(sums);
+#pragma GCC unroll 16
         for (size_t l = 0; l < kLanes; ++l) {
           s[(g + l) / C * kScoreStride + c0 + (g + l) % C] = sums[l];
         }
@@ -200,7 +268,9 @@ struct AttentionTiles {
   static void accumulate_values(float* const* o, const float* p, const float* alpha, const float* v,
                                 size_t stride, size_t n, size_t e0, size_t tail) {
     V acc[MR][NE];
+#pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
+#pragma GCC unroll 16
       for (size_t c = 0; c < NE; ++c) acc[r][c] = V(0.0f);
     }
     for (size_t j = 0; j < n; ++j) {
@@ -222,8 +292,10 @@ struct AttentionTiles {
         for (size_t c = 0; c < NE; ++c) acc[r][c] = simd::mul_add<Arch>(pr, values[c], acc[r][c]);
       }
     }
+#pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
       const V a(alpha[r]);
+#pragma GCC unroll 16
       for (size_t c = 0; c < NE; ++c) {
         float* dst = o[r] + e0 + c * kLanes;
         const size_t lanes = kTail && c + 1 == NE ? tail : kLanes;

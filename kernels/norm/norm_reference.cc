@@ -12,8 +12,10 @@ namespace normrt::detail {
 namespace {
 
 // 1 / denominator of the normalization, from the statistic (variance or mean
-// square) and the eps convention.
+// square) and the eps convention. An infinite statistic (an infinity in the
+// row) gives NaN, not 1/inf = 0: norm.h's "that row's output is NaN".
 double inverse_scale(const NormParams& params, double statistic) {
+  if (std::isinf(statistic)) return std::nan("");
   if (params.eps_placement == EpsPlacement::kAddedToRms) {
     return 1.0 / (std::sqrt(statistic) + params.eps);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace normrt::detail {
 
@@ -38,6 +39,10 @@ NormScale norm_scale(const NormParams& params, double mean, double statistic) {
   s.scale = static_cast<float>(params.eps_placement == EpsPlacement::kAddedToRms
                                    ? 1.0 / (std::sqrt(statistic) + params.eps)
                                    : 1.0 / std::sqrt(statistic + params.eps));
+  // An infinity in the row makes the statistic infinite, and 1/inf = 0 would
+  // turn every other output into the bias: a plausible answer from a row that
+  // has none. NaN makes the whole row NaN, as norm.h promises.
+  if (std::isinf(statistic)) s.scale = std::numeric_limits<float>::quiet_NaN();
   s.mean_hi = static_cast<float>(mean);
   // Dropping the low part moves every output by at most |lo|·scale·|g'|:
   // keep it unless that is far below float resolution.

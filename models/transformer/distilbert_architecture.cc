@@ -1,5 +1,8 @@
-// The registry entry of DistilBERT encoders: Hugging Face config.json with
-// "model_type": "distilbert" (or "architectures" naming DistilBertModel).
+// The registry entries of DistilBERT: encoders (Hugging Face config.json with
+// "model_type": "distilbert", or "architectures" naming DistilBertModel) and
+// sequence classifiers ("architectures" naming
+// DistilBertForSequenceClassification: sequence_classifier.h's
+// distilbert_head on the first token).
 // DistilBERT is BERT's post-norm encoder without token types and with its
 // own names (q_lin, sa_layer_norm, ffn.lin1, ...): the graph is BERT's
 // (bert_encoder.h) reading the tensors through distilbert_name().
@@ -66,22 +69,35 @@ bool names_distilbert_class(const JsonConfig& config) {
   return names_class(config, {"DistilBertModel"});
 }
 
+bool names_distilbert_classifier(const JsonConfig& config) {
+  return names_class(config, {"DistilBertForSequenceClassification"});
+}
+
+template <bool kClassifier>
 Expected<EncoderPlan> plan(const JsonConfig& config, const ModelBuildOptions& options) {
   NORMRT_ASSIGN_OR_RETURN(BertConfig c, read_distilbert_config(config));
-  NORMRT_ASSIGN_OR_RETURN(EncoderPlan p,
-                          plan_encoder(std::move(c), options, "DistilBERT", "distilbert_encoder"));
+  const char* name = kClassifier ? "distilbert_sequence_classifier" : "distilbert_encoder";
+  NORMRT_ASSIGN_OR_RETURN(EncoderPlan p, plan_encoder(std::move(c), options, "DistilBERT", name));
   p.build.names.prefix = "distilbert.";
   p.build.names.rename = distilbert_name;
+  if constexpr (kClassifier) {
+    p.build.classifier.kind = "distilbert_head";
+    NORMRT_ASSIGN_OR_RETURN(p.build.classifier.num_labels, read_num_labels(config));
+    if (Status s = check_sequence_classifier(p.build.classifier, p.build.pooling); !s)
+      return Status::error(config.description() + ": " + s.message());
+  }
   return p;
 }
 
+template <bool kClassifier>
 Status read(const JsonConfig& config, const ModelBuildOptions& options) {
-  return plan(config, options).status();
+  return plan<kClassifier>(config, options).status();
 }
 
+template <bool kClassifier>
 Expected<BuiltModel> build(const JsonConfig& config, const WeightSource& weights,
                            const ModelBuildOptions& options) {
-  NORMRT_ASSIGN_OR_RETURN(EncoderPlan p, plan(config, options));
+  NORMRT_ASSIGN_OR_RETURN(EncoderPlan p, plan<kClassifier>(config, options));
   return build_encoder_plan(p, weights, options);
 }
 
@@ -94,8 +110,23 @@ const Architecture& distilbert_encoder_architecture() {
     a.match.model_type = {"distilbert"};
     a.match.claims = names_distilbert_class;
     a.match.claims_keys = "'architectures' naming DistilBertModel";
-    a.read_config = read;
-    a.build = build;
+    a.read_config = read<false>;
+    a.build = build<false>;
+    return a;
+  }();
+  return entry;
+}
+
+const Architecture& distilbert_sequence_classifier_architecture() {
+  static const Architecture entry = [] {
+    Architecture a;
+    a.name = "distilbert_sequence_classifier";
+    a.match.model_type = {"distilbert"};
+    a.match.model_type_requires = names_distilbert_classifier;
+    a.match.claims = names_distilbert_classifier;
+    a.match.claims_keys = "'architectures' naming DistilBertForSequenceClassification";
+    a.read_config = read<true>;
+    a.build = build<true>;
     return a;
   }();
   return entry;

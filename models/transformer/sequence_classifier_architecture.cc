@@ -4,7 +4,6 @@
 // RobertaForSequenceClassification or XLMRobertaForSequenceClassification.
 // The encoder is the family's (bert_encoder.h); the head is
 // sequence_classifier.h's, with num_labels from id2label.
-#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "models/transformer/encoder_plan.h"
@@ -20,18 +19,6 @@ const std::vector<std::string> kRobertaClasses = {"RobertaForSequenceClassificat
 bool names_bert_classifier(const JsonConfig& config) { return names_class(config, kBertClasses); }
 bool names_roberta_classifier(const JsonConfig& config) {
   return names_class(config, kRobertaClasses);
-}
-
-// HF saves the labels as id2label (num_labels is derived from it); a config
-// without it has PretrainedConfig's default of 2.
-Expected<int64_t> read_num_labels(const JsonConfig& config) {
-  if (config.has("num_labels")) return config.require_int("num_labels");
-  if (!config.has("id2label")) return int64_t{2};
-  const nlohmann::json& labels = config.root()["id2label"];
-  if (!labels.is_object() || labels.empty())
-    return Status::error(config.description() +
-                         ": key 'id2label', expected a non-empty object of labels");
-  return static_cast<int64_t>(labels.size());
 }
 
 Expected<EncoderPlan> plan(const JsonConfig& config, const ModelBuildOptions& options,

@@ -26,6 +26,7 @@ from ._normrt import (
     max_session_threads,
     version,
 )
+from .cross_encoder import CrossEncoder
 from .sentence_encoder import SentenceEncoder
 
 __version__: str = version()
@@ -35,6 +36,7 @@ for _error in (Error, InvalidArgumentError, LoadError, RunError, OutOfMemoryErro
 del _error
 
 __all__ = [
+    "CrossEncoder",
     "Encoding",
     "Error",
     "InternalError",

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <ios>
@@ -93,6 +94,41 @@ TEST_SUITE("linear") {
               CHECK_MESSAGE(failure.empty(), failure);
             }
           }
+        }
+      }
+    }
+  }
+
+  // Long rows of x are taken in groups that stay in L2 (linear_gemm_simd.h):
+  // at k = 8191 a call of 41 rows runs as several groups. Every row must
+  // still match the oracle, and equal bit for bit what a call holding only
+  // a few of the rows gives (one group): the summation order is the row's own.
+  TEST_CASE("rows taken in L2-sized groups: oracle accuracy and the bits of smaller calls") {
+    const size_t m = 41, n = 70, k = 8191;
+    for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
+      const LinearProblem p = make_problem(m, n, k, type, true, 4242);
+      for (const LinearVariant* v : runnable_variants()) {
+        if (v->type != type) continue;
+        CAPTURE(variant_label(*v));
+        Expected<PackedWeights> w = pack_weights(p.w.data(), n, k, *v);
+        REQUIRE_MESSAGE(w.is_ok(), w.status().message());
+        GuardedOutput y(m, n, 0);
+        REQUIRE(linear(*w, p.x.data(), m, k, y.data(), n, p.bias.data()).is_ok());
+        const std::string failure = check_output(p, y, 0, n);
+        CHECK_MESSAGE(failure.empty(), failure);
+        for (size_t r0 : {size_t{0}, size_t{17}, size_t{34}}) {
+          const size_t rows = std::min<size_t>(7, m - r0);
+          GuardedOutput part(rows, n, 0);
+          REQUIRE(linear(*w, p.x.data() + r0 * k, rows, k, part.data(), n, p.bias.data()).is_ok());
+          size_t differing = 0;
+          for (size_t r = 0; r < rows; ++r) {
+            for (size_t c = 0; c < n; ++c) {
+              differing += bits_of(part.at(r, c)) != bits_of(y.at(r0 + r, c));
+            }
+          }
+          CHECK_MESSAGE(differing == 0, differing << " outputs of rows " << r0 << ".."
+                                                  << r0 + rows - 1
+                                                  << " differ from the 41-row call");
         }
       }
     }

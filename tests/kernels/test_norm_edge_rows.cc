@@ -202,6 +202,42 @@ TEST_SUITE("edge_rows") {
     }
   }
 
+  // The contract says the same of an infinity: its row's statistic is not a
+  // number a caller can use (inf/inf), so no output of the row may look valid.
+  TEST_CASE("an infinity makes its own row NaN and leaves the other rows correct") {
+    std::mt19937 rng(29);
+    for (float inf : {INFINITY, -INFINITY}) {
+      for (size_t n : {16, 768}) {
+        for (NormKind kind : kKinds) {
+          for (EpsPlacement placement : kPlacements) {
+            NormCase c = simple_case(
+                params_of(kind, 1e-5f, placement), n, normal_floats(rng, 3 * n, 0.0f, 1.0f),
+                uniform_floats(rng, n, 0.5f, 1.5f), uniform_floats(rng, n, -0.1f, 0.1f));
+            c.x[n + 1] = inf;  // row 1, inside the first k = n/2 elements
+            std::vector<float> finite_x = c.x;
+            finite_x[n + 1] = 0.0f;  // the oracle of rows 0 and 2 (row 1 is not compared)
+            NormCase finite = c;
+            finite.x = finite_x;
+            const std::vector<OracleRow> oracle = oracle_case(finite);
+            for (const NormVariant* variant : norm_variants_under_test()) {
+              INFO("variant=" << variant->name << " " << describe(c) << " x=" << inf);
+              const std::vector<float> y = run_simple(variant->kernel, c);
+              for (size_t row : {0, 2}) {
+                const RowComparison cmp =
+                    compare_row(y.data() + row * n, oracle[row], n, kTolerance);
+                CHECK_MESSAGE(cmp.bad_count == 0,
+                              "row " << row << ", " << describe_mismatch(cmp, kTolerance));
+              }
+              size_t not_nan = 0;
+              for (size_t i = n; i < 2 * n; ++i) not_nan += std::isnan(y[i]) ? 0 : 1;
+              CHECK_MESSAGE(not_nan == 0, not_nan << " of row 1's " << n << " outputs are not NaN");
+            }
+          }
+        }
+      }
+    }
+  }
+
   TEST_CASE("a NaN beyond the first k elements of a partial row only makes its own output NaN") {
     std::mt19937 rng(28);
     const size_t n = 100, nan_at = 80;  // k = 50

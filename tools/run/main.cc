@@ -25,7 +25,21 @@ int fail(const std::string& message) {
 
 // The input fed with token ids: --token-input, else the only i32 input that
 // no --input gives, else among several the one the model names for decoding.
-Expected<std::string> id_input(const Model& model, const RunOptions& options) {
+constexpr const char* kTokenTypeInput = "token_type_ids";
+
+// True if the model has an input `name` that no --input gives.
+bool has_free_input(const Model& model, const RunOptions& options, const std::string& name) {
+  for (const auto& file : options.input_files) {
+    if (file.first == name) return false;
+  }
+  for (const TensorInfo& input : model.inputs()) {
+    if (input.name == name) return true;
+  }
+  return false;
+}
+
+// The i32 input the ids go to; `types_bound`: token_type_ids is fed from the text.
+Expected<std::string> id_input(const Model& model, const RunOptions& options, bool types_bound) {
   if (!options.token_input.empty()) return options.token_input;
   const std::string named = model.metadata("decode_token_input");
   std::string name;
@@ -34,7 +48,7 @@ Expected<std::string> id_input(const Model& model, const RunOptions& options) {
     if (input.dtype != "i32") continue;
     bool given = false;
     for (const auto& file : options.input_files) given = given || file.first == input.name;
-    if (given) continue;
+    if (given || (types_bound && input.name == kTokenTypeInput)) continue;
     if (!name.empty()) {
       if (!named.empty()) {
         several = true;
@@ -81,12 +95,14 @@ int run(const RunOptions& options) {
 
   // Inputs: they must stay alive while the session runs.
   std::vector<int32_t> ids = options.ids;
+  std::vector<int32_t> type_ids;  // bound to token_type_ids when the model has it
   std::vector<InputData> files;
   std::vector<std::pair<std::string, std::pair<const void*, size_t>>> bindings;
   if (options.has_text) {
     auto encoded = text_ids(options, *model.value());
     if (!encoded) return fail(encoded.status().message());
     ids = std::move(encoded.value().ids);
+    type_ids = std::move(encoded.value().type_ids);
     if (encoded.value().truncated)
       std::printf("tokens: %zu (truncated: the text is longer than the model's maximum of %zu)\n",
                   ids.size(), model.value()->max_sequence_length());
@@ -98,15 +114,22 @@ int run(const RunOptions& options) {
     if (!data) return fail(data.status().message());
     files.push_back(std::move(data).value());
   }
+  // A text's segments feed a token_type_ids input (BERT sentence pairs)
+  // unless --input gives it; a model without one takes the ids alone.
+  const bool bind_types =
+      !type_ids.empty() && has_free_input(*model.value(), options, kTokenTypeInput);
   std::string token_input;
   if (!ids.empty()) {
-    auto name = id_input(*model.value(), options);
+    auto name = id_input(*model.value(), options, bind_types);
     if (!name) return fail(name.status().message());
     token_input = *name;
   }
   if (options.generate > 0) return generate(options, model.value(), token_input, ids, files);
 
   if (!ids.empty()) bindings.push_back({token_input, {ids.data(), ids.size() * sizeof(int32_t)}});
+  if (bind_types) {
+    bindings.push_back({kTokenTypeInput, {type_ids.data(), type_ids.size() * sizeof(int32_t)}});
+  }
   for (const InputData& file : files) {
     bindings.push_back({file.name, {file.bytes.data(), file.bytes.size()}});
   }

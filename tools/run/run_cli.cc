@@ -73,9 +73,20 @@ Expected<std::vector<int32_t>> parse_ids(const std::string& text) {
 Status check_combinations(const RunOptions& o, const std::vector<std::string>& decode_flags) {
   if (o.model.empty()) return Status::error("no model file given");
   if (o.has_text && !o.ids.empty()) return Status::error("give only one of --text and --ids");
+  if (o.has_text_pair && !o.has_text)
+    return Status::error("--text-pair needs --text (the first text)");
   if (!o.has_text && o.ids.empty() && o.input_files.empty()) {
     return Status::error("no input: give --text, --ids or --input");
   }
+  if (o.has_text_pair && !o.has_text)
+    return Status::error("--text-pair needs --text (the first text)");
+  if (o.has_text_pair && !o.vocab.empty()) {
+    return Status::error(
+        "--text-pair needs the model file's tokenizer (its pair template); --vocab tokenizes "
+        "single texts only");
+  }
+  if (o.has_text_pair && o.generate > 0)
+    return Status::error("--text-pair cannot be decoded after");
   if (o.keep_case && o.vocab.empty()) {
     return Status::error("--cased applies to --vocab (a stored tokenizer carries its own casing)");
   }
@@ -105,6 +116,10 @@ inputs (--text or --ids, and any --input):
                                         (normrt-convert --model) into its i32 input; a text
                                         longer than the model's maximum is truncated, and the
                                         tokens line says so
+  --text-pair "second"                  with --text: a sentence pair (cross-encoder rerankers),
+                                        joined by the stored tokenizer's pair template; a
+                                        token_type_ids input gets its segments (0 first, 1
+                                        second; all 0 for a single --text)
   --vocab vocab.txt                     with --text: BERT WordPiece from vocab.txt instead
                                         ("" is [CLS] [SEP])
   --ids 101,2023,102                    token ids for the model's i32 input (the one
@@ -169,9 +184,9 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
       return options;
     }
     static const std::string_view kWithValue[] = {
-        "--text",    "--vocab", "--ids",          "--input",       "--repeat",
-        "--threads", "--isa",   "--print",        "--generate",    "--beam",
-        "--n-best",  "--eos",   "--length-alpha", "--token-input", "--logits"};
+        "--text",    "--text-pair",    "--vocab",       "--ids",      "--input", "--repeat",
+        "--threads", "--isa",          "--print",       "--generate", "--beam",  "--n-best",
+        "--eos",     "--length-alpha", "--token-input", "--logits"};
     std::string v;
     for (std::string_view flag : kWithValue) {
       if (arg != flag) continue;
@@ -191,6 +206,9 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
     if (arg == "--text") {
       options.text = v;
       options.has_text = true;
+    } else if (arg == "--text-pair") {
+      options.text_pair = v;
+      options.has_text_pair = true;
     } else if (arg == "--vocab") {
       options.vocab = v;
     } else if (arg == "--ids") {

@@ -16,9 +16,11 @@ struct RunOptions {
   std::string model;          ///< model file
   std::string text;           ///< --text: tokenized with --vocab into the i32 input
   bool has_text = false;      ///< --text was given ("" is a text: [CLS] [SEP])
-  std::string vocab;          ///< --vocab: WordPiece vocab.txt
-  bool keep_case = false;     ///< --cased: no lowercasing / accent stripping
-  std::vector<int32_t> ids;   ///< --ids 101,2023,102
+  std::string text_pair;      ///< --text-pair: the second text of a pair (cross-encoders)
+  bool has_text_pair = false;
+  std::string vocab;         ///< --vocab: WordPiece vocab.txt
+  bool keep_case = false;    ///< --cased: no lowercasing / accent stripping
+  std::vector<int32_t> ids;  ///< --ids 101,2023,102
   /// --input name=file: .npy (by extension or magic) or raw little-endian.
   std::vector<std::pair<std::string, std::string>> input_files;
   bool check_finite = false;  ///< --check-finite: refuse NaN/Inf in f32 inputs

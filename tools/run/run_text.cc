@@ -23,16 +23,21 @@ Expected<TextIds> with_stored(const std::string_view bytes, const RunOptions& op
                          ": its stored tokenizer does not read: " + read.status().message());
   text::Tokenizer tokenizer = std::move(read).value();
   const size_t limit = model.max_sequence_length();
+  const auto encode = [&](const text::Tokenizer& t) {
+    return options.has_text_pair ? t.encode_pair(options.text, options.text_pair)
+                                 : t.encode(options.text);
+  };
   text::Tokenizer whole = tokenizer;
   NORMRT_RETURN_IF_ERROR(whole.set_max_length(0));
-  NORMRT_ASSIGN_OR_RETURN(text::Encoding all, whole.encode(options.text));
+  NORMRT_ASSIGN_OR_RETURN(text::Encoding all, encode(whole));
   const size_t stored_limit = tokenizer.truncation().max_length;
   if (stored_limit == 0 || stored_limit > limit)
     NORMRT_RETURN_IF_ERROR(tokenizer.set_max_length(limit));
   if (all.ids.size() <= tokenizer.truncation().max_length)
-    return TextIds{std::move(all.ids), false, "the model file's tokenizer"};
-  NORMRT_ASSIGN_OR_RETURN(text::Encoding cut, tokenizer.encode(options.text));
-  return TextIds{std::move(cut.ids), true, "the model file's tokenizer"};
+    return TextIds{std::move(all.ids), std::move(all.type_ids), false,
+                   "the model file's tokenizer"};
+  NORMRT_ASSIGN_OR_RETURN(text::Encoding cut, encode(tokenizer));
+  return TextIds{std::move(cut.ids), std::move(cut.type_ids), true, "the model file's tokenizer"};
 }
 
 }  // namespace

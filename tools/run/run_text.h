@@ -12,12 +12,14 @@
 namespace normrt::run {
 
 struct TextIds {
-  std::vector<int32_t> ids;  ///< with the special tokens
-  bool truncated = false;    ///< the text was longer than the model's maximum
-  const char* source = "";   ///< "--vocab" or "the model file's tokenizer"
+  std::vector<int32_t> ids;       ///< with the special tokens
+  std::vector<int32_t> type_ids;  ///< token types (segments), as long as ids; empty with --vocab
+  bool truncated = false;         ///< the text was longer than the model's maximum
+  const char* source = "";        ///< "--vocab" or "the model file's tokenizer"
 };
 
-/// An error if neither --vocab nor a stored tokenizer is there, naming both.
+/// The ids of --text, or of the pair --text / --text-pair (stored tokenizer
+/// only). An error if neither --vocab nor a stored tokenizer is there, naming both.
 Expected<TextIds> text_ids(const RunOptions& options, const Model& model);
 
 }  // namespace normrt::run

@@ -14,7 +14,7 @@ Expected<TextIds> text_ids_with_vocab(const RunOptions& options, const Model& mo
   NORMRT_ASSIGN_OR_RETURN(auto tokenizer,
                           text::BertTokenizer::create(std::move(vocab), tokenizer_options));
   NORMRT_ASSIGN_OR_RETURN(auto encoding, tokenizer.encoding(options.text));
-  return TextIds{std::move(encoding.ids), encoding.truncated, "--vocab"};
+  return TextIds{std::move(encoding.ids), {}, encoding.truncated, "--vocab"};
 }
 
 }  // namespace normrt::run

@@ -1,5 +1,7 @@
 #include "tools/serve/session_pool.h"
 
+#include <cassert>
+
 #include "base/status.h"
 
 namespace normrt::serve {
@@ -55,8 +57,10 @@ SessionPool::Lease SessionPool::acquire(std::chrono::milliseconds wait, size_t m
 
 void SessionPool::release(Session* session) {
   // A batch's attention mask stays with a session until cleared: the next
-  // request, of another shape, starts without it.
-  session->set_attention_mask(ElementType::kI32, nullptr, TensorShape{});
+  // request, of another shape, starts without it. A null mask always clears.
+  [[maybe_unused]] const Status cleared =
+      session->set_attention_mask(ElementType::kI32, nullptr, TensorShape{});
+  assert(cleared.is_ok());
   {
     std::lock_guard<std::mutex> lock(mutex_);
     free_.push_back(session);

@@ -17,23 +17,27 @@ the same ids); a case without text ("- -") lists its ids directly (ids with
 padding tokens inside, random ids for the models without a tokenizer).
 
 Outputs: last_hidden_state [S, H] for the encoders, logits [1, L] for the
-sequence classifiers (BERT's with token type ids: its pairs have segment 1) (BertForSequenceClassification,
-XLMRobertaForSequenceClassification), and for tiny_roberta the
+sequence classifiers (BertForSequenceClassification, with token type ids:
+its pairs have segment 1; XLMRobertaForSequenceClassification;
+DistilBertForSequenceClassification), and for tiny_roberta the
 sentence embedding (mean, L2-normalized) of its first case.
 
-Run: /work/venv/bin/python make_encoder_fixtures.py (needs torch,
-transformers, tokenizers, safetensors); writes next to itself.
+Run: /work/venv/bin/python make_encoder_fixtures.py [NAME ...] (needs torch,
+transformers, tokenizers, safetensors); writes every fixture, or the named
+ones, next to itself.
 """
 import os
 import shutil
+import sys
 
 import torch
 import torch.nn.functional as F
 from safetensors.torch import load_file
 from tokenizers import Tokenizer
 from transformers import (BertConfig, BertForSequenceClassification, DistilBertConfig,
-                          DistilBertModel, RobertaConfig, RobertaModel, XLMRobertaConfig,
-                          XLMRobertaForSequenceClassification, XLMRobertaModel)
+                          DistilBertForSequenceClassification, DistilBertModel, RobertaConfig,
+                          RobertaModel, XLMRobertaConfig, XLMRobertaForSequenceClassification,
+                          XLMRobertaModel)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOKENIZERS = os.path.join(HERE, "..", "..", "tools", "text", "fixtures")
@@ -223,12 +227,37 @@ def write_distilbert():
         w.output(label, "last_hidden_state", hidden(model, ids))
 
 
+def write_distilbert_classifier():
+    # DistilBertForSequenceClassification: pre_classifier + ReLU + classifier
+    # on the first token; no token types (a pair is one id sequence).
+    name, tokenizer = "tiny_distilbert_cls", "bert_uncased"
+    vocab = Tokenizer.from_file(os.path.join(TOKENIZERS, tokenizer, "tokenizer.json")).get_vocab_size()
+    config = DistilBertConfig(vocab_size=vocab, dim=32, n_layers=2, n_heads=4, hidden_dim=37,
+                              max_position_embeddings=64, activation="gelu", dropout=0.0,
+                              attention_dropout=0.0, seq_classif_dropout=0.0, num_labels=2)
+    model = DistilBertForSequenceClassification(config).eval()
+    randomize(model, torch.Generator().manual_seed(36))
+    model = save(model, name, tokenizer)
+    w = Writer(name)
+    for label, first, second, ids, _ in text_cases(tokenizer, pairs=True):
+        w.case(label, ids, first, second)
+        w.output(label, "logits", logits(model, ids))
+
+
+WRITERS = {
+    "tiny_roberta": write_roberta,
+    "tiny_xlmr": write_xlmr,
+    "tiny_xlmr_cls": write_xlmr_classifier,
+    "tiny_bert_cls": write_bert_classifier,
+    "tiny_distilbert": write_distilbert,
+    "tiny_distilbert_cls": write_distilbert_classifier,
+}
+
+
 def main():
-    write_roberta()
-    write_xlmr()
-    write_xlmr_classifier()
-    write_bert_classifier()
-    write_distilbert()
+    """Every fixture, or those named on the command line."""
+    for name in sys.argv[1:] or WRITERS:
+        WRITERS[name]()
 
 
 if __name__ == "__main__":

@@ -25,7 +25,8 @@ TEST_SUITE("encoder_families") {
         {"tiny_xlmr", "roberta_encoder"},
         {"tiny_xlmr_cls", "roberta_sequence_classifier"},
         {"tiny_bert_cls", "bert_sequence_classifier"},
-        {"tiny_distilbert", "distilbert_encoder"}};
+        {"tiny_distilbert", "distilbert_encoder"},
+        {"tiny_distilbert_cls", "distilbert_sequence_classifier"}};
     for (auto [name, architecture] : families) {
       auto fixture = test::read_encoder_fixture(name);
       REQUIRE_MESSAGE(fixture.is_ok(), fixture.status().message());

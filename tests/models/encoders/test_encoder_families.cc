@@ -31,6 +31,7 @@ const Family kFamilies[] = {
     {"tiny_xlmr_cls", "roberta_sequence_classifier", "logits", 1},
     {"tiny_bert_cls", "bert_sequence_classifier", "logits", 1},
     {"tiny_distilbert", "distilbert_encoder", "last_hidden_state", 0},
+    {"tiny_distilbert_cls", "distilbert_sequence_classifier", "logits", 1},
 };
 
 test::EncoderFixture load(const std::string& name) {
@@ -86,7 +87,8 @@ TEST_SUITE("encoder_families") {
   }
 
   TEST_CASE("the C++ tokenizer gives Hugging Face's ids for each family's texts and pairs") {
-    for (std::string name : {"tiny_roberta", "tiny_xlmr", "tiny_xlmr_cls", "tiny_bert_cls"}) {
+    for (std::string name :
+         {"tiny_roberta", "tiny_xlmr", "tiny_xlmr_cls", "tiny_bert_cls", "tiny_distilbert_cls"}) {
       test::EncoderFixture f = load(name);
       auto folder = text::load_tokenizer_folder(f.dir, 0);
       REQUIRE_MESSAGE(folder.is_ok(), folder.status().message());
