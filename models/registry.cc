@@ -18,6 +18,7 @@ const Architecture& roberta_sequence_classifier_architecture();
 const Architecture& distilbert_sequence_classifier_architecture();
 const Architecture& roberta_encoder_architecture();
 const Architecture& distilbert_encoder_architecture();
+const Architecture& mpnet_encoder_architecture();
 const Architecture& attentive_reader_architecture();
 const Architecture& order_embeddings_architecture();
 const Architecture& handwriting_architecture();
@@ -31,6 +32,7 @@ const std::vector<const Architecture*>& architectures() {
       &bert_encoder_architecture(),
       &roberta_encoder_architecture(),
       &distilbert_encoder_architecture(),
+      &mpnet_encoder_architecture(),
       &lstm_architecture(),
       &gru_architecture(),
       &mlp_architecture(),

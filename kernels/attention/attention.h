@@ -13,9 +13,12 @@
 //   visible(b, i, j) = j < L_b                                   L_b = key_lengths[b] or key_rows
 //                    ∧ (¬causal ∨ j ≤ query_position + i)          query i sits at that key index
 //                    ∧ (key_mask = null ∨ key_mask[b·key_mask_stride + j] ≠ 0)
-//   s_j      = scale · q[b,i,h]·k[b,j,kh]           over visible j
+//   s_j      = scale · q[b,i,h]·k[b,j,kh] + β_h(j − (query_position + i))   over visible j
 //   out[b,i,h] = Σ_j softmax(s)_j · v[b,j,kh]
-// A query row with no visible key gets zeros.
+// A query row with no visible key gets zeros. β is an optional bias by
+// relative position (MPNet's, T5's; 0 without one): per head a table over
+// the relative positions, β_h(r) = position_bias[h·position_bias_head_stride
+// + position_bias_zero + r], the same for every sequence.
 //
 // Strides may be anything that keeps the rows of an operand from overlapping
 // (at least Hq·d or Hkv·d floats between rows, a sequence's rows between
@@ -39,11 +42,13 @@
 // Accuracy contract (every variant; u = 2^-24): for each output element of a
 // row with L visible keys,
 //   |out − exact| ≤ max_j|v_j| · (4·ε_s + 2·(L + 8)·u)
-//   ε_s = (d + 6)·u · |scale| · max_j Σ_e |q_e·k_je|    (the error of a score)
+//   ε_s = (d + 6 + β)·u · |scale| · max_j Σ_e |q_e·k_je| + β·u·max_j|β_h(j − i)|
+//                                                       (the error of a score)
 // i.e. the rounding of the dot products (a chain of d fused multiply-adds, or
 // of d/W of them and a tree of log2 W sums across the W lanes, then the
 // scale), carried into the weights twice (score and maximum), plus the sums
-// of L weighted values and of L weights. The exponential is within 2 ulp
+// of L weighted values and of L weights; with a position bias (β = 1 in ε_s,
+// else 0) its float addition rounds the score once more. The exponential is within 2 ulp
 // (attention_variants.h) and adds to the 8u. tests/kernels/test_attention_*
 // check this against a long-double oracle.
 //
@@ -96,8 +101,17 @@ struct AttentionArgs {
   const uint8_t* key_mask = nullptr;
   size_t key_mask_stride = 0;
   /// Causal only: the key index of query row 0 (the number of tokens already
-  /// in a KV cache; 0 without one), the same for every sequence.
+  /// in a KV cache; 0 without one), the same for every sequence. A position
+  /// bias measures relative positions from it too.
   size_t query_position = 0;
+  /// (heads, position_bias_head_stride) the additive bias by relative position
+  /// r = j − (query_position + i) at column position_bias_zero + r of head h's
+  /// row (file comment); null: none. Each row must cover every r of the call:
+  /// position_bias_zero ≥ query_position + query_rows − 1 and
+  /// position_bias_zero + key_rows ≤ position_bias_head_stride.
+  const float* position_bias = nullptr;
+  size_t position_bias_head_stride = 0;
+  size_t position_bias_zero = 0;
 };
 
 /// A dense (batch, rows, heads·d) layout for q, k, v and out: the strides of

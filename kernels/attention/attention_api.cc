@@ -39,6 +39,28 @@ Status check_strides(const char* name, size_t batch, size_t rows, size_t width, 
   return Status::ok();
 }
 
+// Each head's row of the position bias covers the relative positions
+// −(query_position + query_rows − 1) .. key_rows − 1.
+Status check_position_bias(const AttentionParams& p, const AttentionArgs& a, const Extent& out) {
+  const size_t farthest_query = a.query_position + a.query_rows - 1;
+  if (a.position_bias_zero < farthest_query) {
+    return Status::error("attention: position_bias_zero (" + num(a.position_bias_zero) +
+                         ") is smaller than query_position + query_rows - 1 (" +
+                         num(farthest_query) + "): the bias table has no entry for key 0");
+  }
+  if (a.position_bias_head_stride < a.position_bias_zero + a.key_rows) {
+    return Status::error(
+        "attention: position_bias_head_stride (" + num(a.position_bias_head_stride) +
+        ") is smaller than position_bias_zero + key_rows (" +
+        num(a.position_bias_zero + a.key_rows) + "): the bias table has no entry for the last key");
+  }
+  if (overlap(out, operand_extent(a.position_bias, 1, 0, p.heads, a.position_bias_head_stride,
+                                  a.position_bias_head_stride, sizeof(float)))) {
+    return Status::error("attention: out overlaps position_bias");
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 namespace detail {
@@ -170,6 +192,7 @@ Status attention_validate(const AttentionParams& p, const AttentionArgs& a) {
       return Status::error("attention: out overlaps key_mask");
     }
   }
+  if (a.position_bias != nullptr) return check_position_bias(p, a, out);
   return Status::ok();
 }
 

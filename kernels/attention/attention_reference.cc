@@ -2,7 +2,8 @@
 // and head, three passes over the visible keys in double (the maximum score,
 // the sum of the exponentials, then the weighted sum of the values), scores
 // recomputed in every pass so that no scratch grows with the key count. The
-// weighted sum is taken kChunk output columns at a time.
+// weighted sum is taken kChunk output columns at a time. A position bias is
+// added to each score in double.
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +22,7 @@ struct Row {
   const float* v;  // likewise
   size_t stride;
   const uint8_t* mask;  // (key_rows) or null
+  const float* bias;    // key j's position bias at bias[j], or null
   size_t visible_end;   // keys [0, visible_end) pass the length and causal tests
 };
 
@@ -30,7 +32,7 @@ double score(const Row& row, size_t j, size_t d, double scale) {
   const float* key = row.k + j * row.stride;
   double dot = 0.0;
   for (size_t e = 0; e < d; ++e) dot += double{row.q[e]} * double{key[e]};
-  return scale * dot;
+  return scale * dot + (row.bias != nullptr ? double{row.bias[j]} : 0.0);
 }
 
 void attend_row(const Row& row, size_t d, double scale, float* out) {
@@ -87,6 +89,12 @@ void attention_reference(const AttentionParams& p, const AttentionArgs& a, size_
           row.v = a.v + t.batch * a.kv_batch_stride + kv * d;
           row.stride = a.kv_row_stride;
           row.mask = a.key_mask != nullptr ? a.key_mask + t.batch * a.key_mask_stride : nullptr;
+          // Entry zero + j − (query_position + i) of head h's row; zero ≥
+          // query_position + i (attention_validate).
+          row.bias = a.position_bias == nullptr
+                         ? nullptr
+                         : a.position_bias + h * a.position_bias_head_stride +
+                               (a.position_bias_zero - a.query_position - i);
           row.visible_end = p.causal ? std::min(key_length, a.query_position + i + 1) : key_length;
           attend_row(row, d, p.scale, out);
         }

@@ -16,6 +16,9 @@
 //     O = α·O + S·V               (accumulate_values, O is out itself)
 //   out_r = O_r / l_r
 //
+// A position bias (attention.h) is added to each visible score in
+// softmax_row, from the row's slice of its head's table.
+//
 // Masked scores (beyond a row's causal limit, or a masked key) are −∞ and
 // their weights exactly 0; while a row has seen no visible key its maximum
 // is −∞ and the exponentials are taken against 0 instead, so no −∞ − (−∞)
@@ -72,7 +75,9 @@ struct AttentionSimd {
     size_t rows = 0;
     const float* q[kMaxRows];
     float* o[kMaxRows];
-    size_t position[kMaxRows];  // key index of each row's query (causal)
+    size_t position[kMaxRows];    // key index of each row's query (causal)
+    const float* bias[kMaxRows];  // key j's position bias at bias[r][j], or null
+    size_t tile_begin = 0;        // j0 of the key tile in progress
     float max[kMaxRows], sum[kMaxRows], alpha[kMaxRows];
     Slice slices[kMaxRows];
     size_t slice_count = 0;
@@ -134,6 +139,8 @@ struct AttentionSimd {
       V x = V::load_aligned(s + c);
       if (c + kLanes > seen)
         x = xsimd::select(lane_index() + V(static_cast<float>(c)) < last, x, V(kMinusInf));
+      if (t.bias[r] != nullptr && c < seen)  // read only the visible keys' entries
+        x = x + Tiles::load(t.bias[r] + t.tile_begin + c, std::min(kLanes, seen - c));
       if (mask_bias != nullptr) x = x + V::load_aligned(mask_bias + c);
       x.store_aligned(s + c);
       tile_max = xsimd::max(tile_max, x);
@@ -277,6 +284,11 @@ struct AttentionSimd {
         t.q[t.rows] = a.q + at.batch * a.q_batch_stride + i * a.q_row_stride + h * d;
         t.o[t.rows] = a.out + at.batch * a.out_batch_stride + i * a.out_row_stride + h * d;
         t.position[t.rows] = a.query_position + i;
+        // zero ≥ query_position + i (attention_validate).
+        t.bias[t.rows] = a.position_bias == nullptr
+                             ? nullptr
+                             : a.position_bias + h * a.position_bias_head_stride +
+                                   (a.position_bias_zero - t.position[t.rows]);
         t.max[t.rows] = kMinusInf;
         t.sum[t.rows] = 0.0f;
       }
@@ -294,6 +306,7 @@ struct AttentionSimd {
     if (dot) prefetcher.queue(0, std::min(tile, t.key_end));
     for (size_t j0 = 0; j0 < t.key_end; j0 += tile) {
       const size_t n = std::min(tile, t.key_end - j0);
+      t.tile_begin = j0;
       const float* mask_bias = nullptr;
       if (t.mask != nullptr) {
         for (size_t c = 0; c < n; ++c) {

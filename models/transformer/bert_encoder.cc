@@ -147,15 +147,32 @@ class BertEmitter {
     return norm("embeddings.LayerNorm", x, kNoTensor);
   }
 
+  // MPNet's bucket table, one weight every layer's attention reads
+  // (relative_attention_buckets > 0); kNoTensor otherwise.
+  void relative_bias() {
+    if (config_.relative_attention_buckets == 0) return;
+    const std::string full = source_name("encoder.relative_attention_bias.weight");
+    const Shape shape = {config_.relative_attention_buckets, config_.num_attention_heads};
+    const SourceTensor* tensor = check_.expect(full, shape);
+    // f32 whatever the matrices' dtype: the Attention op reads it as floats.
+    if (tensor != nullptr) relative_bias_ = b_.weight(full, shape, to_float(*tensor));
+  }
+
   TensorId layer(int64_t index, TensorId h, const char* activation) {
     const int64_t width = config_.hidden_size, inner = config_.intermediate_size;
     const std::string at = "encoder.layer." + std::to_string(index) + ".";
     TensorId q = linear(at + "attention.self.query", h, width, width);
     TensorId k = linear(at + "attention.self.key", h, width, width);
     TensorId v = linear(at + "attention.self.value", h, width, width);
-    TensorId context =
-        b_.node(OpType::kAttention, prefix_ + at + "attention.self", {q, k, v},
-                {{kSequenceDim, width}}, {{"num_heads", config_.num_attention_heads}});
+    std::vector<TensorId> inputs = {q, k, v};
+    std::vector<Attribute> attributes = {{"num_heads", config_.num_attention_heads}};
+    if (config_.relative_attention_buckets > 0) {  // operand 5 (no KV cache)
+      inputs.insert(inputs.end(), {kNoTensor, kNoTensor, relative_bias_});
+      attributes.push_back({"relative_num_buckets", config_.relative_num_buckets});
+      attributes.push_back({"relative_max_distance", config_.relative_max_distance});
+    }
+    TensorId context = b_.node(OpType::kAttention, prefix_ + at + "attention.self",
+                               std::move(inputs), {{kSequenceDim, width}}, std::move(attributes));
     TensorId projected = linear(at + "attention.output.dense", context, width, width);
     TensorId a = norm(at + "attention.output.LayerNorm", projected, h);
     TensorId up = linear(at + "intermediate.dense", a, width, inner);
@@ -182,6 +199,7 @@ class BertEmitter {
   std::string (*rename_)(const std::string&);
   DataType matrix_dtype_;
   NormConfig norm_;
+  TensorId relative_bias_ = kNoTensor;
 };
 
 // The positions a sequence may use: BERT's all; RoBERTa's start past padding_idx.
@@ -253,6 +271,7 @@ Expected<Graph> build_bert_encoder(const BertConfig& config, const WeightSource&
                           ? b.input("token_type_ids", DataType::kI32, {kSequenceDim})
                           : kNoTensor;
   TensorId h = emit.embeddings(ids, type_ids);
+  emit.relative_bias();
   const char* activation = activation_name(config.hidden_act);
   for (int64_t layer = 0; layer < config.num_hidden_layers; ++layer)
     h = emit.layer(layer, h, activation);

@@ -13,8 +13,9 @@
 // token_type_ids adds the input "token_type_ids" i32 [S] (sentence pairs).
 // The graph runs batches (runtime/exec/batch_support.h): input_ids [B, S]
 // with Session::set_attention_mask for the padding.
-// RoBERTa, XLM-R and DistilBERT are this graph with their own positions and
-// names (BertConfig::position_padding_idx, BertTensorNames).
+// RoBERTa, XLM-R, DistilBERT and MPNet are this graph with their own
+// positions, names and (MPNet) a bias by relative position in the attention
+// (BertConfig::position_padding_idx, ::relative_attention_buckets, BertTensorNames).
 #include <cstdint>
 #include <string>
 
@@ -46,6 +47,13 @@ struct BertConfig {
   int64_t position_padding_idx = -1;
   /// false: no token type table (DistilBERT).
   bool token_types = true;
+  /// MPNet (> 0): every layer's attention scores gain a bias by relative
+  /// position read from the checkpoint's "encoder.relative_attention_bias.weight"
+  /// [relative_attention_buckets, heads] (runtime/ops/relative_position.h),
+  /// of which the first relative_num_buckets are used. 0: none.
+  int64_t relative_attention_buckets = 0;
+  int64_t relative_num_buckets = 32;
+  int64_t relative_max_distance = 128;
 };
 
 /// The head of a sequence classifier (cross-encoder rerankers): output

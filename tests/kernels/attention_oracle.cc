@@ -34,7 +34,8 @@ AttentionExpected attention_oracle(const AttentionData& data) {
         if (keys.empty()) continue;  // zeros, exactly
         const float* q = data.q.data() + out_at;
         scores.assign(keys.size(), 0.0L);
-        long double max_score = -INFINITY, max_magnitude = 0.0L, max_v = 0.0L;
+        long double max_score = -INFINITY, max_magnitude = 0.0L, max_v = 0.0L, max_bias = 0.0L;
+        const bool biased = !data.position_bias.empty();
         for (size_t n = 0; n < keys.size(); ++n) {
           const size_t row = (b * data.key_rows + keys[n]) * kv_cols + kh * d;
           long double dot = 0.0L, magnitude = 0.0L;
@@ -45,6 +46,13 @@ AttentionExpected attention_oracle(const AttentionData& data) {
             max_v = std::max(max_v, std::fabs(static_cast<long double>(data.v[row + e])));
           }
           scores[n] = static_cast<long double>(p.scale) * dot;
+          if (biased) {  // β_h(j − (query_position + i))
+            const long double beta =
+                data.position_bias[h * data.position_bias_head_stride + data.position_bias_zero +
+                                   keys[n] - (data.query_position + i)];
+            scores[n] += beta;
+            max_bias = std::max(max_bias, std::fabs(beta));
+          }
           max_score = std::max(max_score, scores[n]);
           max_magnitude = std::max(max_magnitude, magnitude);
         }
@@ -58,7 +66,8 @@ AttentionExpected attention_oracle(const AttentionData& data) {
           expected.out[out_at + e] = acc / sum;
         }
         const long double score_error =
-            (d + 6.0L) * u * std::fabs(static_cast<long double>(p.scale)) * max_magnitude;
+            (d + 6.0L + biased) * u * std::fabs(static_cast<long double>(p.scale)) * max_magnitude +
+            u * max_bias;
         const long double tol = max_v * (4.0L * score_error + 2.0L * (keys.size() + 8.0L) * u);
         std::fill(expected.tolerance.begin() + out_at, expected.tolerance.begin() + out_at + d,
                   tol);

@@ -91,6 +91,9 @@ AttentionResult run_attention(AttentionKernel kernel, const AttentionData& data,
   const Placed v = place(data.v, data.batch, data.key_rows, kv_cols, layout);
   const std::vector<float> nothing(data.batch * data.query_rows * q_cols, kCanary);
   Placed out = place(nothing, data.batch, data.query_rows, q_cols, layout);
+  const size_t bias_stride = data.position_bias_head_stride;
+  const Placed bias = place(data.position_bias, 1, data.position_bias.empty() ? 0 : p.heads,
+                            bias_stride, {0, 0, layout.misalign});
 
   AttentionArgs a;
   a.batch = data.batch;
@@ -110,6 +113,11 @@ AttentionResult run_attention(AttentionKernel kernel, const AttentionData& data,
   a.key_mask = data.key_mask.empty() ? nullptr : data.key_mask.data();
   a.key_mask_stride = data.key_rows;
   a.query_position = data.query_position;
+  if (!data.position_bias.empty()) {
+    a.position_bias = bias.base;
+    a.position_bias_head_stride = bias_stride;
+    a.position_bias_zero = data.position_bias_zero;
+  }
   attention_run(kernel, p, a, pool);
 
   AttentionResult result;
@@ -149,6 +157,11 @@ std::vector<float> run_attention_split(AttentionKernel kernel, const AttentionDa
   a.key_mask = data.key_mask.empty() ? nullptr : data.key_mask.data();
   a.key_mask_stride = data.key_rows;
   a.query_position = data.query_position;
+  if (!data.position_bias.empty()) {
+    a.position_bias = data.position_bias.data();
+    a.position_bias_head_stride = data.position_bias_head_stride;
+    a.position_bias_zero = data.position_bias_zero;
+  }
   a = attention_dense(data.params, a);
   std::vector<float> out(data.q.size(), kCanary);
   a.out = out.data();
@@ -189,7 +202,8 @@ std::string describe(const AttentionData& data) {
     << " query_rows=" << data.query_rows << " key_rows=" << data.key_rows
     << (p.causal ? " causal position=" + std::to_string(data.query_position) : "")
     << (data.key_lengths.empty() ? "" : " key_lengths")
-    << (data.key_mask.empty() ? "" : " key_mask") << " scale=" << p.scale;
+    << (data.key_mask.empty() ? "" : " key_mask")
+    << (data.position_bias.empty() ? "" : " position_bias") << " scale=" << p.scale;
   return s.str();
 }
 

@@ -64,6 +64,10 @@ Expected<EncoderFixture> read_encoder_fixture(const std::string& name) {
       for (double& value : v.values) fields >> value;
       if (!fields) return Status::error(where + ": bad output line");
       fixture.outputs[label + "/" + output] = std::move(v);
+    } else if (kind == "buckets") {  // buckets <first relative position> <bucket...>
+      fixture.buckets_first = std::stoll(label);
+      for (int64_t bucket = 0; fields >> bucket;) fixture.buckets.push_back(bucket);
+      if (fixture.buckets.empty()) return Status::error(where + ": bad buckets line");
     } else {
       return Status::error(where + ": unknown line kind '" + kind + "'");
     }

@@ -31,6 +31,9 @@ struct EncoderFixture {
   std::vector<EncoderCase> cases;
   /// "<label>/<output>" ("text0/last_hidden_state", "pair1/logits").
   std::map<std::string, ExpectedValues> outputs;
+  /// MPNet: transformers' bucket of each relative position buckets_first + i.
+  int64_t buckets_first = 0;
+  std::vector<int64_t> buckets;
 };
 
 /// Reads <fixture dir>/<name>.expected.txt; errors name the file and line.

@@ -16,6 +16,16 @@ folder's tokenizer.json (the C++ test tokenizes the same text and must get
 the same ids); a case without text ("- -") lists its ids directly (ids with
 padding tokens inside, random ids for the models without a tokenizer).
 
+MPNet (write_mpnet): tiny_mpnet/ is a sentence-transformers folder
+(SentenceTransformer.save of the tiny MPNetModel, mean pooling, Normalize,
+max_seq_length 20) whose config.json and model.safetensors are also the
+plain Hugging Face fixture; tiny_mpnet_st.expected.txt holds
+sentence-transformers' encode() of texts in float64 (output "embedding",
+its cases' ids truncated as encode() truncates them); tiny_mpnet_mlm/ is an
+MPNetForMaskedLM checkpoint (tensors under "mpnet.", an lm_head the encoder
+does not use); tiny_mpnet.expected.txt also lists transformers' bucket of
+each relative position −300 .. 300 ("buckets -300 <601 buckets>").
+
 Outputs: last_hidden_state [S, H] for the encoders, logits [1, L] for the
 sequence classifiers (BertForSequenceClassification, with token type ids:
 its pairs have segment 1; XLMRobertaForSequenceClassification;
@@ -26,6 +36,7 @@ Run: /work/venv/bin/python make_encoder_fixtures.py [NAME ...] (needs torch,
 transformers, tokenizers, safetensors); writes every fixture, or the named
 ones, next to itself.
 """
+import json
 import os
 import shutil
 import sys
@@ -35,7 +46,8 @@ import torch.nn.functional as F
 from safetensors.torch import load_file
 from tokenizers import Tokenizer
 from transformers import (BertConfig, BertForSequenceClassification, DistilBertConfig,
-                          DistilBertForSequenceClassification, DistilBertModel, RobertaConfig,
+                          DistilBertForSequenceClassification, DistilBertModel, MPNetConfig,
+                          MPNetForMaskedLM, MPNetModel, MPNetTokenizer, RobertaConfig,
                           RobertaModel, XLMRobertaConfig, XLMRobertaForSequenceClassification,
                           XLMRobertaModel)
 
@@ -68,6 +80,8 @@ def randomize(model, generator):
             noise = torch.randn(p.shape, generator=generator, dtype=torch.float64)
             if "layer_norm" in name.lower() and name.endswith("weight"):
                 p.copy_(1 + 0.2 * noise)
+            elif "relative_attention_bias" in name:  # MPNet: as large as the scores
+                p.copy_(noise)
             elif name.endswith("bias"):
                 p.copy_(0.1 * noise)
             elif "embeddings" in name or p.dim() == 1:
@@ -76,9 +90,10 @@ def randomize(model, generator):
                 p.copy_(noise / p.shape[1] ** 0.5)
 
 
-def save(model, name, tokenizer):
+def save(model, name, tokenizer, tied=()):
     """The folder as save_pretrained writes it, then the model reloaded from
-    it in float64, so the reference uses exactly the stored values."""
+    it in float64, so the reference uses exactly the stored values (`tied`:
+    names save_pretrained leaves out, as tied to others)."""
     folder = os.path.join(HERE, name)
     shutil.rmtree(folder, ignore_errors=True)
     model.save_pretrained(folder, safe_serialization=True)
@@ -87,7 +102,8 @@ def save(model, name, tokenizer):
     stored = load_file(os.path.join(folder, "model.safetensors"))
     reloaded = type(model)(model.config).eval()
     missing, unexpected = reloaded.load_state_dict(stored, strict=False)
-    assert not unexpected and all("position_ids" in k for k in missing), (missing, unexpected)
+    assert not unexpected and all("position_ids" in k or k in tied for k in missing), \
+        (missing, unexpected)
     return reloaded.double()
 
 
@@ -227,6 +243,113 @@ def write_distilbert():
         w.output(label, "last_hidden_state", hidden(model, ids))
 
 
+def mpnet_model(config, cls, seed):
+    model = cls(config).eval()
+    randomize(model, torch.Generator().manual_seed(seed))
+    return model
+
+
+def classic_sentence_transformers_layout(folder, max_seq_length):
+    """Rewrites a folder saved by sentence-transformers 6 into the layout
+    all-mpnet-base-v2 (and most published models) has: modules.json naming
+    sentence_transformers.models.*, 1_Pooling/config.json with the
+    pooling_mode_*_tokens flags, max_seq_length in sentence_bert_config.json,
+    no 2_Normalize folder."""
+    modules = [("", "Transformer"), ("1_Pooling", "Pooling"), ("2_Normalize", "Normalize")]
+    with open(os.path.join(folder, "modules.json"), "w") as out:
+        json.dump([{"idx": i, "name": str(i), "path": path,
+                    "type": "sentence_transformers.models." + kind}
+                   for i, (path, kind) in enumerate(modules)], out, indent=2)
+    with open(os.path.join(folder, "1_Pooling", "config.json"), "w") as out:
+        json.dump({"word_embedding_dimension": 32, "pooling_mode_cls_token": False,
+                   "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
+                   "pooling_mode_mean_sqrt_len_tokens": False}, out, indent=2)
+    with open(os.path.join(folder, "sentence_bert_config.json"), "w") as out:
+        json.dump({"max_seq_length": max_seq_length, "do_lower_case": False}, out, indent=2)
+    config_path = os.path.join(folder, "tokenizer_config.json")
+    config = json.load(open(config_path))
+    config["model_max_length"] = 512  # as all-mpnet-base-v2's: the length is sentence_bert_config's
+    for local in ("is_local", "local_files_only"):
+        config.pop(local, None)
+    with open(config_path, "w") as out:
+        json.dump(config, out, indent=2)
+    shutil.rmtree(os.path.join(folder, "2_Normalize"))
+    for extra in ("README.md", "config_sentence_transformers.json"):
+        if os.path.exists(os.path.join(folder, extra)):
+            os.remove(os.path.join(folder, extra))
+
+
+def write_mpnet():
+    from sentence_transformers import SentenceTransformer, models
+
+    name, tokenizer = "tiny_mpnet", "mpnet_wordpiece"
+    folder = os.path.join(HERE, name)
+    hf_tokenizer = MPNetTokenizer.from_pretrained(os.path.join(TOKENIZERS, tokenizer))
+    vocab = len(hf_tokenizer)
+    # 160 positions: the longest case (158 tokens) reaches relative distances
+    # past max_distance 128, where the buckets saturate.
+    config = MPNetConfig(vocab_size=vocab, max_position_embeddings=160,
+                         relative_attention_num_buckets=32, hidden_act="gelu",
+                         layer_norm_eps=1e-12, **SMALL)
+    model = mpnet_model(config, MPNetModel, 36)
+    shutil.rmtree(folder, ignore_errors=True)
+    model.save_pretrained(folder, safe_serialization=True)
+    hf_tokenizer.save_pretrained(folder)
+    word = models.Transformer(folder, max_seq_length=20)
+    st = SentenceTransformer(modules=[word, models.Pooling(32, pooling_mode="mean"),
+                                      models.Normalize()], device="cpu")
+    st.save(folder)
+    classic_sentence_transformers_layout(folder, max_seq_length=20)
+    stored = load_file(os.path.join(folder, "model.safetensors"))
+    reloaded = MPNetModel(config).eval()
+    missing, unexpected = reloaded.load_state_dict(stored, strict=False)
+    assert not unexpected and all("position_ids" in k for k in missing), (missing, unexpected)
+    model = reloaded.double()
+
+    w = Writer(name)
+    tok = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
+    tok.no_truncation()
+    for i, text in enumerate(TEXTS):
+        ids = tok.encode(text).ids
+        w.case(f"text{i}", ids, text)
+        w.output(f"text{i}", "last_hidden_state", hidden(model, ids))
+    padded = [0, 5, 1, 7, 1, 1, 9, 2]  # <pad> (1) inside: positions skip it
+    w.case("padding_inside", padded)
+    w.output("padding_inside", "last_hidden_state", hidden(model, padded))
+    w.case("one_token", [0])
+    w.output("one_token", "last_hidden_state", hidden(model, [0]))
+    generator = torch.Generator().manual_seed(37)
+    longest = torch.randint(3, vocab, (160 - 2,), generator=generator).tolist()
+    w.case("longest", longest)
+    w.output("longest", "last_hidden_state", hidden(model, longest))
+    relative = torch.arange(-300, 301)
+    buckets = model.encoder.relative_position_bucket(relative).tolist()
+    w.out.write("buckets -300 " + " ".join(map(str, buckets)) + "\n")
+
+    # sentence-transformers' encode() in float64, from the saved folder.
+    st = SentenceTransformer(folder, device="cpu").double()
+    st_w = Writer(name + "_st")
+    long_text = " ".join(TEXTS)  # more than 20 tokens: encode() truncates
+    for i, text in enumerate(TEXTS + [long_text]):
+        ids = st.tokenize([text])["input_ids"][0].tolist()
+        st_w.case(f"st{i}", ids, text)
+        with torch.no_grad():
+            emb = st.encode([text], convert_to_tensor=True, normalize_embeddings=False)
+        st_w.output(f"st{i}", "embedding", emb.reshape(1, -1).double())
+
+    # An MPNetForMaskedLM checkpoint: "mpnet." names and an unused lm_head.
+    mlm_config = MPNetConfig(vocab_size=40, hidden_size=16, num_hidden_layers=1,
+                             num_attention_heads=2, intermediate_size=24,
+                             max_position_embeddings=40, hidden_dropout_prob=0.0,
+                             attention_probs_dropout_prob=0.0)
+    mlm = save(mpnet_model(mlm_config, MPNetForMaskedLM, 38), "tiny_mpnet_mlm", None,
+               tied=("lm_head.decoder.weight", "lm_head.decoder.bias"))
+    mlm_w = Writer("tiny_mpnet_mlm")
+    ids = torch.randint(3, 40, (30,), generator=generator).tolist()
+    mlm_w.case("s30", ids)
+    mlm_w.output("s30", "last_hidden_state", hidden(mlm.mpnet, ids))
+
+
 def write_distilbert_classifier():
     # DistilBertForSequenceClassification: pre_classifier + ReLU + classifier
     # on the first token; no token types (a pair is one id sequence).
@@ -251,6 +374,7 @@ WRITERS = {
     "tiny_bert_cls": write_bert_classifier,
     "tiny_distilbert": write_distilbert,
     "tiny_distilbert_cls": write_distilbert_classifier,
+    "tiny_mpnet": write_mpnet,  # also tiny_mpnet_st and tiny_mpnet_mlm
 }
 
 

@@ -106,6 +106,9 @@ TEST_SUITE("encoder_batch") {
   TEST_CASE("DistilBERT: a ragged batch equals separate runs") {
     check_family("tiny_distilbert", 0);
   }
+  TEST_CASE("MPNet: a ragged batch equals separate runs (relative positions per sequence)") {
+    check_family("tiny_mpnet", 1);
+  }
 }
 
 }  // namespace normrt

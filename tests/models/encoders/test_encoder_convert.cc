@@ -26,7 +26,8 @@ TEST_SUITE("encoder_families") {
         {"tiny_xlmr_cls", "roberta_sequence_classifier"},
         {"tiny_bert_cls", "bert_sequence_classifier"},
         {"tiny_distilbert", "distilbert_encoder"},
-        {"tiny_distilbert_cls", "distilbert_sequence_classifier"}};
+        {"tiny_distilbert_cls", "distilbert_sequence_classifier"},
+        {"tiny_mpnet", "mpnet_encoder"}};
     for (auto [name, architecture] : families) {
       auto fixture = test::read_encoder_fixture(name);
       REQUIRE_MESSAGE(fixture.is_ok(), fixture.status().message());

@@ -1,4 +1,4 @@
-// RoBERTa, XLM-R, DistilBERT and the sequence classifiers (BERT's and
+// RoBERTa, XLM-R, DistilBERT, MPNet and the sequence classifiers (BERT's and
 // XLM-R's heads): tiny random-weight transformers models, found by the
 // registry from their config.json, built and run fused and unfused, against
 // transformers' float64 outputs (max |diff| / max |want| ≤ 1e-4 and every
@@ -32,6 +32,7 @@ const Family kFamilies[] = {
     {"tiny_bert_cls", "bert_sequence_classifier", "logits", 1},
     {"tiny_distilbert", "distilbert_encoder", "last_hidden_state", 0},
     {"tiny_distilbert_cls", "distilbert_sequence_classifier", "logits", 1},
+    {"tiny_mpnet", "mpnet_encoder", "last_hidden_state", 0},
 };
 
 test::EncoderFixture load(const std::string& name) {
@@ -87,8 +88,8 @@ TEST_SUITE("encoder_families") {
   }
 
   TEST_CASE("the C++ tokenizer gives Hugging Face's ids for each family's texts and pairs") {
-    for (std::string name :
-         {"tiny_roberta", "tiny_xlmr", "tiny_xlmr_cls", "tiny_bert_cls", "tiny_distilbert_cls"}) {
+    for (std::string name : {"tiny_roberta", "tiny_xlmr", "tiny_xlmr_cls", "tiny_bert_cls",
+                             "tiny_distilbert_cls", "tiny_mpnet"}) {
       test::EncoderFixture f = load(name);
       auto folder = text::load_tokenizer_folder(f.dir, 0);
       REQUIRE_MESSAGE(folder.is_ok(), folder.status().message());

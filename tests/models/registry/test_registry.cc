@@ -62,7 +62,7 @@ TEST_CASE("every entry is complete and found by its name") {
     // A claim on configs without the two keys must say what it looks for.
     CHECK((a->match.claims == nullptr) == (a->match.claims_keys == nullptr));
   }
-  CHECK(names.size() == 15);
+  CHECK(names.size() == 17);
   CHECK(find_architecture("bert") == nullptr);
 }
 
@@ -80,7 +80,13 @@ TEST_CASE("each architecture is detected from the keys its documentation names")
   CHECK(detected(R"({"architecture": "handwriting"})") == "handwriting");
   CHECK(detected(R"({"model_type": "bert"})") == "bert_encoder");
   CHECK(detected(R"({"model_type": "llama"})") == "llama_decoder");
+  CHECK(detected(R"({"model_type": "mpnet"})") == "mpnet_encoder");
+  CHECK(detected(R"({"architectures": ["MPNetModel"]})") == "mpnet_encoder");
   CHECK(detected(R"({"architectures": ["BertForMaskedLM"]})") == "bert_encoder");
+  CHECK(detected(R"({"model_type": "distilbert"})") == "distilbert_encoder");
+  CHECK(detected(R"({"model_type": "distilbert",
+                     "architectures": ["DistilBertForSequenceClassification"]})") ==
+        "distilbert_sequence_classifier");
   CHECK(detected(R"({"decoder": "gru_cond"})") == "rnnsearch");
   CHECK(detected(R"({"dim_word": 4, "n_words_src": 9})") == "rnnsearch");
   // "architecture" wins over "model_type", which wins over the other claims.
@@ -100,7 +106,9 @@ TEST_CASE("unknown and refused values are named, with what would be accepted") {
   const std::string type = refusal(R"({"model_type": "gpt2"})");
   CHECK_MESSAGE(contains(type, "unknown model_type 'gpt2'"), type);
   CHECK_MESSAGE(contains(type, "'bert' (bert_encoder), 'roberta' (roberta_encoder)"), type);
-  CHECK_MESSAGE(contains(type, "'distilbert' (distilbert_encoder) or 'llama' (llama_decoder)"),
+  CHECK_MESSAGE(contains(type,
+                         "'distilbert' (distilbert_encoder), 'mpnet' (mpnet_encoder) or 'llama' "
+                         "(llama_decoder)"),
                 type);
 
   const std::string mistral = refusal(R"({"model_type": "mistral"})");

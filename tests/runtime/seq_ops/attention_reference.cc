@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/ops/relative_position.h"
+
 namespace normrt::testing {
 
 std::vector<double> reference_attention(const AttentionSizes& s, const std::vector<float>& q,
@@ -23,7 +25,7 @@ std::vector<double> reference_attention(const AttentionSizes& s, const std::vect
       const size_t kh = h / group;
       const float* q_row = q.data() + i * q_cols + h * d;
       std::vector<double> scores(visible);
-      double max_score = -INFINITY, max_abs_sum = 0.0;
+      double max_score = -INFINITY, max_abs_sum = 0.0, max_abs_bias = 0.0;
       for (size_t j = 0; j < visible; ++j) {
         const float* k_row = k.data() + j * kv_cols + kh * d;
         double dot = 0.0, abs_sum = 0.0;
@@ -32,6 +34,15 @@ std::vector<double> reference_attention(const AttentionSizes& s, const std::vect
           abs_sum += std::fabs(double{q_row[e]} * k_row[e]);
         }
         scores[j] = s.scale * dot;
+        if (s.relative_bias != nullptr) {
+          const int64_t relative =
+              static_cast<int64_t>(j) - static_cast<int64_t>(first_query_position + i);
+          const int64_t bucket =
+              relative_position_bucket(relative, s.relative_num_buckets, s.relative_max_distance);
+          const double bias = (*s.relative_bias)[static_cast<size_t>(bucket) * s.heads + h];
+          scores[j] += bias;
+          max_abs_bias = std::max(max_abs_bias, std::fabs(bias));
+        }
         max_score = std::max(max_score, scores[j]);
         max_abs_sum = std::max(max_abs_sum, abs_sum);
       }
@@ -43,7 +54,9 @@ std::vector<double> reference_attention(const AttentionSizes& s, const std::vect
         out[i * q_cols + h * d + e] = acc / sum;
       }
       if (tolerance != nullptr) {
-        const double score_err = (d + 6.0) * u * std::fabs(s.scale) * max_abs_sum;
+        const bool biased = s.relative_bias != nullptr;
+        const double score_err =
+            (d + 6.0 + biased) * u * std::fabs(s.scale) * max_abs_sum + u * max_abs_bias;
         const double tol = max_v * (4.0 * score_err + 2.0 * (visible + 8.0) * u) + 1e-30;
         for (size_t e = 0; e < d; ++e) (*tolerance)[i * q_cols + h * d + e] = tol;
       }

@@ -22,6 +22,9 @@ struct AttentionCase {
   size_t s = 1;            // S of the run
   bool explicit_scale = false;
   float qk_range = 1.0f;  // q and k uniform in [−range, range)
+  // > 0: a relative_attention_bias of this many rows, its first `buckets`
+  // used with `max_distance`.
+  int64_t bias_rows = 0, buckets = 32, max_distance = 128;
 };
 
 size_t resolve(int64_t dim, size_t s) { return dim == kSequenceDim ? s : static_cast<size_t>(dim); }
@@ -37,6 +40,15 @@ std::string run_case_on(Isa isa, const AttentionCase& c, ThreadPool* pool = null
   h.input("q", {c.query_rows, q_cols});
   h.input("k", {c.key_rows, kv_cols});
   h.input("v", {c.key_rows, kv_cols});
+  std::vector<float> bias;
+  if (c.bias_rows > 0) {
+    bias = uniform_floats(static_cast<size_t>(c.bias_rows) * z.heads, -3.0f, 3.0f, 14);
+    h.absent_input();
+    h.absent_input();
+    h.weight("relative_attention_bias", {c.bias_rows, static_cast<int64_t>(z.heads)}, bias);
+    h.attribute("relative_num_buckets", c.buckets);
+    h.attribute("relative_max_distance", c.max_distance);
+  }
   h.output("out", {c.query_rows, q_cols});
   h.attribute("num_heads", static_cast<int64_t>(z.heads));
   if (z.kv_heads != z.heads) h.attribute("num_kv_heads", static_cast<int64_t>(z.kv_heads));
@@ -49,11 +61,18 @@ std::string run_case_on(Isa isa, const AttentionCase& c, ThreadPool* pool = null
   std::vector<float> k = uniform_floats(rk * kv_cols, -c.qk_range, c.qk_range, 12);
   std::vector<float> v = uniform_floats(rk * kv_cols, -2.0f, 2.0f, 13);
   std::vector<float> out(rq * q_cols, NAN);
-  if (Status s = h.run({&q, &k, &v}, {&out}, c.s, /*position=*/5, pool); !s) {
+  std::vector<std::vector<float>*> inputs = {&q, &k, &v};
+  if (c.bias_rows > 0) inputs.insert(inputs.end(), {nullptr, nullptr, nullptr});
+  if (Status s = h.run(inputs, {&out}, c.s, /*position=*/5, pool); !s) {
     return "run: " + s.message();
   }
   AttentionSizes ref_sizes = z;
   if (!c.explicit_scale) ref_sizes.scale = 1.0 / std::sqrt(static_cast<double>(z.head_dim));
+  if (c.bias_rows > 0) {
+    ref_sizes.relative_bias = &bias;
+    ref_sizes.relative_num_buckets = c.buckets;
+    ref_sizes.relative_max_distance = c.max_distance;
+  }
   std::vector<double> tol;
   // Without a cache the session position (5 here) plays no part.
   const std::vector<double> ref = reference_attention(ref_sizes, q, k, v, rq, rk, 0, &tol);
@@ -140,6 +159,39 @@ TEST_SUITE("seq_ops") {
       const std::string failure = run_case(c);
       CHECK_MESSAGE(failure == "", failure);
     }
+  }
+
+  TEST_CASE("attention: a relative position bias from a bucket table (MPNet), S up to max") {
+    // 16 buckets with max_distance 20: relative distances up to 63 cover the
+    // exact, logarithmic and saturated buckets; rows past the buckets used
+    // are never read.
+    for (bool causal : {false, true}) {
+      for (size_t s : {size_t{1}, size_t{7}, size_t{40}, size_t{64}}) {
+        AttentionCase c;
+        c.sizes = {3, 3, 5, 0.0, causal};
+        c.query_rows = c.key_rows = kSequenceDim;
+        c.s = s;
+        c.bias_rows = 19;
+        c.buckets = 16;
+        c.max_distance = 20;
+        CAPTURE(causal);
+        CAPTURE(s);
+        const std::string failure = run_case(c);
+        CHECK_MESSAGE(failure == "", failure);
+      }
+    }
+    AttentionCase fixed;  // q and k of a fixed 70 rows, beyond max_sequence_length 64
+    fixed.sizes = {2, 2, 4, 0.0, false};
+    fixed.query_rows = fixed.key_rows = 70;
+    fixed.bias_rows = 32;
+    CHECK(run_case(fixed) == "");
+    AttentionCase mpnet;  // MPNet's own buckets, GQA
+    mpnet.sizes = {4, 2, 8, 0.0, false};
+    mpnet.query_rows = mpnet.key_rows = kSequenceDim;
+    mpnet.s = 33;
+    mpnet.bias_rows = 32;
+    const std::string failure = run_case(mpnet);
+    CHECK_MESSAGE(failure == "", failure);
   }
 
   TEST_CASE("attention: the thread pool gives bit-identical results") {

@@ -60,6 +60,44 @@ OneNodeHarness lstm_node() {
 }
 
 TEST_SUITE("seq_ops") {
+  TEST_CASE("attention: a bad relative_attention_bias or its attributes are named errors") {
+    const auto with_bias = [](Shape shape, TensorKind kind = TensorKind::kWeight) {
+      return [shape, kind](OneNodeHarness& h) {
+        h.absent_input();
+        h.absent_input();
+        if (kind == TensorKind::kWeight) {
+          h.weight("rel", shape, std::vector<float>(static_cast<size_t>(shape[0] * shape[1])));
+        } else {
+          h.input("rel", shape, kind);
+        }
+      };
+    };
+    attention_error(with_bias({32, 3}), {"blk.attn", "'rel'", "[32, 3]", "num_heads = 2"});
+    attention_error(with_bias({3, 2}), {"'rel'", "R >= 4 buckets"});
+    attention_error(with_bias({32, 2}, TensorKind::kInput), {"'rel'", "weight"});
+    attention_error(
+        [&](OneNodeHarness& h) {
+          with_bias({32, 2})(h);
+          h.attribute("relative_num_buckets", int64_t{40});
+        },
+        {"'relative_num_buckets'", "found 40"});
+    attention_error(
+        [&](OneNodeHarness& h) {
+          with_bias({32, 2})(h);
+          h.attribute("relative_max_distance", int64_t{8});
+        },
+        {"'relative_max_distance'", "found 8"});
+    attention_error(
+        [&](OneNodeHarness& h) {
+          with_bias({32, 2})(h);
+          operand(h, 1).shape = {9, 8};
+          operand(h, 2).shape = {9, 8};
+        },
+        {"with a position bias", "as many rows as q", "found [9]"});
+    attention_error([](OneNodeHarness& h) { h.attribute("relative_num_buckets", int64_t{32}); },
+                    {"blk.attn", "need the input relative_attention_bias"});
+  }
+
   TEST_CASE("attention: bad operands and attributes are named errors") {
     attention_error([](OneNodeHarness& h) { h.node().attributes.clear(); },
                     {"node 'blk.attn' (Attention)", "'num_heads' is required"});

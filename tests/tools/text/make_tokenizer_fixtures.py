@@ -157,6 +157,26 @@ def train_wordpiece():
         tokenizer.save(os.path.join(path, "tokenizer.json"))
         write_cases(os.path.join(OUT, name + ".cases"), tokenizer)
 
+def mpnet_wordpiece():
+    """MPNet's tokenizer.json as transformers' MPNetTokenizer writes it
+    (all-mpnet-base-v2's layout): WordPiece over the uncased BERT vocabulary
+    with <s> <pad> </s> <unk> in front (ids 0-3, so <pad> is MPNet's
+    padding_idx 1) and <mask> (lstrip) at the end, lower-casing, [UNK] for
+    unknown pieces, <s> A </s> and <s> A </s></s> B </s> (RobertaProcessing).
+    Built from bert_uncased's vocabulary (train_wordpiece first)."""
+    from transformers import MPNetTokenizer
+    bert = json.load(open(os.path.join(OUT, "bert_uncased", "tokenizer.json")))
+    words = ["<s>", "<pad>", "</s>", "<unk>"]
+    words += [w for w, _ in sorted(bert["model"]["vocab"].items(), key=lambda kv: kv[1])]
+    words.append("<mask>")
+    hf = MPNetTokenizer(vocab={w: i for i, w in enumerate(words)}, do_lower_case=True)
+    path = folder("mpnet_wordpiece")
+    with tempfile.TemporaryDirectory() as saved:
+        hf.save_pretrained(saved)
+        shutil.copy(os.path.join(saved, "tokenizer.json"), path)
+    tokenizer = Tokenizer.from_file(os.path.join(path, "tokenizer.json"))
+    write_cases(os.path.join(OUT, "mpnet_wordpiece.cases"), tokenizer)
+
 
 def train_unigram():
     """XLM-R style: a SentencePiece Unigram model with a small charsmap, as
@@ -267,6 +287,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     train_byte_level_bpe()
     train_wordpiece()
+    mpnet_wordpiece()
     train_unigram()
     unigram_options()
     if args.minilm:

@@ -32,6 +32,7 @@ TEST_SUITE("tokenizer serialization") {
                                  {"gpt2_bpe_prefix", "gpt2_bpe_prefix"},
                                  {"bert_uncased", "bert_uncased"},
                                  {"bert_cased", "bert_cased"},
+                                 {"mpnet_wordpiece", "mpnet_wordpiece"},
                                  {"xlmr_unigram", "xlmr_unigram"},
                                  {"xlmr_unigram_converted", "xlmr_unigram_converted"},
                                  {"xlmr_unigram_spm", "xlmr_unigram_spm"}}) {

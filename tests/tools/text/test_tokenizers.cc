@@ -54,6 +54,9 @@ TEST_SUITE("tokenizers equal Hugging Face") {
     check_folder("bert_uncased", "bert_uncased");
   }
   TEST_CASE("WordPiece from tokenizer.json, cased") { check_folder("bert_cased", "bert_cased"); }
+  TEST_CASE("WordPiece from MPNet's tokenizer.json (<s> </s> specials, <s> A </s></s> B </s>)") {
+    check_folder("mpnet_wordpiece", "mpnet_wordpiece");
+  }
   TEST_CASE("Unigram from an XLM-R style tokenizer.json (precompiled charsmap, Metaspace)") {
     check_folder("xlmr_unigram", "xlmr_unigram");
   }
