@@ -3,7 +3,9 @@
 // first, as sentence-transformers orders them, so that a batch pads little;
 // the runtime drops the padding before any work) or one at a time, stopping
 // between runs when the request is too late (504) or its client has gone
-// (499, no reply). The embeddings are emitted in the request's order.
+// (499, no reply). The embeddings are emitted in the request's order. With
+// --batch-wait-ms a small request's texts join other requests' in one batch
+// instead (request_merger.h), and it gets back its own rows.
 #include <algorithm>
 #include <numeric>
 
@@ -14,6 +16,28 @@ namespace normrt::serve {
 namespace {
 
 constexpr const char* kEmbeddingOutput = "embedding";
+
+// Runs `sequences` (longest first) as one batch [count, longest]: padded on
+// the right with id 0 ([PAD]) and masked out, so the runtime drops the
+// padding. `ids` and `mask` are scratch buffers.
+Status run_padded(Session& session, const std::string& input,
+                  const std::vector<const std::vector<int32_t>*>& sequences,
+                  std::vector<int32_t>& ids, std::vector<int32_t>& mask) {
+  const size_t count = sequences.size();
+  const size_t length = sequences.front()->size();
+  ids.assign(count * length, 0);
+  mask.assign(count * length, 0);
+  for (size_t r = 0; r < count; ++r) {
+    const std::vector<int32_t>& one = *sequences[r];
+    std::copy(one.begin(), one.end(), ids.begin() + static_cast<std::ptrdiff_t>(r * length));
+    std::fill_n(mask.begin() + static_cast<std::ptrdiff_t>(r * length), one.size(), 1);
+  }
+  const TensorShape shape = TensorShape::of({count, length});
+  Status s = session.set_input(input, ElementType::kI32, ids.data(), shape);
+  if (s) s = session.set_attention_mask(ElementType::kI32, mask.data(), shape);
+  if (s) s = session.run();
+  return s;
+}
 
 }  // namespace
 
@@ -26,12 +50,16 @@ std::optional<Reply> ModelService::embed_each(const ModelGeneration& generation,
     reply.inputs_done = static_cast<long>(done);
     return reply;
   };
+  const bool none_empty = std::none_of(encoded.begin(), encoded.end(),
+                                       [](const EncodedInput& input) { return input.ids.empty(); });
+  RequestMerger* merger = generation.merger();
+  if (merger != nullptr && none_empty && merger->takes(encoded.size())) {
+    return embed_merged(generation, *merger, encoded, control, emit, fail);
+  }
   ApiResult<SessionPool::Lease> lease = this->lease(generation, control);
   if (!lease) return fail(lease.error(), 0);
   Session& session = lease->session();
-  const bool batches = generation.run_batch() > 1 && encoded.size() > 1 &&
-                       std::none_of(encoded.begin(), encoded.end(),
-                                    [](const EncodedInput& input) { return input.ids.empty(); });
+  const bool batches = generation.run_batch() > 1 && encoded.size() > 1 && none_empty;
   if (batches) return embed_batches(generation, session, encoded, control, emit, fail);
   for (size_t i = 0; i < encoded.size(); ++i) {
     // Stop between inputs: the work is for no one, or too late.
@@ -75,6 +103,7 @@ std::optional<Reply> ModelService::embed_batches(
   std::vector<float> embeddings;  // [inputs, width], in the request's order
   size_t width = 0;
   std::vector<int32_t> ids, mask;
+  std::vector<const std::vector<int32_t>*> sequences;
   const size_t run_batch = generation.run_batch();
   for (size_t first = 0; first < order.size(); first += run_batch) {
     if (control.abandoned()) return client_gone_reply(0);
@@ -85,18 +114,9 @@ std::optional<Reply> ModelService::embed_batches(
           0);
     }
     const size_t count = std::min(run_batch, order.size() - first);
-    const size_t length = encoded[order[first]].ids.size();  // the longest of this batch
-    ids.assign(count * length, 0);                           // [PAD] = 0 on the right, masked out
-    mask.assign(count * length, 0);
-    for (size_t r = 0; r < count; ++r) {
-      const std::vector<int32_t>& one = encoded[order[first + r]].ids;
-      std::copy(one.begin(), one.end(), ids.begin() + r * length);
-      std::fill_n(mask.begin() + r * length, one.size(), 1);
-    }
-    const TensorShape shape = TensorShape::of({count, length});
-    Status s = session.set_input(generation.id_input(), ElementType::kI32, ids.data(), shape);
-    if (s) s = session.set_attention_mask(ElementType::kI32, mask.data(), shape);
-    if (s) s = session.run();
+    sequences.clear();
+    for (size_t r = 0; r < count; ++r) sequences.push_back(&encoded[order[first + r]].ids);
+    const Status s = run_padded(session, generation.id_input(), sequences, ids, mask);
     if (!s) {
       return fail(
           {400, "invalid_input",
@@ -124,6 +144,98 @@ std::optional<Reply> ModelService::embed_batches(
       return fail(*error, i);
   }
   return std::nullopt;
+}
+
+std::optional<Reply> ModelService::embed_merged(
+    const ModelGeneration& generation, RequestMerger& merger,
+    const std::vector<EncodedInput>& encoded, const RequestControl& control,
+    const EmitEmbedding& emit, const std::function<Reply(const ApiError&, size_t)>& fail) const {
+  RequestMerger::Part part;
+  part.inputs = &encoded;
+  RequestMerger::Runner runner;
+  runner.lease = [&](const RequestControl& batch_control) {
+    return lease(generation, batch_control);
+  };
+  runner.run = [&](Session& session, const std::vector<RequestMerger::Part*>& parts) {
+    size_t texts = 0;
+    for (const RequestMerger::Part* one : parts) texts += one->inputs->size();
+    run_parts(generation, session, parts);
+    metrics_.record_merged_run(parts.size(), texts);
+  };
+  switch (merger.submit(part, control, runner)) {
+    case RequestMerger::Outcome::kClientGone:
+      metrics_.record_merge_left(ServeMetrics::MergeLeft::kClientGone);
+      return client_gone_reply(0);
+    case RequestMerger::Outcome::kExpired:
+      metrics_.record_merge_left(ServeMetrics::MergeLeft::kDeadline);
+      return fail(deadline_error(control, "0 of " + std::to_string(encoded.size()) +
+                                              " inputs were embedded (waiting for a merged batch)"),
+                  0);
+    case RequestMerger::Outcome::kRan:
+      break;
+  }
+  if (part.error) return fail(*part.error, 0);
+  const size_t width = part.rows.size() / encoded.size();
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    if (std::optional<ApiError> error = emit(i, part.rows.data() + i * width))
+      return fail(*error, i);
+  }
+  return std::nullopt;
+}
+
+void ModelService::run_parts(const ModelGeneration& generation, Session& session,
+                             const std::vector<RequestMerger::Part*>& parts) const {
+  struct Row {
+    RequestMerger::Part* part;
+    size_t index;  // in its request
+  };
+  std::vector<Row> rows;
+  for (RequestMerger::Part* part : parts) {
+    for (size_t i = 0; i < part->inputs->size(); ++i) rows.push_back({part, i});
+  }
+  auto ids_of = [](const Row& row) -> const std::vector<int32_t>& {
+    return (*row.part->inputs)[row.index].ids;
+  };
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const Row& a, const Row& b) { return ids_of(a).size() > ids_of(b).size(); });
+  std::vector<const std::vector<int32_t>*> sequences;
+  for (const Row& row : rows) sequences.push_back(&ids_of(row));
+  std::vector<int32_t> ids, mask;
+  const Status s = run_padded(session, generation.id_input(), sequences, ids, mask);
+  if (!s) {
+    if (parts.size() > 1) {
+      for (RequestMerger::Part* part : parts) run_parts(generation, session, {part});
+      return;
+    }
+    parts[0]->error = ApiError{
+        400, "invalid_input",
+        "input[" + std::to_string(rows[0].index) + "] and its batch: " + s.message(), "input"};
+    return;
+  }
+  Expected<TensorRef> out = session.output(kEmbeddingOutput);
+  if (!out) {
+    for (RequestMerger::Part* part : parts)
+      part->error = ApiError{500, "internal", out.status().message()};
+    return;
+  }
+  const size_t width = out->shape[out->shape.size() - 1];
+  for (RequestMerger::Part* part : parts) part->rows.resize(part->inputs->size() * width);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const float* row = out->f32() + r * width;
+    RequestMerger::Part& part = *rows[r].part;
+    if (auto bad = first_non_finite(row, width)) {
+      // Only this request fails; the others in the batch keep their rows.
+      if (!part.error) {
+        part.error = ApiError{422, "non_finite_output",
+                              "input[" + std::to_string(rows[r].index) +
+                                  "]: the embedding has a non-finite value at index " +
+                                  std::to_string(*bad)};
+      }
+      continue;
+    }
+    std::copy(row, row + width,
+              part.rows.begin() + static_cast<std::ptrdiff_t>(rows[r].index * width));
+  }
 }
 
 }  // namespace normrt::serve

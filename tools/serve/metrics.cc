@@ -64,6 +64,20 @@ void ServeMetrics::add_work(const std::string& endpoint, uint64_t tokens, uint64
   work.inputs += inputs;
 }
 
+void ServeMetrics::record_merged_run(size_t requests, size_t texts) {
+  size_t bucket = 0;
+  while (bucket < kMergeBuckets.size() && double(requests) > kMergeBuckets[bucket]) ++bucket;
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++merged_runs_[bucket];
+  merged_requests_ += requests;
+  merged_texts_ += texts;
+}
+
+void ServeMetrics::record_merge_left(MergeLeft reason) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++(reason == MergeLeft::kClientGone ? merge_left_gone_ : merge_left_deadline_);
+}
+
 void ServeMetrics::set_model_load_seconds(double seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
   model_load_seconds_ = seconds;
@@ -110,6 +124,25 @@ std::string ServeMetrics::render(const Gauges& gauges) const {
     out += "normrt_inputs_total{endpoint=\"" + label(endpoint) + "\"} " +
            std::to_string(work.inputs) + "\n";
   }
+  header(out, "normrt_merged_run_requests", "histogram",
+         "Requests per merged run (--batch-wait-ms): _count runs, _sum requests.");
+  uint64_t cumulative = 0;
+  for (size_t b = 0; b <= kMergeBuckets.size(); ++b) {
+    cumulative += merged_runs_[b];
+    const std::string le = b < kMergeBuckets.size() ? number(kMergeBuckets[b]) : "+Inf";
+    out +=
+        "normrt_merged_run_requests_bucket{le=\"" + le + "\"} " + std::to_string(cumulative) + "\n";
+  }
+  out += "normrt_merged_run_requests_sum " + std::to_string(merged_requests_) + "\n";
+  out += "normrt_merged_run_requests_count " + std::to_string(cumulative) + "\n";
+  header(out, "normrt_merged_texts_total", "counter", "Texts run in merged runs.");
+  out += "normrt_merged_texts_total " + std::to_string(merged_texts_) + "\n";
+  header(out, "normrt_merge_left_total", "counter",
+         "Requests that left their batch before it ran, by reason.");
+  out +=
+      "normrt_merge_left_total{reason=\"client_gone\"} " + std::to_string(merge_left_gone_) + "\n";
+  out +=
+      "normrt_merge_left_total{reason=\"deadline\"} " + std::to_string(merge_left_deadline_) + "\n";
   auto gauge = [&](const char* name, const char* help, const std::string& value) {
     header(out, name, "gauge", help);
     out += std::string(name) + " " + value + "\n";

@@ -5,6 +5,9 @@
 //   normrt_http_request_duration_seconds{endpoint}         histogram, first byte to reply
 //   normrt_tokens_total{endpoint}                          counter, token ids run
 //   normrt_inputs_total{endpoint}                          counter, texts / id sequences embedded
+//   normrt_merged_run_requests                             histogram, requests per merged run
+//   normrt_merged_texts_total                              counter, texts run in merged runs
+//   normrt_merge_left_total{reason="client_gone"|"deadline"}  counter, requests that left a batch
 //   normrt_queue_depth                                     gauge, requests waiting for a worker
 //   normrt_workers, normrt_workers_busy                    gauges
 //   normrt_inflight_bytes, normrt_inflight_bytes_limit     gauges (--max-inflight-bytes)
@@ -39,6 +42,10 @@ class ServeMetrics {
   static constexpr std::array<double, 15> kBuckets = {
       0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
 
+  /// Upper bounds of the merged runs' requests-per-run buckets; +Inf follows.
+  static constexpr std::array<double, 11> kMergeBuckets = {1,  2,   4,   8,   16,  32,
+                                                           64, 128, 256, 512, 1024};
+
   ServeMetrics();
 
   /// One request answered (or abandoned, status 499) after `seconds`.
@@ -47,6 +54,11 @@ class ServeMetrics {
   /// Token ids run and inputs (texts, id sequences) embedded for `endpoint`.
   void add_work(const std::string& endpoint, uint64_t tokens, uint64_t inputs);
   /// The serving model took `seconds` to load (read, verify, compile, sessions).
+  /// A merged run (--batch-wait-ms) of `requests` requests and `texts` texts.
+  void record_merged_run(size_t requests, size_t texts);
+  /// A request left its batch before it ran, for `reason`.
+  enum class MergeLeft { kClientGone, kDeadline };
+  void record_merge_left(MergeLeft reason);
   void set_model_load_seconds(double seconds);
   void record_reload(bool success);
 
@@ -74,6 +86,9 @@ class ServeMetrics {
   std::map<std::tuple<std::string, std::string, int>, uint64_t> requests_;
   std::map<std::string, Histogram> durations_;
   std::map<std::string, Work> work_;
+  std::array<uint64_t, kMergeBuckets.size() + 1> merged_runs_{};  // per bucket; last: +Inf
+  uint64_t merged_requests_ = 0, merged_texts_ = 0;
+  uint64_t merge_left_gone_ = 0, merge_left_deadline_ = 0;
   double model_load_seconds_ = 0;
   uint64_t reloads_ok_ = 0, reloads_failed_ = 0;
   double start_time_ = 0;

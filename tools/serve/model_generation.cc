@@ -27,7 +27,8 @@ size_t elements_at_max(const TensorInfo& info, size_t max_length) {
 
 Expected<std::shared_ptr<ModelGeneration>> ModelGeneration::create(
     std::shared_ptr<const Model> model, size_t workers, size_t max_embedding_inputs,
-    std::optional<TextTokenizer> tokenizer, uint64_t number, size_t run_batch) {
+    std::optional<TextTokenizer> tokenizer, uint64_t number, size_t run_batch,
+    const MergeOptions& merge) {
   if (model == nullptr) return Status::error("serve: no model");
   std::shared_ptr<ModelGeneration> generation(new ModelGeneration());
   generation->model_ = model;
@@ -37,6 +38,11 @@ Expected<std::shared_ptr<ModelGeneration>> ModelGeneration::create(
   NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<SessionPool> pool,
                           SessionPool::create(model, workers, max_batch));
   generation->pool_ = std::move(pool);
+  // A merged run is one batch of the sessions: at most max_batch texts.
+  if (merge.wait && max_batch > 1) {
+    const size_t texts = merge.max_texts == 0 ? max_batch : std::min(merge.max_texts, max_batch);
+    generation->merger_ = std::make_unique<RequestMerger>(*merge.wait, texts);
+  }
   generation->tokenizer_ = std::move(tokenizer);
   if (generation->tokenizer_) {
     NORMRT_RETURN_IF_ERROR(generation->check_embedding_model());

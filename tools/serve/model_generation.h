@@ -13,6 +13,7 @@
 #include <string>
 
 #include "normrt/normrt.hpp"
+#include "tools/serve/request_merger.h"
 #include "tools/serve/session_pool.h"
 #include "tools/serve/text_encoding.h"
 
@@ -25,18 +26,22 @@ class ModelGeneration {
   /// an f32 output "embedding" of shape [1, H], and accept every id of the
   /// vocabulary (checked by a run on the largest id).
   /// `run_batch`: sequences per run of its sessions (1 if the model runs
-  /// one sequence at a time).
+  /// one sequence at a time). `merge`: requests merged into one run
+  /// (request_merger.h), when its wait is set and the sessions take batches.
   static Expected<std::shared_ptr<ModelGeneration>> create(std::shared_ptr<const Model> model,
                                                            size_t workers,
                                                            size_t max_embedding_inputs,
                                                            std::optional<TextTokenizer> tokenizer,
-                                                           uint64_t number, size_t run_batch = 1);
+                                                           uint64_t number, size_t run_batch = 1,
+                                                           const MergeOptions& merge = {});
 
   const Model& model() const { return *model_; }
   const std::shared_ptr<const Model>& model_ptr() const { return model_; }
   SessionPool& pool() const { return *pool_; }
   /// Sequences one run of its sessions takes (≥ 1).
   size_t run_batch() const { return pool_->max_batch(); }
+  /// The merger of small embedding requests, or null when merging is off.
+  RequestMerger* merger() const { return merger_.get(); }
   const TextTokenizer* tokenizer() const { return tokenizer_ ? &*tokenizer_ : nullptr; }
   const std::string& id_input() const { return id_input_; }
   /// 1 for the model loaded at start-up, +1 per successful reload.
@@ -72,6 +77,7 @@ class ModelGeneration {
 
   std::shared_ptr<const Model> model_;
   std::unique_ptr<SessionPool> pool_;
+  std::unique_ptr<RequestMerger> merger_;
   std::optional<TextTokenizer> tokenizer_;
   std::string id_input_;
   uint64_t number_ = 1;

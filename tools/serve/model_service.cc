@@ -24,7 +24,7 @@ Expected<std::unique_ptr<ModelService>> ModelService::create(
   NORMRT_ASSIGN_OR_RETURN(
       std::shared_ptr<ModelGeneration> generation,
       ModelGeneration::create(std::move(model), options.workers, options.max_embedding_inputs,
-                              std::move(tokenizer), 1, options.run_batch));
+                              std::move(tokenizer), 1, options.run_batch, options.merge));
   service->current_ = std::move(generation);
   return service;
 }
@@ -39,7 +39,7 @@ Status ModelService::replace_model(std::shared_ptr<const Model> model,
   NORMRT_ASSIGN_OR_RETURN(
       std::shared_ptr<ModelGeneration> generation,
       ModelGeneration::create(std::move(model), options_.workers, options_.max_embedding_inputs,
-                              std::move(tokenizer), number, options_.run_batch));
+                              std::move(tokenizer), number, options_.run_batch, options_.merge));
   std::shared_ptr<const ModelGeneration> old;
   {
     std::lock_guard<std::mutex> lock(mutex_);

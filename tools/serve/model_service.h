@@ -50,6 +50,10 @@ struct ServiceOptions {
   /// runs one sequence at a time, runs them one by one (each embedding then
   /// bit-identical to a direct run; a batch's agree within 1e-6 relative).
   size_t run_batch = 1;
+  /// Dynamic batching (--batch-wait-ms, --max-batch-texts): concurrent
+  /// embedding requests of at most max_texts texts run together in one batch
+  /// (request_merger.h). Off by default.
+  MergeOptions merge;
   /// The name clients address the model by (--served-name; the file's stem
   /// by default): "model" in replies, /v1/models, /v2/models/{name}.
   std::string model_name = "normrt";
@@ -130,10 +134,12 @@ class ModelService {
                                            const std::vector<InputTensor>& inputs,
                                            const RequestControl& control,
                                            std::chrono::steady_clock::duration* elapsed) const;
-  /// Runs each of `encoded` alone at batch 1 and hands its "embedding" row
-  /// (the model's width) to `emit`, stopping between inputs once the
-  /// deadline passed (504) or the client left (499); an error of `emit`
-  /// stops too. Returns the reply that stopped it, or nothing when all ran.
+  /// Runs `encoded` (alone at batch 1, in batches of --run-batch, or merged
+  /// with other requests' texts under --batch-wait-ms) and hands each
+  /// "embedding" row (the model's width) to `emit` in the request's order,
+  /// stopping between runs once the deadline passed (504) or the client left
+  /// (499); an error of `emit` stops too. Returns the reply that stopped it,
+  /// or nothing when all ran.
   using EmitEmbedding = std::function<std::optional<ApiError>(size_t index, const float* row)>;
   std::optional<Reply> embed_each(const ModelGeneration& generation,
                                   const std::vector<EncodedInput>& encoded,
@@ -145,6 +151,17 @@ class ModelService {
       const ModelGeneration& generation, Session& session, const std::vector<EncodedInput>& encoded,
       const RequestControl& control, const EmitEmbedding& emit,
       const std::function<Reply(const ApiError&, size_t)>& fail) const;
+  /// embed_each's merged path: `encoded` joins a batch of other requests'
+  /// texts (request_merger.h); its rows are emitted in the request's order.
+  std::optional<Reply> embed_merged(
+      const ModelGeneration& generation, RequestMerger& merger,
+      const std::vector<EncodedInput>& encoded, const RequestControl& control,
+      const EmitEmbedding& emit, const std::function<Reply(const ApiError&, size_t)>& fail) const;
+  /// Runs the texts of `parts` as one batch on `session` and gives each part
+  /// its rows or its error; a run that fails is run again part by part, so
+  /// that its error lands on the request that caused it.
+  void run_parts(const ModelGeneration& generation, Session& session,
+                 const std::vector<RequestMerger::Part*>& parts) const;
   /// The 404 of a request naming a model this server does not serve.
   ApiError unknown_model(std::string_view name) const;
   /// The 404 of a v2 path naming another model, or a version other than "1".

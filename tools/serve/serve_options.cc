@@ -43,6 +43,11 @@ options:
                         (default 2048)
   --run-batch N         texts per run: a request's texts run in batches of up to
                         N, sorted by length (default 32; 1: one by one)
+  --batch-wait-ms N     merge concurrent small embedding requests into one run:
+                        a batch waits up to N ms for more texts (default: off;
+                        0: merge only what arrives while workers are busy)
+  --max-batch-texts M   with --batch-wait-ms: texts per merged run (2 ... --run-batch,
+                        default --run-batch); larger requests are not merged
   --matryoshka          let "dimensions" truncate the embedding and re-normalize
                         it (only for models trained for it, e.g. Matryoshka)
   --max-body-bytes N    larger request bodies get 413 (default 8388608)
@@ -93,12 +98,12 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
       *help = options.show_version = true;
       return options;
     }
-    const bool takes_value = arg == "--host" || arg == "--port" || arg == "--workers" ||
-                             arg == "--vocab" || arg == "--max-body-bytes" ||
-                             arg == "--timeout-ms" || arg == "--max-queue" ||
-                             arg == "--http-threads" || arg == "--isa" ||
-                             arg == "--request-timeout-ms" || arg == "--max-inflight-bytes" ||
-                             arg == "--served-name" || arg == "--max-batch" || arg == "--run-batch";
+    const bool takes_value =
+        arg == "--host" || arg == "--port" || arg == "--workers" || arg == "--vocab" ||
+        arg == "--max-body-bytes" || arg == "--timeout-ms" || arg == "--max-queue" ||
+        arg == "--http-threads" || arg == "--isa" || arg == "--request-timeout-ms" ||
+        arg == "--max-inflight-bytes" || arg == "--served-name" || arg == "--max-batch" ||
+        arg == "--run-batch" || arg == "--batch-wait-ms" || arg == "--max-batch-texts";
     std::string value;
     if (takes_value) {
       if (i + 1 >= argc) return Status::error(std::string(arg) + " needs a value");
@@ -129,6 +134,12 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
     } else if (arg == "--run-batch") {
       if (!(n = count(1, 1024))) return n.status();
       options.service.run_batch = *n;
+    } else if (arg == "--batch-wait-ms") {
+      if (!(n = count(0, 60000))) return n.status();
+      options.service.merge.wait = std::chrono::milliseconds(*n);
+    } else if (arg == "--max-batch-texts") {
+      if (!(n = count(2, 1024))) return n.status();
+      options.service.merge.max_texts = *n;
     } else if (arg == "--matryoshka") {
       options.service.allow_dimensions = true;
     } else if (arg == "--max-body-bytes") {
@@ -174,6 +185,22 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
                          " threads, more than " + std::to_string(max_serve_threads()));
   }
   if (options.keep_case && options.vocab.empty()) return Status::error("--cased needs --vocab");
+  const MergeOptions& merge = options.service.merge;
+  const std::string run_batch = std::to_string(options.service.run_batch);
+  if (merge.max_texts != 0 && !merge.wait) {
+    return Status::error("--max-batch-texts needs --batch-wait-ms (merging is off without it)");
+  }
+  if (merge.wait && options.service.run_batch < 2) {
+    return Status::error(
+        "--batch-wait-ms needs --run-batch 2 or more (merged requests run as one "
+        "batch; --run-batch is " +
+        run_batch + ")");
+  }
+  if (merge.max_texts > options.service.run_batch) {
+    return Status::error("--max-batch-texts " + std::to_string(merge.max_texts) +
+                         " is more than --run-batch " + run_batch +
+                         ": a merged run is one batch of at most --run-batch texts");
+  }
   const std::vector<std::string> names = options.served_names.empty()
                                              ? std::vector<std::string>{file_stem(options.model)}
                                              : options.served_names;

@@ -9,9 +9,10 @@
 namespace normrt::testing {
 
 RunningServer::RunningServer(std::shared_ptr<const Model> model,
-                             serve::ServiceOptions service_options,
-                             serve::HttpOptions http_options) {
-  auto service = serve::ModelService::create(std::move(model), service_options);
+                             serve::ServiceOptions service_options, serve::HttpOptions http_options,
+                             std::optional<serve::TextTokenizer> tokenizer) {
+  auto service =
+      serve::ModelService::create(std::move(model), service_options, std::move(tokenizer));
   REQUIRE_MESSAGE(service.is_ok(), service.status().message());
   service_ = std::move(service).value();
   http_ = std::make_unique<serve::HttpServer>(*service_, http_options);

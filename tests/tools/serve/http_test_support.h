@@ -18,8 +18,10 @@ namespace normrt::testing {
 /// A ModelService behind an HttpServer running on its own thread.
 class RunningServer {
  public:
+  /// `tokenizer` turns /v1/embeddings on (ModelService::create()).
   RunningServer(std::shared_ptr<const Model> model, serve::ServiceOptions service_options,
-                serve::HttpOptions http_options);
+                serve::HttpOptions http_options,
+                std::optional<serve::TextTokenizer> tokenizer = std::nullopt);
   ~RunningServer();
   int port() const { return port_; }
   serve::ModelService& service() { return *service_; }

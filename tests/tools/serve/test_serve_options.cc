@@ -47,6 +47,55 @@ TEST_SUITE("serve_options") {
     REQUIRE_FALSE(sum.is_ok());
     CHECK(sum.status().message().find("more than 1024") != std::string::npos);
   }
+
+  TEST_CASE("--batch-wait-ms and --max-batch-texts: merging off by default, on with a wait") {
+    auto by_default = parse({"m.nrmt"});
+    REQUIRE(by_default.is_ok());
+    CHECK_FALSE(by_default.value().service.merge.wait.has_value());
+    CHECK(by_default.value().service.merge.max_texts == 0);
+    auto on = parse({"m.nrmt", "--batch-wait-ms", "5"});
+    REQUIRE(on.is_ok());
+    REQUIRE(on.value().service.merge.wait.has_value());
+    CHECK(on.value().service.merge.wait->count() == 5);
+    CHECK(on.value().service.merge.max_texts == 0);  // --run-batch's 32
+    auto zero = parse({"m.nrmt", "--batch-wait-ms", "0", "--max-batch-texts", "16"});
+    REQUIRE(zero.is_ok());
+    CHECK(zero.value().service.merge.wait->count() == 0);
+    CHECK(zero.value().service.merge.max_texts == 16);
+    auto at_run_batch =
+        parse({"m.nrmt", "--run-batch", "8", "--batch-wait-ms", "2", "--max-batch-texts", "8"});
+    REQUIRE(at_run_batch.is_ok());
+    CHECK(at_run_batch.value().service.merge.max_texts == 8);
+  }
+
+  TEST_CASE("--batch-wait-ms and --max-batch-texts: each refusal names the flag and the bound") {
+    struct Case {
+      std::vector<std::string> args;
+      std::string message;
+    };
+    for (const Case& c : {
+             Case{{"--batch-wait-ms", "-1"}, "--batch-wait-ms: expected an integer in [0, 60000]"},
+             Case{{"--batch-wait-ms", "60001"},
+                  "--batch-wait-ms: expected an integer in [0, 60000]"},
+             Case{{"--batch-wait-ms", "soon"}, "--batch-wait-ms: expected an integer"},
+             Case{{"--batch-wait-ms"}, "--batch-wait-ms needs a value"},
+             Case{{"--batch-wait-ms", "5", "--max-batch-texts", "1"},
+                  "--max-batch-texts: expected an integer in [2, 1024]"},
+             Case{{"--max-batch-texts", "8"}, "--max-batch-texts needs --batch-wait-ms"},
+             Case{{"--batch-wait-ms", "5", "--max-batch-texts", "64"},
+                  "--max-batch-texts 64 is more than --run-batch 32"},
+             Case{{"--run-batch", "1", "--batch-wait-ms", "5"},
+                  "--batch-wait-ms needs --run-batch 2 or more"},
+         }) {
+      std::vector<std::string> args = c.args;
+      args.insert(args.begin(), "m.nrmt");
+      auto parsed = parse(args);
+      INFO("args: " << args.size() << " " << c.message);
+      REQUIRE_FALSE(parsed.is_ok());
+      CHECK_MESSAGE(parsed.status().message().find(c.message) != std::string::npos,
+                    parsed.status().message());
+    }
+  }
 }
 
 }  // namespace normrt::serve
