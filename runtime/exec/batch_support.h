@@ -18,7 +18,9 @@
 //   - The ops that mix the rows of a sequence read the batch from the
 //     OpRunContext: Attention without KV cache (each sequence attends over
 //     its own real keys), Embedding with positions (they restart at each
-//     sequence), MeanPool (over each sequence's real rows).
+//     sequence), MeanPool (mean or max over each sequence's real rows), and a
+//     Slice of rows [0, 1) (each sequence's first token: CLS pooling, the
+//     sequence classifiers' head).
 // Any other op, a state (KV cache, RNN state), an input without S or a
 // tensor that fits neither layout makes the graph run one sequence at a time.
 #include <string>

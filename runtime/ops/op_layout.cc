@@ -293,6 +293,7 @@ class SliceOp final : public OpKernel {
 
   Status run(const OpRunContext& context) const override {
     const TensorView& x = context.inputs[0];
+    if (context.sequence_offsets != nullptr) return first_rows(context);
     const size_t axis = config_.axis;
     const size_t dim = x.dims[axis];
     const size_t first = static_cast<size_t>(config_.begin.from_end
@@ -308,6 +309,23 @@ class SliceOp final : public OpKernel {
   }
 
  private:
+  // A batch (runtime/exec/batch_support.h admits rows [0, 1) of S rows
+  // only): row b is sequence b's first row, zeros for a sequence of none.
+  static Status first_rows(const OpRunContext& context) {
+    const TensorView& x = context.inputs[0];
+    const size_t row = inner_elements(x, 0) * data_type_size(x.dtype);
+    const uint32_t* offsets = context.sequence_offsets;
+    for (size_t b = 0; b < context.batch; ++b) {
+      std::byte* out = context.outputs[0].data + b * row;
+      if (offsets[b + 1] > offsets[b]) {
+        std::memcpy(out, x.data + size_t{offsets[b]} * row, row);
+      } else {
+        std::memset(out, 0, row);
+      }
+    }
+    return Status::ok();
+  }
+
   SliceConfig config_;
 };
 

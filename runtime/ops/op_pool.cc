@@ -3,8 +3,8 @@
 //               S), attribute "mode": "mean" (default; summed in double) or
 //               "max" (the largest value; a NaN in the column gives NaN, as
 //               torch.max). In a batch (runtime/exec/batch_support.h) one row
-//               per sequence over its rows (mean only; zeros for a sequence
-//               of none, as sentence-transformers' clamped division gives).
+//               per sequence over its rows (zeros for a sequence of none, as
+//               sentence-transformers' clamped division gives for the mean).
 //   L2Normalize (x [.., D] f32) → same shape: each row x / max(‖x‖₂, eps),
 //               PyTorch's F.normalize; attribute "eps" (float ≥ 0, default
 //               1e-12); ‖x‖₂ and the division in double.
@@ -88,15 +88,32 @@ class MaxPoolOp final : public OpKernel {
  public:
   Status run(const OpRunContext& context) const override {
     const TensorView& x = context.inputs[0];
-    const size_t rows = x.dims[0], cols = x.dims[1];
-    float* y = context.outputs[0].f32();
-    std::copy(x.f32(), x.f32() + cols, y);
+    const size_t cols = x.dims[1];
+    const uint32_t* offsets = context.sequence_offsets;
+    if (offsets == nullptr) {
+      max(x.f32(), x.dims[0], cols, context.outputs[0].f32());
+      return Status::ok();
+    }
+    for (size_t b = 0; b < context.batch; ++b) {
+      max(x.f32() + size_t{offsets[b]} * cols, offsets[b + 1] - offsets[b], cols,
+          context.outputs[0].f32() + b * cols);
+    }
+    return Status::ok();
+  }
+
+ private:
+  // y [cols] = the largest of the `rows` rows of x per column (zeros if none).
+  static void max(const float* x, size_t rows, size_t cols, float* y) {
+    if (rows == 0) {
+      std::fill(y, y + cols, 0.0f);
+      return;
+    }
+    std::copy(x, x + cols, y);
     for (size_t r = 1; r < rows; ++r) {
-      const float* row = x.f32() + r * cols;
+      const float* row = x + r * cols;
       for (size_t j = 0; j < cols; ++j)
         if (row[j] > y[j] || std::isnan(row[j])) y[j] = std::isnan(y[j]) ? y[j] : row[j];
     }
-    return Status::ok();
   }
 };
 

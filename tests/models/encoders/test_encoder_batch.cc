@@ -96,9 +96,91 @@ void check_family(const std::string& fixture, int32_t pad_id) {
   }
 }
 
+// One row per sequence (a classifier's logits, a pooled embedding): the
+// fixture's text cases (with their token types where the model takes them)
+// in one ragged batch against their separate runs.
+void check_per_sequence(const std::string& fixture, const ModelBuildOptions& options,
+                        const char* output, int32_t pad_id) {
+  auto f = test::read_encoder_fixture(fixture);
+  REQUIRE_MESSAGE(f.is_ok(), f.status().message());
+  std::vector<const test::EncoderCase*> cases;
+  for (const test::EncoderCase& c : f.value().cases)
+    if (!c.ids.empty()) cases.push_back(&c);
+  REQUIRE(cases.size() >= 3);
+  for (bool fuse : {true, false}) {
+    CAPTURE(fuse);
+    auto model = test::build_fixture_model(f.value().dir, options, fuse);
+    REQUIRE_MESSAGE(model.is_ok(), model.status().message());
+    REQUIRE_MESSAGE(model.value()->batch_refusal().empty(), model.value()->batch_refusal());
+    bool types = false;
+    for (const TensorInfo& input : model.value()->inputs()) types |= input.name == "token_type_ids";
+    auto single = batch_session(model.value(), 1);
+    auto batched = batch_session(model.value(), cases.size());
+
+    std::vector<std::vector<float>> want;
+    size_t padded = 0;
+    for (const test::EncoderCase* c : cases) {
+      auto row = test::run_ids(*single, c->ids, output, types ? c->types : std::vector<int32_t>{});
+      REQUIRE_MESSAGE(row.is_ok(), row.status().message());
+      want.push_back(row.value());
+      padded = std::max(padded, c->ids.size());
+    }
+    const size_t batch = cases.size();
+    std::vector<int32_t> ids(batch * padded, pad_id), type_ids(batch * padded, 0),
+        mask(batch * padded, 0);
+    for (size_t b = 0; b < batch; ++b)
+      for (size_t i = 0; i < cases[b]->ids.size(); ++i) {
+        ids[b * padded + i] = cases[b]->ids[i];
+        if (types && !cases[b]->types.empty()) type_ids[b * padded + i] = cases[b]->types[i];
+        mask[b * padded + i] = 1;
+      }
+    const TensorShape shape = TensorShape::of({batch, padded});
+    REQUIRE(batched->set_input("input_ids", ElementType::kI32, ids.data(), shape).is_ok());
+    if (types) {
+      REQUIRE(
+          batched->set_input("token_type_ids", ElementType::kI32, type_ids.data(), shape).is_ok());
+    }
+    REQUIRE(batched->set_attention_mask(ElementType::kI32, mask.data(), shape).is_ok());
+    Status ran = batched->run();
+    REQUIRE_MESSAGE(ran.is_ok(), ran.message());
+    const std::vector<float> got = output_of(*batched, output);
+    const size_t width = want[0].size();
+    REQUIRE(got.size() == batch * width);
+    for (size_t b = 0; b < batch; ++b) {
+      CAPTURE(cases[b]->label);
+      double scale = 0;
+      for (float v : want[b]) scale = std::max(scale, std::fabs(double(v)));
+      for (size_t j = 0; j < width; ++j) {
+        const double diff = std::fabs(double(got[b * width + j]) - want[b][j]);
+        if (!(diff <= kBatchRtol * scale))
+          FAIL_CHECK(fixture << ": sequence " << b << " column " << j << " got "
+                             << got[b * width + j] << ", want " << want[b][j]);
+      }
+    }
+  }
+}
+
+ModelBuildOptions pooled(const char* mode) {
+  ModelBuildOptions options;
+  options.pooling.mode = mode;
+  return options;
+}
+
 }  // namespace
 
 TEST_SUITE("encoder_batch") {
+  TEST_CASE("sequence classifiers run batched: each sequence's logits equal its own run") {
+    check_per_sequence("tiny_bert_cls", {}, "logits", 0);  // pairs with token types
+    check_per_sequence("tiny_xlmr_cls", {}, "logits", 1);
+    check_per_sequence("tiny_distilbert_cls", {}, "logits", 0);
+  }
+  TEST_CASE("CLS and max pooling run batched: each sequence's embedding equals its own run") {
+    for (const char* mode : {"cls", "max", "mean"}) {
+      CAPTURE(mode);
+      check_per_sequence("tiny_roberta", pooled(mode), "embedding", 1);
+    }
+  }
+
   TEST_CASE("RoBERTa: a ragged batch equals separate runs (positions restart per sequence)") {
     check_family("tiny_roberta", 1);
   }
