@@ -63,6 +63,17 @@ def test_single_texts_and_one_pair(classifier):
         support.assert_close(np.atleast_1d(got), want, 1e-5, 1e-4, f"{label}")
 
 
+def test_batches_give_each_pair_within_1e6_of_batch_1(classifier):
+    encoder = normrt.CrossEncoder(classifier["path"])
+    assert encoder.model.batch_refusal == ""
+    pairs = [(first, second or "") for _, first, second in classifier["cases"]] * 3
+    one = encoder.predict(pairs, batch_size=1, activation_fn=lambda x: x)
+    for batch_size in (2, 5, 32):
+        got = encoder.predict(pairs, batch_size=batch_size, activation_fn=lambda x: x)
+        scale = np.max(np.abs(one))
+        support.assert_close(got, one.astype(np.float64), 1e-6 * scale, 0, f"batch {batch_size}")
+
+
 def test_default_activation_and_softmax_follow_sentence_transformers(classifier):
     encoder = normrt.CrossEncoder(classifier["path"])
     pairs = [(first, second) for _, first, second in classifier["cases"] if second is not None]
