@@ -89,18 +89,6 @@ Expected<EncoderPlan> plan(const JsonConfig& config, const ModelBuildOptions& op
   return p;
 }
 
-template <bool kClassifier>
-Status read(const JsonConfig& config, const ModelBuildOptions& options) {
-  return plan<kClassifier>(config, options).status();
-}
-
-template <bool kClassifier>
-Expected<BuiltModel> build(const JsonConfig& config, const WeightSource& weights,
-                           const ModelBuildOptions& options) {
-  NORMRT_ASSIGN_OR_RETURN(EncoderPlan p, plan<kClassifier>(config, options));
-  return build_encoder_plan(p, weights, options);
-}
-
 }  // namespace
 
 const Architecture& distilbert_encoder_architecture() {
@@ -110,8 +98,8 @@ const Architecture& distilbert_encoder_architecture() {
     a.match.model_type = {"distilbert"};
     a.match.claims = names_distilbert_class;
     a.match.claims_keys = "'architectures' naming DistilBertModel";
-    a.read_config = read<false>;
-    a.build = build<false>;
+    a.read_config = read_encoder<plan<false>>;
+    a.build = build_encoder<plan<false>>;
     return a;
   }();
   return entry;
@@ -125,8 +113,8 @@ const Architecture& distilbert_sequence_classifier_architecture() {
     a.match.model_type_requires = names_distilbert_classifier;
     a.match.claims = names_distilbert_classifier;
     a.match.claims_keys = "'architectures' naming DistilBertForSequenceClassification";
-    a.read_config = read<true>;
-    a.build = build<true>;
+    a.read_config = read_encoder<plan<true>>;
+    a.build = build_encoder<plan<true>>;
     return a;
   }();
   return entry;

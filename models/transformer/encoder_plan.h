@@ -33,4 +33,19 @@ bool names_class(const JsonConfig& config, const std::vector<std::string>& class
 Expected<BuiltModel> build_encoder_plan(const EncoderPlan& plan, const WeightSource& weights,
                                         const ModelBuildOptions& options);
 
+/// A family's plan function: config.json and the options → its EncoderPlan.
+using EncoderPlanFn = Expected<EncoderPlan> (*)(const JsonConfig&, const ModelBuildOptions&);
+
+/// The registry's read_config and build of a family planned by `kPlan`.
+template <EncoderPlanFn kPlan>
+Status read_encoder(const JsonConfig& config, const ModelBuildOptions& options) {
+  return kPlan(config, options).status();
+}
+template <EncoderPlanFn kPlan>
+Expected<BuiltModel> build_encoder(const JsonConfig& config, const WeightSource& weights,
+                                   const ModelBuildOptions& options) {
+  NORMRT_ASSIGN_OR_RETURN(EncoderPlan plan, kPlan(config, options));
+  return build_encoder_plan(plan, weights, options);
+}
+
 }  // namespace normrt

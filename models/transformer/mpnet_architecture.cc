@@ -91,16 +91,6 @@ Expected<EncoderPlan> plan(const JsonConfig& config, const ModelBuildOptions& op
   return p;
 }
 
-Status read(const JsonConfig& config, const ModelBuildOptions& options) {
-  return plan(config, options).status();
-}
-
-Expected<BuiltModel> build(const JsonConfig& config, const WeightSource& weights,
-                           const ModelBuildOptions& options) {
-  NORMRT_ASSIGN_OR_RETURN(EncoderPlan p, plan(config, options));
-  return build_encoder_plan(p, weights, options);
-}
-
 }  // namespace
 
 const Architecture& mpnet_encoder_architecture() {
@@ -110,8 +100,8 @@ const Architecture& mpnet_encoder_architecture() {
     a.match.model_type = {"mpnet"};
     a.match.claims = names_mpnet_class;
     a.match.claims_keys = "'architectures' naming MPNetModel or MPNetForMaskedLM";
-    a.read_config = read;
-    a.build = build;
+    a.read_config = read_encoder<plan>;
+    a.build = build_encoder<plan>;
     return a;
   }();
   return entry;

@@ -21,19 +21,19 @@ bool names_roberta_classifier(const JsonConfig& config) {
   return names_class(config, kRobertaClasses);
 }
 
-Expected<EncoderPlan> plan(const JsonConfig& config, const ModelBuildOptions& options,
-                           bool roberta) {
+template <bool kRoberta>
+Expected<EncoderPlan> plan(const JsonConfig& config, const ModelBuildOptions& options) {
   NORMRT_ASSIGN_OR_RETURN(BertConfig c, read_bert_config(config));
-  if (roberta) {
+  if (kRoberta) {
     NORMRT_ASSIGN_OR_RETURN(c.position_padding_idx, config.optional_int("pad_token_id", 1));
     if (Status s = check_bert_config(c); !s)
       return Status::error(config.description() + ": key 'pad_token_id': " + s.message());
   }
-  const char* name = roberta ? "roberta_sequence_classifier" : "bert_sequence_classifier";
+  const char* name = kRoberta ? "roberta_sequence_classifier" : "bert_sequence_classifier";
   NORMRT_ASSIGN_OR_RETURN(EncoderPlan p,
-                          plan_encoder(std::move(c), options, roberta ? "RoBERTa" : "BERT", name));
-  p.build.names.prefix = roberta ? "roberta." : "bert.";
-  p.build.classifier.kind = roberta ? "roberta_head" : "bert_pooler";
+                          plan_encoder(std::move(c), options, kRoberta ? "RoBERTa" : "BERT", name));
+  p.build.names.prefix = kRoberta ? "roberta." : "bert.";
+  p.build.classifier.kind = kRoberta ? "roberta_head" : "bert_pooler";
   NORMRT_ASSIGN_OR_RETURN(p.build.classifier.num_labels, read_num_labels(config));
   // A BERT pair is [CLS] A [SEP] B [SEP] with B's tokens of type 1: the
   // scores need the segment ids (RoBERTa's single type needs none).
@@ -41,18 +41,6 @@ Expected<EncoderPlan> plan(const JsonConfig& config, const ModelBuildOptions& op
   if (Status s = check_sequence_classifier(p.build.classifier, p.build.pooling); !s)
     return Status::error(config.description() + ": " + s.message());
   return p;
-}
-
-template <bool kRoberta>
-Status read(const JsonConfig& config, const ModelBuildOptions& options) {
-  return plan(config, options, kRoberta).status();
-}
-
-template <bool kRoberta>
-Expected<BuiltModel> build(const JsonConfig& config, const WeightSource& weights,
-                           const ModelBuildOptions& options) {
-  NORMRT_ASSIGN_OR_RETURN(EncoderPlan p, plan(config, options, kRoberta));
-  return build_encoder_plan(p, weights, options);
 }
 
 }  // namespace
@@ -65,8 +53,8 @@ const Architecture& bert_sequence_classifier_architecture() {
     a.match.model_type_requires = names_bert_classifier;
     a.match.claims = names_bert_classifier;
     a.match.claims_keys = "'architectures' naming BertForSequenceClassification";
-    a.read_config = read<false>;
-    a.build = build<false>;
+    a.read_config = read_encoder<plan<false>>;
+    a.build = build_encoder<plan<false>>;
     return a;
   }();
   return entry;
@@ -82,8 +70,8 @@ const Architecture& roberta_sequence_classifier_architecture() {
     a.match.claims_keys =
         "'architectures' naming RobertaForSequenceClassification or "
         "XLMRobertaForSequenceClassification";
-    a.read_config = read<true>;
-    a.build = build<true>;
+    a.read_config = read_encoder<plan<true>>;
+    a.build = build_encoder<plan<true>>;
     return a;
   }();
   return entry;
