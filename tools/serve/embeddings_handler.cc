@@ -60,9 +60,11 @@ std::optional<ApiError> check_dimensions(size_t dimensions, size_t width, bool a
 Reply ModelService::embeddings(std::string_view body, const RequestControl& control) {
   const std::shared_ptr<const ModelGeneration> generation = current();
   const TextTokenizer* tokenizer = generation->tokenizer();
-  if (tokenizer == nullptr) {
+  if (!generation->embeds_texts()) {
     return error_reply({404, "embeddings_disabled",
-                        "/v1/embeddings is off: start normrt-serve with --vocab vocab.txt"});
+                        generation->reranks()
+                            ? "/v1/embeddings is off: this model is a reranker (POST /v1/rerank)"
+                            : "/v1/embeddings is off: start normrt-serve with --vocab vocab.txt"});
   }
   const size_t max_length = generation->model().max_sequence_length();
   const size_t max_inputs = options_.max_embedding_inputs;

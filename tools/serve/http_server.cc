@@ -74,6 +74,8 @@ const std::vector<Route>& routes() {
        [](ModelService& s, const Call& call) { return s.run(call.body, call.control); }},
       {"/v1/embeddings", "/v1/embeddings", "POST",
        [](ModelService& s, const Call& call) { return s.embeddings(call.body, call.control); }},
+      {"/v1/rerank", "/v1/rerank", "POST",
+       [](ModelService& s, const Call& call) { return s.rerank(call.body, call.control); }},
       {"/metrics", "/metrics", "GET",
        [](ModelService& s, const Call& call) {
          InflightGauge inflight;

@@ -37,8 +37,8 @@ ModelOptions model_options(const ServeOptions& options) {
 // SIGHUP: load the file again into memory of its own, check it, and make it
 // the model of new requests; on any error keep serving the old one.
 // --vocab, else the tokenizer the model file stores when the model has the
-// pooled "embedding" output /v1/embeddings serves (a stored tokenizer does
-// not make a model without one an error).
+// pooled "embedding" output /v1/embeddings serves or is a reranker
+// (/v1/rerank); a stored tokenizer does not make another model an error.
 Expected<std::optional<TextTokenizer>> tokenizer_for(const ServeOptions& options,
                                                      const Model& model) {
   if (!options.vocab.empty()) {
@@ -48,7 +48,7 @@ Expected<std::optional<TextTokenizer>> tokenizer_for(const ServeOptions& options
   }
   bool has_embedding = false;
   for (const TensorInfo& output : model.outputs()) has_embedding |= output.name == "embedding";
-  if (!has_embedding) return std::optional<TextTokenizer>();
+  if (!has_embedding && !is_reranker(model)) return std::optional<TextTokenizer>();
   return stored_tokenizer(model);
 }
 
@@ -113,7 +113,9 @@ int serve(ServeOptions options) {
   std::fprintf(stderr, "normrt-serve %s: %s as '%s', isa %s, %zu workers%s\n", normrt::version(),
                options.model.c_str(), options.service.model_name.c_str(),
                std::string(model.value()->isa()).c_str(), options.service.workers,
-               service.value()->embeddings_enabled() ? ", /v1/embeddings on" : "");
+               !service.value()->embeddings_enabled()  ? ""
+               : service.value()->current()->reranks() ? ", /v1/rerank on"
+                                                       : ", /v1/embeddings on");
   if (const RequestMerger* merger = service.value()->current()->merger()) {
     std::fprintf(stderr, "normrt-serve: merging requests of up to %zu texts, waiting %lld ms\n",
                  merger->max_texts(), static_cast<long long>(merger->wait().count()));

@@ -45,7 +45,8 @@ Expected<std::shared_ptr<ModelGeneration>> ModelGeneration::create(
   }
   generation->tokenizer_ = std::move(tokenizer);
   if (generation->tokenizer_) {
-    NORMRT_RETURN_IF_ERROR(generation->check_embedding_model());
+    NORMRT_RETURN_IF_ERROR(is_reranker(*model) ? generation->check_rerank_model()
+                                               : generation->check_embedding_model());
   }
 
   const size_t max_length = model->max_sequence_length();
@@ -119,17 +120,45 @@ Status ModelGeneration::check_embedding_model() {
       }
     }
   }
-  // The largest id of the vocabulary must be a row of the model's table.
-  const size_t vocab_size = tokenizer_->vocab_size();
-  vocabulary_size_ = static_cast<int64_t>(vocab_size);
-  // The empty text's ids (BERT: [CLS] [SEP]) with the largest id after the first.
   NORMRT_ASSIGN_OR_RETURN(EncodedInput probe,
                           tokenizer_->encode("", model_->max_sequence_length()));
-  probe.ids.insert(probe.ids.begin() + std::min<size_t>(1, probe.ids.size()),
-                   static_cast<int32_t>(vocab_size - 1));
+  return probe_vocabulary(std::move(probe.ids));
+}
+
+bool is_reranker(const Model& model) {
+  bool ids = false, logits = false, others = false;
+  for (const TensorInfo& input : model.inputs()) {
+    const bool sequence = input.dtype == "i32" && input.shape == std::vector<int64_t>{-1};
+    ids |= input.name == "input_ids" && sequence;
+    others |= !(sequence && (input.name == "input_ids" || input.name == "token_type_ids"));
+  }
+  for (const TensorInfo& output : model.outputs()) {
+    logits |= output.name == "logits" && output.dtype == "f32" &&
+              output.shape == std::vector<int64_t>{1, 1};
+  }
+  return ids && logits && !others;
+}
+
+Status ModelGeneration::check_rerank_model() {
+  reranks_ = true;
+  id_input_ = "input_ids";
+  for (const TensorInfo& input : model_->inputs()) rerank_types_ |= input.name == "token_type_ids";
+  NORMRT_ASSIGN_OR_RETURN(EncodedPair probe,
+                          tokenizer_->encode_pair("", "", model_->max_sequence_length()));
+  return probe_vocabulary(std::move(probe.ids));
+}
+
+Status ModelGeneration::probe_vocabulary(std::vector<int32_t> ids) {
+  // The largest id of the vocabulary must be a row of the model's table: the
+  // empty text's ids (BERT: [CLS] [SEP]) with it after the first.
+  const size_t vocab_size = tokenizer_->vocab_size();
+  vocabulary_size_ = static_cast<int64_t>(vocab_size);
+  ids.insert(ids.begin() + std::min<size_t>(1, ids.size()), static_cast<int32_t>(vocab_size - 1));
+  const std::vector<int32_t> types(ids.size(), 0);
   SessionPool::Lease lease = pool_->acquire(std::chrono::milliseconds(0), 0);
-  Status s =
-      lease.session().set_input(id_input_, probe.ids.data(), probe.ids.size() * sizeof(int32_t));
+  Status s = lease.session().set_input(id_input_, ids.data(), ids.size() * sizeof(int32_t));
+  if (s && rerank_types_)
+    s = lease.session().set_input("token_type_ids", types.data(), types.size() * sizeof(int32_t));
   if (s) s = lease.session().run();
   if (!s) {
     return Status::error(std::string(tokenizer_->source()) + ": the vocabulary (" +

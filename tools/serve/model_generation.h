@@ -19,12 +19,18 @@
 
 namespace normrt::serve {
 
+/// A one-label sequence classifier (a cross-encoder reranker): inputs
+/// input_ids i32 [S] and optionally token_type_ids i32 [S], output logits
+/// f32 [1, 1].
+bool is_reranker(const Model& model);
+
 class ModelGeneration {
  public:
   /// `tokenizer` (made by load_tokenizer() for this model) enables
   /// /v1/embeddings: the model must then have one i32 input of shape [S] and
   /// an f32 output "embedding" of shape [1, H], and accept every id of the
-  /// vocabulary (checked by a run on the largest id).
+  /// vocabulary (checked by a run on the largest id). A reranker (is_reranker())
+  /// with a tokenizer serves /v1/rerank instead.
   /// `run_batch`: sequences per run of its sessions (1 if the model runs
   /// one sequence at a time). `merge`: requests merged into one run
   /// (request_merger.h), when its wait is set and the sessions take batches.
@@ -44,6 +50,12 @@ class ModelGeneration {
   RequestMerger* merger() const { return merger_.get(); }
   const TextTokenizer* tokenizer() const { return tokenizer_ ? &*tokenizer_ : nullptr; }
   const std::string& id_input() const { return id_input_; }
+  /// With a tokenizer: the model scores pairs (/v1/rerank) rather than embeds
+  /// texts; rerank_types(): it takes token_type_ids.
+  bool reranks() const { return reranks_; }
+  /// With a tokenizer and an "embedding" output: /v1/embeddings and v2 texts.
+  bool embeds_texts() const { return tokenizer_.has_value() && !reranks_; }
+  bool rerank_types() const { return rerank_types_; }
   /// 1 for the model loaded at start-up, +1 per successful reload.
   uint64_t number() const { return number_; }
   /// When this generation was made (OpenAI's "created" of /v1/models).
@@ -74,6 +86,10 @@ class ModelGeneration {
  private:
   ModelGeneration() = default;
   Status check_embedding_model();
+  Status check_rerank_model();
+  /// Runs the tokenizer's ids of an empty text (or pair) with the largest id
+  /// of its vocabulary inserted: an error if the model's table lacks it.
+  Status probe_vocabulary(std::vector<int32_t> ids);
 
   std::shared_ptr<const Model> model_;
   std::unique_ptr<SessionPool> pool_;
@@ -89,6 +105,8 @@ class ModelGeneration {
   size_t embedding_width_ = 0;
   int64_t vocabulary_size_ = 0;
   bool embedding_normalized_ = false;
+  bool reranks_ = false;
+  bool rerank_types_ = false;
   std::chrono::system_clock::time_point created_;
 };
 

@@ -6,6 +6,7 @@
 //
 //   POST /v1/run          run()          {"inputs": {...}, "outputs": [names]?}
 //   POST /v1/embeddings   embeddings()   OpenAI's embeddings API (embedding_request.h)
+//   POST /v1/rerank       rerank()       documents scored against a query (rerank_handler.cc)
 //   GET  /v1/models[/id]  models(), model_object()   OpenAI's model list
 //   GET  /v1/model        model_info()
 //   GET  /v1/health       health()
@@ -76,6 +77,7 @@ class ModelService {
 
   Reply run(std::string_view body, const RequestControl& control = {});
   Reply embeddings(std::string_view body, const RequestControl& control = {});
+  Reply rerank(std::string_view body, const RequestControl& control = {});
   Reply model_info() const;
   Reply health() const;
   /// OpenAI's GET /v1/models and GET /v1/models/{id} (404 model_not_found).

@@ -24,6 +24,9 @@ Serves a normrt model file over HTTP (docs/serve.md):
                         the model file, normrt-convert --model, or --vocab):
                         {"input": "text" | ["text", ...] | [ids] | [[ids], ...],
                          "model"?, "encoding_format"?: "float" | "base64", "dimensions"?}
+  POST /v1/rerank       a reranker (one-label classifier, normrt-convert --model):
+                        {"query": "text", "documents": ["text", ...], "top_n"?,
+                         "return_documents"?} -> results best first, sigmoid scores
   GET  /v1/models       OpenAI's model list (the --served-name names)
   GET  /v2 ...          KServe v2 / Open Inference Protocol (REST): health,
                         metadata, POST /v2/models/NAME/infer

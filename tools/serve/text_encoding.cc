@@ -49,6 +49,19 @@ Expected<EncodedInput> TextTokenizer::encode(std::string_view text, size_t max_l
   return encoded;
 }
 
+Expected<EncodedPair> TextTokenizer::encode_pair(std::string_view first, std::string_view second,
+                                                 size_t max_length) const {
+  const std::string_view texts[] = {first, second};
+  for (int i = 0; i < 2; ++i) {
+    if (size_t bad = text::utf8_invalid_offset(texts[i]); bad != std::string_view::npos) {
+      return Status::error(std::string(i == 0 ? "first text" : "second text") +
+                           ": invalid UTF-8 at byte " + std::to_string(bad));
+    }
+  }
+  const size_t own = impl_->own_limit();
+  return impl_->pair(first, second, own == 0 ? max_length : std::min(max_length, own));
+}
+
 size_t TextTokenizer::vocab_size() const { return impl_->vocab_size(); }
 
 const char* TextTokenizer::source() const { return impl_->source(); }

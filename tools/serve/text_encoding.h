@@ -25,6 +25,13 @@ struct EncodedInput {
   bool truncated = false;
 };
 
+/// A sentence pair's ids, their token types (segments), and whether it was cut.
+struct EncodedPair {
+  std::vector<int32_t> ids;
+  std::vector<int32_t> type_ids;
+  bool truncated = false;
+};
+
 class TextTokenizer {
  public:
   /// What a tokenizer does for encode() (text_tokenizer_impl.h).
@@ -40,6 +47,11 @@ class TextTokenizer {
   /// tokenizer's own maximum, if less). An error (invalid UTF-8) names the
   /// byte offset.
   Expected<EncodedInput> encode(std::string_view text, size_t max_length) const;
+  /// A pair joined by the tokenizer's pair template, cut to `max_length` (or
+  /// the tokenizer's own maximum) as Hugging Face truncates a pair. Only the
+  /// model file's tokenizer has a pair template: --vocab's WordPiece refuses.
+  Expected<EncodedPair> encode_pair(std::string_view first, std::string_view second,
+                                    size_t max_length) const;
   /// Ids run from 0 to vocab_size() − 1.
   size_t vocab_size() const;
   /// "--vocab" or "the model file's tokenizer": the source, in messages.

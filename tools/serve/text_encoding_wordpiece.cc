@@ -21,6 +21,11 @@ class WordPieceImpl final : public TextTokenizer::Impl {
     all.back() = sep;
     return all;
   }
+  Expected<EncodedPair> pair(std::string_view, std::string_view, size_t) const override {
+    return Status::error(
+        "sentence pairs need the tokenizer stored in the model file (normrt-convert --model "
+        "DIR): --vocab's WordPiece has no pair template");
+  }
   size_t own_limit() const override { return 0; }  // the model's (max_length is one more)
   bool splits_at_whitespace() const override { return true; }
   size_t vocab_size() const override { return tokenizer_.vocab().size(); }

@@ -20,6 +20,9 @@ class TextTokenizer::Impl {
   /// `all`, what ids() returned for it).
   virtual Expected<std::vector<int32_t>> cut(std::string_view text, std::vector<int32_t> all,
                                              size_t limit) const = 0;
+  /// The pair's ids and types, cut to `limit` (an error where there is no pair template).
+  virtual Expected<EncodedPair> pair(std::string_view first, std::string_view second,
+                                     size_t limit) const = 0;
   /// The longest encoding the tokenizer itself allows; 0: no limit of its own.
   virtual size_t own_limit() const = 0;
   /// True when the ids of a text are those of its whitespace-separated

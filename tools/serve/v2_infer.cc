@@ -167,7 +167,7 @@ Reply ModelService::v2_infer(std::string_view name, std::string_view version, st
   }
   JsonLimits limits;
   limits.max_values = generation->max_run_values() +
-                      (generation->tokenizer() ? generation->max_embedding_values() : 0);
+                      (generation->embeds_texts() ? generation->max_embedding_values() : 0);
   const std::string why = "more than this model's inputs (or --max-batch texts) can hold";
   limits.why = why;
   ApiResult<json> document = parse_json_object(header, limits);
@@ -180,10 +180,13 @@ Reply ModelService::v2_infer(std::string_view name, std::string_view version, st
   for (const V2Input& input : request->inputs) texts = texts || input.datatype == "BYTES";
   if (texts) {
     const TextTokenizer* tokenizer = generation->tokenizer();
-    if (tokenizer == nullptr) {
+    if (!generation->embeds_texts()) {
       return v2_error_reply(
-          bad("this model takes no text: BYTES inputs need a tokenizer "
-              "(start normrt-serve with --vocab)"));
+          bad(generation->reranks()
+                  ? "this model scores text pairs: BYTES inputs are for embedding models (POST "
+                    "/v1/rerank)"
+                  : "this model takes no text: BYTES inputs need a tokenizer "
+                    "(start normrt-serve with --vocab)"));
     }
     V2Input& input = request->inputs[0];
     const bool shape_ok =

@@ -58,7 +58,7 @@ Reply ModelService::v2_model_metadata(std::string_view name, std::string_view ve
   if (auto error = v2_check_model(name, version)) return v2_error_reply(*error);
   const std::shared_ptr<const ModelGeneration> generation = current();
   const Model& model = generation->model();
-  const bool texts = generation->tokenizer() != nullptr;
+  const bool texts = generation->embeds_texts();
   json inputs = json::array(), outputs = json::array();
   for (const TensorInfo& info : model.inputs()) {
     inputs.push_back(

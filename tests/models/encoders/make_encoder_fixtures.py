@@ -206,13 +206,13 @@ def write_xlmr_classifier():
         w.output(label, "logits", logits(model, ids))
 
 
-def write_bert_classifier():
+def write_bert_classifier(name="tiny_bert_cls", num_labels=3, seed=34):
     # A cross-encoder: pairs are [CLS] A [SEP] B [SEP] with B's tokens of type 1.
-    name, tokenizer = "tiny_bert_cls", "bert_uncased"
+    tokenizer = "bert_uncased"
     vocab = Tokenizer.from_file(os.path.join(TOKENIZERS, tokenizer, "tokenizer.json")).get_vocab_size()
     config = BertConfig(vocab_size=vocab, max_position_embeddings=64, type_vocab_size=2,
-                        num_labels=3, hidden_act="gelu", layer_norm_eps=1e-12, **SMALL)
-    generator = torch.Generator().manual_seed(34)
+                        num_labels=num_labels, hidden_act="gelu", layer_norm_eps=1e-12, **SMALL)
+    generator = torch.Generator().manual_seed(seed)
     model = BertForSequenceClassification(config).eval()
     randomize(model, generator)
     model = save(model, name, tokenizer)
@@ -372,6 +372,8 @@ WRITERS = {
     "tiny_xlmr": write_xlmr,
     "tiny_xlmr_cls": write_xlmr_classifier,
     "tiny_bert_cls": write_bert_classifier,
+    # A one-label BERT reranker (its score is sigmoid(logit)): normrt-serve's /v1/rerank.
+    "tiny_bert_rerank": lambda: write_bert_classifier("tiny_bert_rerank", 1, 37),
     "tiny_distilbert": write_distilbert,
     "tiny_distilbert_cls": write_distilbert_classifier,
     "tiny_mpnet": write_mpnet,  # also tiny_mpnet_st and tiny_mpnet_mlm

@@ -30,6 +30,7 @@ const Family kFamilies[] = {
     {"tiny_xlmr", "roberta_encoder", "last_hidden_state", 0},
     {"tiny_xlmr_cls", "roberta_sequence_classifier", "logits", 1},
     {"tiny_bert_cls", "bert_sequence_classifier", "logits", 1},
+    {"tiny_bert_rerank", "bert_sequence_classifier", "logits", 1},
     {"tiny_distilbert", "distilbert_encoder", "last_hidden_state", 0},
     {"tiny_distilbert_cls", "distilbert_sequence_classifier", "logits", 1},
     {"tiny_mpnet", "mpnet_encoder", "last_hidden_state", 0},

@@ -58,11 +58,12 @@ TEST_CASE("http: routes answer JSON; a run over HTTP equals a direct run bit for
 TEST_CASE("http: unknown paths 404, wrong methods 405 with Allow, OPTIONS 204") {
   RunningServer server(linear_model().model, serve::ServiceOptions{}, small_limits());
   httplib::Client client = server.client();
-  check_error(client_reply(client.Get("/v3/run")), 404, "not_found",
-              "no endpoint GET /v3/run (endpoints: GET /v1/health, GET /v1/model, GET /v1/models, "
-              "GET /v1/models/{id}, POST /v1/run, POST /v1/embeddings, GET /metrics, "
-              "GET /v2/health/live, GET /v2/health/ready, GET /v2, GET /v2/models/{name}, "
-              "GET /v2/models/{name}/ready, POST /v2/models/{name}/infer)");
+  check_error(
+      client_reply(client.Get("/v3/run")), 404, "not_found",
+      "no endpoint GET /v3/run (endpoints: GET /v1/health, GET /v1/model, GET /v1/models, "
+      "GET /v1/models/{id}, POST /v1/run, POST /v1/embeddings, POST /v1/rerank, GET /metrics, "
+      "GET /v2/health/live, GET /v2/health/ready, GET /v2, GET /v2/models/{name}, "
+      "GET /v2/models/{name}/ready, POST /v2/models/{name}/infer)");
   // Under /v2 errors take the Open Inference Protocol's shape: {"error": "<message>"}.
   serve::Reply v2_unknown = client_reply(client.Get("/v2/run"));
   CHECK(v2_unknown.status == 404);

@@ -1,0 +1,177 @@
+// POST /v1/rerank on the tiny rerankers of tests/models/encoders (a BERT one
+// with token types, an XLM-R one without), converted from their folders with
+// the tokenizer stored: each (query, document) pair's relevance_score is
+// sigmoid of transformers' float64 logit for that pair; the order, top_n,
+// return_documents and usage; every malformed request named; the endpoint
+// off for models that are not one-label classifiers.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "tests/tools/serve/serve_test_support.h"
+#include "tools/convert/convert.h"
+#include "tools/serve/model_service.h"
+
+namespace normrt::testing {
+namespace {
+
+const std::string kFixtures = NORMRT_ENCODER_FIXTURE_DIR;
+
+std::string unhex(const std::string& hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2)
+    out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  return out;
+}
+
+// The fixture's pairs: query, document and transformers' logit.
+struct Pair {
+  std::string query, document;
+  double logit = 0;
+};
+std::vector<Pair> fixture_pairs(const std::string& name) {
+  std::ifstream in(kFixtures + "/" + name + ".expected.txt");
+  REQUIRE(in.good());
+  std::map<std::string, Pair> by_label;
+  std::vector<std::string> labels;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string kind, label, a, b;
+    fields >> kind >> label;
+    if (kind == "case") {
+      fields >> a >> b;
+      if (a == "-" || b == "-") continue;
+      by_label[label] = Pair{unhex(a), unhex(b), 0};
+      labels.push_back(label);
+    } else if (kind == "output" && by_label.count(label)) {
+      std::string output;
+      size_t rows = 0, cols = 0;
+      fields >> output >> rows >> cols >> by_label[label].logit;
+    }
+  }
+  std::vector<Pair> pairs;
+  for (const std::string& label : labels) pairs.push_back(by_label[label]);
+  REQUIRE(pairs.size() >= 2);
+  return pairs;
+}
+
+std::unique_ptr<serve::ModelService> reranker(const std::string& name) {
+  ConvertOptions options;
+  options.model_dir = kFixtures + "/" + name;
+  options.output_path = scratch_path(name + ".nrmt");
+  auto summary = convert(options);
+  REQUIRE_MESSAGE(summary.is_ok(), summary.status().message());
+  auto model = Model::load(options.output_path);
+  REQUIRE_MESSAGE(model.is_ok(), model.status().message());
+  auto tokenizer = serve::stored_tokenizer(*model.value());
+  REQUIRE(tokenizer.is_ok());
+  REQUIRE(tokenizer.value().has_value());
+  serve::ServiceOptions service_options;
+  service_options.model_name = name;
+  service_options.max_embedding_inputs = 8;
+  auto service = serve::ModelService::create(model.value(), service_options, *tokenizer.value());
+  REQUIRE_MESSAGE(service.is_ok(), service.status().message());
+  return std::move(service).value();
+}
+
+double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+}  // namespace
+
+TEST_CASE("rerank: each pair's score is sigmoid of transformers' logit, token types included") {
+  for (const char* name : {"tiny_bert_rerank", "tiny_xlmr_cls"}) {
+    CAPTURE(std::string(name));
+    auto service = reranker(name);
+    CHECK(service->current()->reranks());
+    for (const Pair& pair : fixture_pairs(name)) {
+      const nlohmann::json request = {{"query", pair.query},
+                                      {"documents", {pair.document, "an unrelated text"}}};
+      serve::Reply reply = service->rerank(request.dump());
+      REQUIRE_MESSAGE(reply.status == 200, reply.body);
+      const nlohmann::json body = parse_body(reply.body);
+      REQUIRE(body["results"].size() == 2);
+      bool found = false;
+      for (const nlohmann::json& result : body["results"]) {
+        if (result["index"] != 0) continue;
+        found = true;
+        const double want = sigmoid(pair.logit);
+        const double got = result["relevance_score"].get<double>();
+        CHECK_MESSAGE(std::fabs(got - want) <= 1e-5 + 1e-4 * want,
+                      "got " << got << ", want " << want);
+      }
+      CHECK(found);
+      CHECK(body["model"] == name);
+      CHECK(body["usage"]["total_tokens"].get<size_t>() > 0);
+    }
+  }
+}
+
+TEST_CASE("rerank: best first, top_n, return_documents, {\"text\": ...} documents") {
+  auto service = reranker("tiny_bert_rerank");
+  const std::vector<std::string> documents = {"The quick brown fox is six years old.",
+                                              "Paris is in France.", "", "fox fox fox",
+                                              "naïve café 😀"};
+  nlohmann::json request = {{"query", "how old is the fox?"}, {"documents", documents}};
+  const nlohmann::json all = parse_body(service->rerank(request.dump()).body);
+  REQUIRE(all["results"].size() == documents.size());
+  std::vector<bool> seen(documents.size(), false);
+  double previous = 2.0;
+  for (const nlohmann::json& result : all["results"]) {
+    const double score = result["relevance_score"].get<double>();
+    CHECK(score <= previous);
+    CHECK(score > 0.0);
+    CHECK(score < 1.0);
+    previous = score;
+    seen[result["index"].get<size_t>()] = true;
+    CHECK_FALSE(result.contains("document"));
+  }
+  for (bool s : seen) CHECK(s);
+
+  request["top_n"] = 2;
+  request["return_documents"] = true;
+  request["documents"][1] = {{"text", documents[1]}};
+  const nlohmann::json top = parse_body(service->rerank(request.dump()).body);
+  REQUIRE(top["results"].size() == 2);
+  for (size_t r = 0; r < 2; ++r) {
+    CHECK(top["results"][r]["index"] == all["results"][r]["index"]);
+    CHECK(top["results"][r]["relevance_score"] == all["results"][r]["relevance_score"]);
+    CHECK(top["results"][r]["document"]["text"] ==
+          documents[top["results"][r]["index"].get<size_t>()]);
+  }
+}
+
+TEST_CASE("rerank: malformed requests are named") {
+  auto service = reranker("tiny_xlmr_cls");
+  check_error(service->rerank("{\"documents\": [\"a\"]}"), 400, "invalid_request", "\"query\"");
+  check_error(service->rerank("{\"query\": \"q\", \"documents\": []}"), 400, "invalid_request",
+              "\"documents\" must be a non-empty array");
+  check_error(service->rerank("{\"query\": \"q\", \"documents\": [\"a\", 3]}"), 400,
+              "invalid_request", "documents[1] must be a string");
+  check_error(service->rerank("{\"query\": \"q\", \"documents\": [{\"txt\": \"a\"}]}"), 400,
+              "invalid_request", "documents[0] must be a string");
+  check_error(service->rerank("{\"query\": \"q\", \"documents\": [\"a\"], \"top_n\": 0}"), 400,
+              "invalid_request", "\"top_n\" must be an integer");
+  check_error(service->rerank("{\"query\": \"q\", \"documents\": [\"a\"], \"rank\": 1}"), 400,
+              "invalid_request", "rank");
+  check_error(service->rerank("{\"query\": \"q\", \"documents\": [\"a\"], \"model\": \"other\"}"),
+              404, "model_not_found", "other");
+  nlohmann::json many = {{"query", "q"}, {"documents", std::vector<std::string>(9, "a")}};
+  check_error(service->rerank(many.dump()), 400, "invalid_request", "at most 8");
+  check_error(service->rerank("{\"query\": \"q\", \"documents\": "), 400, "invalid_json", "");
+  // A reranker embeds nothing.
+  check_error(service->embeddings("{\"input\": \"a\"}"), 404, "embeddings_disabled",
+              "this model is a reranker");
+}
+
+TEST_CASE("rerank is off for a model that is not a one-label classifier") {
+  serve::ServiceOptions options;
+  auto service = serve::ModelService::create(tiny_bert("mean"), options);
+  REQUIRE(service.is_ok());
+  check_error(service.value()->rerank("{\"query\": \"q\", \"documents\": [\"a\"]}"), 404,
+              "rerank_disabled", "one-label sequence classifier");
+}
+
+}  // namespace normrt::testing
