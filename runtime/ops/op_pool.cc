@@ -48,81 +48,68 @@ Status infer_mean_pool(const Graph& graph, const Node& node, std::vector<Inferre
   return check_mean_pool_node(graph, node, outputs).status();
 }
 
-class MeanPoolOp final : public OpKernel {
- public:
-  Status run(const OpRunContext& context) const override {
-    const TensorView& x = context.inputs[0];
-    const size_t cols = x.dims[1];
-    const uint32_t* offsets = context.sequence_offsets;
-    if (offsets == nullptr) {
-      mean(x.f32(), x.dims[0], cols, context.outputs[0].f32());
-      return Status::ok();
+// y [cols] = the mean of the `rows` rows of x (zeros if none).
+void mean_rows(const float* x, size_t rows, size_t cols, float* y) {
+  constexpr size_t kBlock = 64;  // columns summed at once: the sums stay in registers/L1
+  for (size_t begin = 0; begin < cols; begin += kBlock) {
+    const size_t width = cols - begin < kBlock ? cols - begin : kBlock;
+    double sums[kBlock] = {};
+    for (size_t r = 0; r < rows; ++r) {
+      const float* row = x + r * cols + begin;
+      for (size_t j = 0; j < width; ++j) sums[j] += row[j];
     }
-    for (size_t b = 0; b < context.batch; ++b) {
-      mean(x.f32() + size_t{offsets[b]} * cols, offsets[b + 1] - offsets[b], cols,
-           context.outputs[0].f32() + b * cols);
-    }
-    return Status::ok();
+    const double count = rows == 0 ? 1.0 : double(rows);
+    for (size_t j = 0; j < width; ++j) y[begin + j] = static_cast<float>(sums[j] / count);
   }
+}
 
- private:
-  // y [cols] = the mean of the `rows` rows of x (zeros if none).
-  static void mean(const float* x, size_t rows, size_t cols, float* y) {
-    constexpr size_t kBlock = 64;  // columns summed at once: the sums stay in registers/L1
-    for (size_t begin = 0; begin < cols; begin += kBlock) {
-      const size_t width = cols - begin < kBlock ? cols - begin : kBlock;
-      double sums[kBlock] = {};
-      for (size_t r = 0; r < rows; ++r) {
-        const float* row = x + r * cols + begin;
-        for (size_t j = 0; j < width; ++j) sums[j] += row[j];
-      }
-      const double count = rows == 0 ? 1.0 : double(rows);
-      for (size_t j = 0; j < width; ++j) y[begin + j] = static_cast<float>(sums[j] / count);
-    }
-  }
-};
-
+// y [cols] = the largest of the `rows` rows of x per column (zeros if none).
 // Row by row, so that x is read in order; a NaN sticks (NaN > v and v > NaN
 // are both false, so it is carried explicitly).
-class MaxPoolOp final : public OpKernel {
+void max_rows(const float* x, size_t rows, size_t cols, float* y) {
+  if (rows == 0) {
+    std::fill(y, y + cols, 0.0f);
+    return;
+  }
+  std::copy(x, x + cols, y);
+  for (size_t r = 1; r < rows; ++r) {
+    const float* row = x + r * cols;
+    for (size_t j = 0; j < cols; ++j)
+      if (row[j] > y[j] || std::isnan(row[j])) y[j] = std::isnan(y[j]) ? y[j] : row[j];
+  }
+}
+
+using PoolRows = void (*)(const float* x, size_t rows, size_t cols, float* y);
+
+// One output row over all of x, or in a batch one per sequence over its rows.
+class PoolOp final : public OpKernel {
  public:
+  explicit PoolOp(PoolRows pool) : pool_(pool) {}
+
   Status run(const OpRunContext& context) const override {
     const TensorView& x = context.inputs[0];
     const size_t cols = x.dims[1];
     const uint32_t* offsets = context.sequence_offsets;
     if (offsets == nullptr) {
-      max(x.f32(), x.dims[0], cols, context.outputs[0].f32());
+      pool_(x.f32(), x.dims[0], cols, context.outputs[0].f32());
       return Status::ok();
     }
     for (size_t b = 0; b < context.batch; ++b) {
-      max(x.f32() + size_t{offsets[b]} * cols, offsets[b + 1] - offsets[b], cols,
-          context.outputs[0].f32() + b * cols);
+      pool_(x.f32() + size_t{offsets[b]} * cols, offsets[b + 1] - offsets[b], cols,
+            context.outputs[0].f32() + b * cols);
     }
     return Status::ok();
   }
 
  private:
-  // y [cols] = the largest of the `rows` rows of x per column (zeros if none).
-  static void max(const float* x, size_t rows, size_t cols, float* y) {
-    if (rows == 0) {
-      std::fill(y, y + cols, 0.0f);
-      return;
-    }
-    std::copy(x, x + cols, y);
-    for (size_t r = 1; r < rows; ++r) {
-      const float* row = x + r * cols;
-      for (size_t j = 0; j < cols; ++j)
-        if (row[j] > y[j] || std::isnan(row[j])) y[j] = std::isnan(y[j]) ? y[j] : row[j];
-    }
-  }
+  PoolRows pool_;
 };
 
 Expected<std::unique_ptr<OpKernel>> create_mean_pool(const OpBuildContext& context) {
   std::vector<InferredTensor> outputs;
   NORMRT_ASSIGN_OR_RETURN(PoolMode mode,
                           check_mean_pool_node(context.graph, context.node, outputs));
-  if (mode == PoolMode::kMax) return std::unique_ptr<OpKernel>(new MaxPoolOp());
-  return std::unique_ptr<OpKernel>(new MeanPoolOp());
+  return std::unique_ptr<OpKernel>(new PoolOp(mode == PoolMode::kMax ? max_rows : mean_rows));
 }
 
 Expected<double> check_l2_normalize_node(const Graph& graph, const Node& node,
