@@ -48,23 +48,12 @@ std::string mpnet_name(const std::string& bert_name) {
 // config.json of an MPNetModel → BertConfig (no token types, positions past
 // padding_idx 1, the relative bias table's rows).
 Expected<BertConfig> read_mpnet_config(const JsonConfig& config) {
-  BertConfig c;
-  const std::pair<const char*, int64_t*> required[] = {
-      {"vocab_size", &c.vocab_size},
-      {"hidden_size", &c.hidden_size},
-      {"num_hidden_layers", &c.num_hidden_layers},
-      {"num_attention_heads", &c.num_attention_heads},
-      {"intermediate_size", &c.intermediate_size}};
-  for (auto [key, field] : required)
-    NORMRT_RETURN_IF_ERROR(read_int_field(config, key, field, true));
-  c.max_position_embeddings = 512;  // MPNetConfig's defaults where a key is absent
-  NORMRT_RETURN_IF_ERROR(
-      read_int_field(config, "max_position_embeddings", &c.max_position_embeddings, false));
+  // The keys MPNetConfig shares with BertConfig, read as BERT reads them
+  // (the defaults agree: max_position_embeddings 512, layer_norm_eps 1e-12).
+  NORMRT_ASSIGN_OR_RETURN(BertConfig c, read_bert_config(config));
   c.relative_attention_buckets = 32;
   NORMRT_RETURN_IF_ERROR(read_int_field(config, "relative_attention_num_buckets",
                                         &c.relative_attention_buckets, false));
-  NORMRT_ASSIGN_OR_RETURN(c.hidden_act, config.optional_string("hidden_act", c.hidden_act));
-  NORMRT_ASSIGN_OR_RETURN(c.layer_norm_eps, config.optional_double("layer_norm_eps", 1e-12));
   c.token_types = false;
   c.position_padding_idx = kMpnetPaddingIdx;
   c.relative_num_buckets = kMpnetBuckets;
