@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._normrt import Encoding, InvalidArgumentError, Model, Session, Tokenizer
-from .sentence_encoder import PathLike, _tokenizer_of_model
+from .sentence_encoder import PathLike, _resolve_tokenizer
 
 Activation = Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]
 
@@ -75,10 +75,7 @@ class CrossEncoder:
             )
         self._types = "token_type_ids" in inputs
         self.num_labels: int = int(outputs["logits"].shape[-1])
-        if tokenizer is None:
-            tokenizer = _tokenizer_of_model(self.model)
-        elif not isinstance(tokenizer, Tokenizer):
-            tokenizer = Tokenizer.from_folder(os.fspath(tokenizer))
+        tokenizer = _resolve_tokenizer(self.model, tokenizer)
         limit = self.model.max_sequence_length
         if tokenizer.max_length == 0 or tokenizer.max_length > limit:
             tokenizer = copy.copy(tokenizer)  # the caller's keeps its max_length

@@ -43,6 +43,16 @@ def _tokenizer_of_model(model: Model) -> Tokenizer:
     return Tokenizer.from_bytes(stored)
 
 
+def _resolve_tokenizer(model: Model, tokenizer: Union[Tokenizer, PathLike, None]) -> Tokenizer:
+    """A Tokenizer as given, one read from a Hugging Face folder, or (None)
+    the one the model file stores."""
+    if tokenizer is None:
+        return _tokenizer_of_model(model)
+    if isinstance(tokenizer, Tokenizer):
+        return tokenizer
+    return Tokenizer.from_folder(os.fspath(tokenizer))
+
+
 def _the_token_input(model: Model) -> str:
     ids = [t.name for t in model.inputs if t.dtype == "i32"]
     if len(model.inputs) != 1 or len(ids) != 1 or model.inputs[0].shape != (-1,):
@@ -95,10 +105,7 @@ class SentenceEncoder:
         self.dimension: int = int(
             next(t for t in self.model.outputs if t.name == self._output).shape[-1]
         )
-        if tokenizer is None:
-            tokenizer = _tokenizer_of_model(self.model)
-        elif not isinstance(tokenizer, Tokenizer):
-            tokenizer = Tokenizer.from_folder(os.fspath(tokenizer))
+        tokenizer = _resolve_tokenizer(self.model, tokenizer)
         self.tokenizer: Tokenizer = self._fit_to_model(tokenizer)
         self.session: Session = Session(self.model, threads=threads)
         self._threads = threads
