@@ -17,7 +17,7 @@
 //   out_r = O_r / l_r
 //
 // A position bias (attention.h) is added to each visible score in
-// softmax_row, from the row's slice of its head's table.
+// mask_row, from the row's slice of its head's table.
 //
 // Masked scores (beyond a row's causal limit, or a masked key) are −∞ and
 // their weights exactly 0; while a row has seen no visible key its maximum
@@ -94,6 +94,7 @@ struct AttentionSimd {
     alignas(64) float scores[kMaxRows * kScoreStride];
     alignas(64) float packed_keys[kPackedFloats];
     alignas(64) float mask_bias[kMaxKeyTile];  // 0 or −∞ per key of the tile
+    alignas(64) float maxima[kRows * kLanes];  // scores_broadcast's lane maxima
   };
 
   // Keys [j0, j0 + visible) of a tile of n that row r may see.
@@ -121,18 +122,14 @@ struct AttentionSimd {
     return m;
   }
 
-  static float exp_scalar(float x) {
-    alignas(64) float lanes[kLanes];
-    simd::exp_nonpositive<Arch>(V(x)).store_aligned(lanes);
-    return lanes[0];
-  }
 
-  // The online softmax of row r over columns [0, cols) of its scores s, of
-  // which the first `seen` are visible.
+  // Row r's scores s over columns [0, cols), of which the first `seen` are
+  // visible: the masked ones set to −∞, the position bias and key mask added;
+  // returns the lanes' maxima.
   // (Columns from `seen` on are masked in registers: scalar stores followed
   // by a vector load of the same line would stall store forwarding.)
-  static void softmax_row(Task& t, size_t r, float* s, size_t seen, size_t cols,
-                          const float* mask_bias) {
+  static V mask_row(const Task& t, size_t r, float* s, size_t seen, size_t cols,
+                    const float* mask_bias) {
     V tile_max(kMinusInf);
     const V last(static_cast<float>(seen) - 0.5f);
     for (size_t c = 0; c < cols; c += kLanes) {
@@ -145,20 +142,49 @@ struct AttentionSimd {
       x.store_aligned(s + c);
       tile_max = xsimd::max(tile_max, x);
     }
-    const float old_max = t.max[r];
-    const float new_max = std::max(old_max, horizontal_max(tile_max));
-    const float base = new_max == kMinusInf ? 0.0f : new_max;
-    const V vbase(base);
-    V total(0.0f);
-    for (size_t c = 0; c < cols; c += kLanes) {
-      const V w = simd::exp_nonpositive<Arch>(V::load_aligned(s + c) - vbase);
-      w.store_aligned(s + c);
-      total = total + w;
+    return tile_max;
+  }
+
+  // The online softmax of the mr ≤ kRows rows from r0 over the key tile
+  // [j0, j0 + n): their scores s (row stride kScoreStride) over columns
+  // [0, cols) become weights e^(score − m'), and each row's m, l and α are
+  // updated. `maxima` (W lanes per row, or null) holds the lanes' maxima of
+  // the raw scores, usable for a row with every column visible and nothing
+  // to add. The rows' α come from one vector exponential.
+  static void softmax_block(Task& t, size_t r0, size_t mr, float* s, size_t j0, size_t n,
+                            size_t cols, const float* mask_bias, const float* maxima) {
+    alignas(64) float shift[kRows + kLanes] = {};  // m_r − m'_r, lanes past mr 0
+    V total[kRows];
+    for (size_t i = 0; i < mr; ++i) {
+      const size_t r = r0 + i;
+      float* row = s + i * kScoreStride;
+      const size_t seen = visible(t, r, j0, n);
+      const bool raw = maxima != nullptr && seen == cols && t.bias[r] == nullptr &&
+                       mask_bias == nullptr;
+      const V tile_max = raw ? V::load_aligned(maxima + i * kLanes)
+                             : mask_row(t, r, row, seen, cols, mask_bias);
+      const float old_max = t.max[r];
+      const float new_max = std::max(old_max, horizontal_max(tile_max));
+      const float base = new_max == kMinusInf ? 0.0f : new_max;
+      const V vbase(base);
+      V sum(0.0f);
+      for (size_t c = 0; c < cols; c += kLanes) {
+        const V w = simd::exp_nonpositive<Arch>(V::load_aligned(row + c) - vbase);
+        w.store_aligned(row + c);
+        sum = sum + w;
+      }
+      total[i] = sum;
+      shift[i] = old_max - base;
+      t.max[r] = new_max;
     }
-    const float alpha = exp_scalar(old_max - base);
-    t.alpha[r] = alpha;
-    t.sum[r] = alpha * t.sum[r] + xsimd::hadd(total);
-    t.max[r] = new_max;
+    for (size_t i = 0; i < mr; i += kLanes) {
+      alignas(64) float alpha[kLanes];
+      simd::exp_nonpositive<Arch>(V::load_aligned(shift + i)).store_aligned(alpha);
+      for (size_t l = 0; l < kLanes && i + l < mr; ++l) t.alpha[r0 + i + l] = alpha[l];
+    }
+    for (size_t i = 0; i < mr; ++i) {
+      t.sum[r0 + i] = t.alpha[r0 + i] * t.sum[r0 + i] + xsimd::hadd(total[i]);
+    }
   }
 
   // O rows [r0, r0 + mr) += weights (score rows from s) · values [j0, j0 + n).
@@ -197,12 +223,10 @@ struct AttentionSimd {
         const size_t kv = std::min(kKeyVecs, vecs - c);
         Tiles::kBroadcast[(mr - 1) * kKeyVecs + kv - 1](t.q + r0, t.d,
                                                         scratch.packed_keys + c * kLanes, tile,
-                                                        t.scale, scratch.scores + c * kLanes);
+                                                        t.scale, scratch.scores + c * kLanes,
+                                                        scratch.maxima, c == 0);
       }
-      for (size_t r = 0; r < mr; ++r) {
-        softmax_row(t, r0 + r, scratch.scores + r * kScoreStride, visible(t, r0 + r, j0, n),
-                    vecs * kLanes, mask_bias);
-      }
+      softmax_block(t, r0, mr, scratch.scores, j0, n, vecs * kLanes, mask_bias, scratch.maxima);
       accumulate_values(t, slice, r0, mr, scratch.scores, j0, block_keys);
     }
   }
@@ -231,8 +255,9 @@ struct AttentionSimd {
       r0 += rd;
     }
     const size_t cols = (visible(t, slice.end - 1, j0, n) + kLanes - 1) / kLanes * kLanes;
-    for (size_t r = slice.begin; r < slice.end; ++r) {
-      softmax_row(t, r, scores + r * kScoreStride, visible(t, r, j0, n), cols, mask_bias);
+    for (size_t r0 = slice.begin; r0 < slice.end; r0 += kRows) {
+      softmax_block(t, r0, std::min(kRows, slice.end - r0), scores + r0 * kScoreStride, j0, n,
+                    cols, mask_bias, nullptr);
     }
     for (size_t r0 = slice.begin; r0 < slice.end; r0 += kRows) {
       const size_t mr = std::min(kRows, slice.end - r0);

@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <limits>
 #include <utility>
 #include <xsimd/xsimd.hpp>
 
@@ -168,10 +169,12 @@ struct AttentionTiles {
 
   /// s[r·kScoreStride + c] = scale · Σ_e q[r][e] · kt[e·tile + c] for r < MR,
   /// c < KV·W. kt (64-byte aligned rows) and s are already offset to the
-  /// first key vector.
+  /// first key vector. maxima[r·W + l] becomes (first) or takes in the
+  /// maximum of lane l of row r's new scores, so that a softmax over whole
+  /// vectors of visible keys need not read them back for it.
   template <size_t MR, size_t KV>
   static void scores_broadcast(const float* const* q, size_t d, const float* kt, size_t tile,
-                               float scale, float* s) {
+                               float scale, float* s, float* maxima, bool first) {
     V acc[MR][KV];
 #pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
@@ -193,9 +196,15 @@ struct AttentionTiles {
     const V sc(scale);
 #pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
+      V row_max = first ? V(-std::numeric_limits<float>::infinity())
+                        : V::load_aligned(maxima + r * kLanes);
 #pragma GCC unroll 16
-      for (size_t c = 0; c < KV; ++c)
-        (acc[r][c] * sc).store_aligned(s + r * kScoreStride + c * kLanes);
+      for (size_t c = 0; c < KV; ++c) {
+        const V score = acc[r][c] * sc;
+        score.store_aligned(s + r * kScoreStride + c * kLanes);
+        row_max = xsimd::max(row_max, score);
+      }
+      row_max.store_aligned(maxima + r * kLanes);
     }
   }
 
@@ -306,7 +315,7 @@ struct AttentionTiles {
 
   // Tables of the instantiations, indexed by the runtime tile size.
   using ScoresBroadcastFn = void (*)(const float* const*, size_t, const float*, size_t, float,
-                                     float*);
+                                     float*, float*, bool);
   using ScoresDotFn = void (*)(const float* const*, const float*, size_t, size_t, size_t, size_t,
                                float, float*);
   using ValuesFn = void (*)(float* const*, const float*, const float*, const float*, size_t, size_t,
