@@ -122,7 +122,6 @@ struct AttentionSimd {
     return m;
   }
 
-
   // Row r's scores s over columns [0, cols), of which the first `seen` are
   // visible: the masked ones set to −∞, the position bias and key mask added;
   // returns the lanes' maxima.
@@ -159,10 +158,10 @@ struct AttentionSimd {
       const size_t r = r0 + i;
       float* row = s + i * kScoreStride;
       const size_t seen = visible(t, r, j0, n);
-      const bool raw = maxima != nullptr && seen == cols && t.bias[r] == nullptr &&
-                       mask_bias == nullptr;
-      const V tile_max = raw ? V::load_aligned(maxima + i * kLanes)
-                             : mask_row(t, r, row, seen, cols, mask_bias);
+      const bool raw =
+          maxima != nullptr && seen == cols && t.bias[r] == nullptr && mask_bias == nullptr;
+      const V tile_max =
+          raw ? V::load_aligned(maxima + i * kLanes) : mask_row(t, r, row, seen, cols, mask_bias);
       const float old_max = t.max[r];
       const float new_max = std::max(old_max, horizontal_max(tile_max));
       const float base = new_max == kMinusInf ? 0.0f : new_max;
@@ -221,10 +220,9 @@ struct AttentionSimd {
       const size_t vecs = (block_keys + kLanes - 1) / kLanes;
       for (size_t c = 0; c < vecs; c += kKeyVecs) {
         const size_t kv = std::min(kKeyVecs, vecs - c);
-        Tiles::kBroadcast[(mr - 1) * kKeyVecs + kv - 1](t.q + r0, t.d,
-                                                        scratch.packed_keys + c * kLanes, tile,
-                                                        t.scale, scratch.scores + c * kLanes,
-                                                        scratch.maxima, c == 0);
+        Tiles::kBroadcast[(mr - 1) * kKeyVecs + kv - 1](
+            t.q + r0, t.d, scratch.packed_keys + c * kLanes, tile, t.scale,
+            scratch.scores + c * kLanes, scratch.maxima, c == 0);
       }
       softmax_block(t, r0, mr, scratch.scores, j0, n, vecs * kLanes, mask_bias, scratch.maxima);
       accumulate_values(t, slice, r0, mr, scratch.scores, j0, block_keys);
@@ -256,8 +254,8 @@ struct AttentionSimd {
     }
     const size_t cols = (visible(t, slice.end - 1, j0, n) + kLanes - 1) / kLanes * kLanes;
     for (size_t r0 = slice.begin; r0 < slice.end; r0 += kRows) {
-      softmax_block(t, r0, std::min(kRows, slice.end - r0), scores + r0 * kScoreStride, j0, n,
-                    cols, mask_bias, nullptr);
+      softmax_block(t, r0, std::min(kRows, slice.end - r0), scores + r0 * kScoreStride, j0, n, cols,
+                    mask_bias, nullptr);
     }
     for (size_t r0 = slice.begin; r0 < slice.end; r0 += kRows) {
       const size_t mr = std::min(kRows, slice.end - r0);

@@ -196,8 +196,8 @@ struct AttentionTiles {
     const V sc(scale);
 #pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
-      V row_max = first ? V(-std::numeric_limits<float>::infinity())
-                        : V::load_aligned(maxima + r * kLanes);
+      V row_max =
+          first ? V(-std::numeric_limits<float>::infinity()) : V::load_aligned(maxima + r * kLanes);
 #pragma GCC unroll 16
       for (size_t c = 0; c < KV; ++c) {
         const V score = acc[r][c] * sc;
