@@ -39,8 +39,8 @@ struct GemmSimd {
   static constexpr size_t kChunkBytes = Base::kChunkBytes;
 
   // Software prefetch of the weights while a tile runs:
-  //   kNone       weights in L2 (or in L1: later row blocks of a chunk)
-  //   kNextChunk  weights from beyond L2: the next chunk (kChunk k further:
+  //   kNone       later row blocks of a chunk (its weights already in L1)
+  //   kNextChunk  the first row blocks of a chunk: the next chunk (kChunk k further:
   //               this panel's next chunk, or the next panel's first), into
   //               L2, shared by the chunk's row blocks (Share) so that the
   //               requests are spread over the chunk's whole time. Without it
@@ -158,8 +158,6 @@ struct GemmSimd {
     const RowBlocks blocks(a.m);
     const size_t p_begin = a.n_begin / kPanel;
     const size_t p_end = (a.n_end + kPanel - 1) / kPanel;
-    const bool stream =
-        std::max((p_end - p_begin) * a.panel_bytes, a.layer_bytes) > Base::kStreamBytes;
     for (size_t p = p_begin; p < p_end; ++p) {
       const auto* panel = reinterpret_cast<const Weight*>(a.weights + p * a.panel_bytes);
       const size_t col = p * kPanel;
@@ -171,8 +169,14 @@ struct GemmSimd {
           const size_t r = blocks.begin(b), rows = blocks.rows(b);
           const float* x = a.x + r * a.x_stride;
           float* y = a.y + r * a.y_stride + col;
-          // Row blocks past the chunk's k-pair count would have no share.
-          if (stream && b < kChunk / 2) {
+          // The next chunk is prefetched whatever the layer's size (unlike
+          // the m = 1 path): shared by the row blocks, the requests are a few
+          // hundred instructions per chunk, neutral on weights already in L2
+          // (bench_linear_gemm), while inside a model a layer's weights
+          // arrive from L3 or DRAM, small layers included (bench_kernels.md,
+          // "GEMM prefetch"). Row blocks past the chunk's k-pair count would
+          // have no share.
+          if (b < kChunk / 2) {
             tile_rows<kMaxRows, Prefetch::kNextChunk>(rows, panel, k0, k1, x, a.x_stride, y,
                                                       a.y_stride, cols, bias, k0 > 0,
                                                       Share{b, blocks.count});
