@@ -12,8 +12,10 @@
 // bf16-rounded x (up to vdpbf16ps flushing bf16 subnormals of x and W).
 //
 // Blocking: k in chunks of kChunkPairs pairs (32 KB of panel, L1), rows in
-// blocks of 6 (24 zmm accumulators beside 4 weight vectors and a broadcast),
-// partial sums kept in y between chunks. m = 1 is the same loop with one row.
+// blocks of up to 6 of equal size (24 zmm accumulators beside 4 weight
+// vectors and a broadcast), partial sums kept in y between chunks, the next
+// chunk requested while the blocks pass over one (gemm_blocking.h; not for
+// m = 1, the same loop with one row and no requests).
 
 #include <immintrin.h>
 
@@ -21,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/linear/gemm_blocking.h"
 #include "kernels/linear/linear_variants.h"
 
 namespace normrt::detail {
@@ -30,6 +33,7 @@ constexpr size_t kVecs = 4;            // zmm per panel
 constexpr size_t kPanel = kVecs * 16;  // 64 columns
 constexpr size_t kMaxRows = 6;         // rows per block
 constexpr size_t kChunkPairs = 128;    // k pairs per L1 chunk: 128 · 64 · 4 B = 32 KB
+constexpr size_t kPairBytes = kPanel * sizeof(uint32_t);
 static_assert(kPanel == kAvx512Panel);
 
 __m512 load_cols(const float* p, size_t count) {
@@ -59,10 +63,12 @@ void round_row(const float* x, size_t k, uint32_t* out) {
   }
 }
 
-// Rows [0, MR) of the rounded x against one panel, pairs [j0, j1).
-template <size_t MR>
+// Rows [0, MR) of the rounded x against one panel, pairs [j0, j1), with
+// (kPrefetch) the block's share of the next chunk.
+template <size_t MR, bool kPrefetch>
 void tile(const uint32_t* panel, size_t j0, size_t j1, const uint32_t* xb, size_t xb_stride,
-          float* y, size_t ys, size_t cols, const float* bias, bool accumulate) {
+          float* y, size_t ys, size_t cols, const float* bias, bool accumulate,
+          ChunkPrefetch prefetch) {
   __m512 acc[MR][kVecs];
   for (size_t r = 0; r < MR; ++r) {
     for (size_t v = 0; v < kVecs; ++v) {
@@ -74,6 +80,7 @@ void tile(const uint32_t* panel, size_t j0, size_t j1, const uint32_t* xb, size_
   }
   const uint32_t* w = panel + j0 * kPanel;
   for (size_t j = j0; j < j1; ++j, w += kPanel) {
+    if constexpr (kPrefetch) prefetch.step<kPairBytes>(w);
     __m512bh wv[kVecs];
     for (size_t v = 0; v < kVecs; ++v) wv[v] = (__m512bh)_mm512_load_si512(w + v * 16);
     for (size_t r = 0; r < MR; ++r) {
@@ -90,12 +97,15 @@ void tile(const uint32_t* panel, size_t j0, size_t j1, const uint32_t* xb, size_
 template <size_t MR>
 void tile_rows(size_t rows, const uint32_t* panel, size_t j0, size_t j1, const uint32_t* xb,
                size_t xb_stride, float* y, size_t ys, size_t cols, const float* bias,
-               bool accumulate) {
+               bool accumulate, ChunkPrefetch prefetch) {
   if constexpr (MR > 0) {
-    if (rows == MR) {
-      tile<MR>(panel, j0, j1, xb, xb_stride, y, ys, cols, bias, accumulate);
+    if (rows != MR) {
+      tile_rows<MR - 1>(rows, panel, j0, j1, xb, xb_stride, y, ys, cols, bias, accumulate,
+                        prefetch);
+    } else if (prefetch.active()) {
+      tile<MR, true>(panel, j0, j1, xb, xb_stride, y, ys, cols, bias, accumulate, prefetch);
     } else {
-      tile_rows<MR - 1>(rows, panel, j0, j1, xb, xb_stride, y, ys, cols, bias, accumulate);
+      tile<MR, false>(panel, j0, j1, xb, xb_stride, y, ys, cols, bias, accumulate, prefetch);
     }
   }
 }
@@ -108,6 +118,10 @@ void linear_bf16x_avx512bf16(const LinearArgs& a) {
   auto* xb = reinterpret_cast<uint32_t*>(int8_thread_scratch(a.m * stride * sizeof(uint32_t)));
   for (size_t r = 0; r < a.m; ++r) round_row(a.x + r * a.x_stride, a.k, xb + r * stride);
 
+  const RowBlocks<kMaxRows> blocks(a.m);
+  // m = 1 (a decoder token) keeps the plain stream, as before: the shared
+  // requests were measured for m > 1 only.
+  const bool prefetch = a.m > 1;
   const size_t p_end = (a.n_end + kPanel - 1) / kPanel;
   for (size_t p = a.n_begin / kPanel; p < p_end; ++p) {
     const auto* panel = reinterpret_cast<const uint32_t*>(a.weights + p * a.panel_bytes);
@@ -116,13 +130,16 @@ void linear_bf16x_avx512bf16(const LinearArgs& a) {
     const float* bias = a.bias != nullptr ? a.bias + col : nullptr;
     for (size_t j0 = 0; j0 < pairs; j0 += kChunkPairs) {
       const size_t j1 = std::min(pairs, j0 + kChunkPairs);
-      size_t r = 0;
-      for (; r + kMaxRows <= a.m; r += kMaxRows) {
-        tile<kMaxRows>(panel, j0, j1, xb + r * stride, stride, a.y + r * a.y_stride + col,
-                       a.y_stride, cols, bias, j0 > 0);
+      // The next chunk: this panel's, or the next panel's first.
+      const auto distance = static_cast<ptrdiff_t>(j1 < pairs ? (j1 - j0) * kPairBytes
+                                                              : a.panel_bytes - j0 * kPairBytes);
+      for (size_t b = 0; b < blocks.count; ++b) {
+        const size_t r = blocks.begin(b);
+        tile_rows<kMaxRows>(
+            blocks.rows(b), panel, j0, j1, xb + r * stride, stride, a.y + r * a.y_stride + col,
+            a.y_stride, cols, bias, j0 > 0,
+            prefetch ? ChunkPrefetch(distance, j1 - j0, b, blocks.count) : ChunkPrefetch());
       }
-      tile_rows<kMaxRows - 1>(a.m - r, panel, j0, j1, xb + r * stride, stride,
-                              a.y + r * a.y_stride + col, a.y_stride, cols, bias, j0 > 0);
     }
   }
 }

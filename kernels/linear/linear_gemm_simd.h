@@ -5,8 +5,7 @@
 //
 // Blocking, for x (m, k) against weight panels of P = kVecs vectors:
 //   - Rows are cut into ceil(m / kMaxRows) row blocks of as equal a size as
-//     possible (32 rows: 6, 6, 5, 5, 5, 5 — not five of 6 and one of 2, whose
-//     8 accumulators would leave the FMA pipes idle).
+//     possible (gemm_blocking.h; 32 rows: 6, 6, 5, 5, 5, 5).
 //   - x is read in place, one pointer per row of the block, in a tile
 //     function small enough that they stay in registers (the former tile,
 //     shared with the m = 1 path, spilled them and reloaded three per k
@@ -15,7 +14,9 @@
 //     docs/bench_kernels.md).
 //   - For each panel, k is cut into chunks (kChunk) whose slice of the panel
 //     stays in L1 while every row block passes over it; the partial sums of
-//     a chunk go through y. The weights are read from memory once per call.
+//     a chunk go through y. The weights are read from memory once per call,
+//     each chunk requested while the row blocks pass over the one before it
+//     (ChunkPrefetch, gemm_blocking.h).
 // Summation order (every row alike, whatever m and the row blocks): y[r][c] =
 // (bias[c] + S_0) + S_1 + ... where S_j sums the chunk j's products from zero
 // in increasing k. A single row with row_block_order computes exactly this,
@@ -24,6 +25,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "kernels/linear/gemm_blocking.h"
 #include "kernels/linear/linear_simd.h"
 
 namespace normrt::detail {
@@ -36,35 +38,11 @@ struct GemmSimd {
   using Pair = typename Base::Pair;
   static constexpr size_t kPanel = Base::kPanel;
   static constexpr size_t kChunk = Base::kChunk;
-  static constexpr size_t kChunkBytes = Base::kChunkBytes;
 
-  // Software prefetch of the weights while a tile runs:
-  //   kNone       later row blocks of a chunk (its weights already in L1)
-  //   kNextChunk  the first row blocks of a chunk: the next chunk (kChunk k further:
-  //               this panel's next chunk, or the next panel's first), into
-  //               L2, shared by the chunk's row blocks (Share) so that the
-  //               requests are spread over the chunk's whole time. Without it
-  //               the chunk's DRAM reads and its FMAs took turns (m = 16 at
-  //               ~1.9x the weight-read floor); issued by the first row block
-  //               alone, they came in a burst that filled the miss queues
-  //               (spreading them: m = 128 f32 2048x2048 9.1 -> 7.1 ms,
-  //               4096x4096 32.6 -> 28.7; m = 16 2048x2048 1.96 -> 1.48).
+  // kNextChunk: the tile requests its share of the next chunk
+  // (gemm_blocking.h); kNone: a row block without a share.
   enum class Prefetch { kNone, kNextChunk };
-  // kNextChunk: which k pairs of the next chunk a row block prefetches, those
-  // with index ≡ phase (mod period): the chunk's row blocks share the work.
-  struct Share {
-    size_t phase = 0;
-    size_t period = 1;
-  };
-
-  // Row block b of `count`: `base` rows each, one more for the first `extra`.
-  struct RowBlocks {
-    explicit RowBlocks(size_t m)
-        : count((m + kMaxRows - 1) / kMaxRows), base(m / count), extra(m % count) {}
-    size_t begin(size_t b) const { return b * base + std::min(b, extra); }
-    size_t rows(size_t b) const { return base + (b < extra ? 1 : 0); }
-    size_t count, base, extra;
-  };
+  static constexpr size_t kStepBytes = 2 * kPanel * sizeof(Weight);  // one k pair
 
   // acc[r][v] += wk[v] · rows[r][k] for the MR rows.
   template <size_t MR>
@@ -84,7 +62,7 @@ struct GemmSimd {
   template <size_t MR, Prefetch kPrefetch>
   static void tile(const Weight* panel, size_t k_begin, size_t k_end, const float* x, size_t xs,
                    float* y, size_t ys, size_t cols, const float* bias, bool accumulate,
-                   Share share) {
+                   ChunkPrefetch prefetch) {
     const float* rows[MR];
 #pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) rows[r] = x + r * xs;
@@ -94,20 +72,11 @@ struct GemmSimd {
 #pragma GCC unroll 16
       for (size_t v = 0; v < kVecs; ++v) acc[r][v] = V(0.0f);
     }
-    size_t countdown = share.phase;
     const Weight* w = panel + k_begin * kPanel;
     size_t k = k_begin;
     for (; k + 2 <= k_end; k += 2, w += 2 * kPanel) {
       if constexpr (kPrefetch == Prefetch::kNextChunk) {
-        if (countdown == 0) {
-          countdown = share.period;
-          const char* ahead = reinterpret_cast<const char*>(w) + kChunkBytes;
-#pragma GCC unroll 16
-          for (size_t line = 0; line < 2 * kPanel * sizeof(Weight); line += 64) {
-            __builtin_prefetch(ahead + line, 0, 2);
-          }
-        }
-        --countdown;
+        prefetch.template step<kStepBytes>(w);
       }
       V wk[kVecs];
 #pragma GCC unroll 16
@@ -143,19 +112,19 @@ struct GemmSimd {
   template <size_t MR, Prefetch kPrefetch>
   static void tile_rows(size_t rows, const Weight* panel, size_t k_begin, size_t k_end,
                         const float* x, size_t xs, float* y, size_t ys, size_t cols,
-                        const float* bias, bool accumulate, Share share) {
+                        const float* bias, bool accumulate, ChunkPrefetch prefetch) {
     if constexpr (MR > 0) {
       if (rows == MR) {
         return tile<MR, kPrefetch>(panel, k_begin, k_end, x, xs, y, ys, cols, bias, accumulate,
-                                   share);
+                                   prefetch);
       }
       tile_rows<MR - 1, kPrefetch>(rows, panel, k_begin, k_end, x, xs, y, ys, cols, bias,
-                                   accumulate, share);
+                                   accumulate, prefetch);
     }
   }
 
   static void run(const LinearArgs& a) {
-    const RowBlocks blocks(a.m);
+    const RowBlocks<kMaxRows> blocks(a.m);
     const size_t p_begin = a.n_begin / kPanel;
     const size_t p_end = (a.n_end + kPanel - 1) / kPanel;
     for (size_t p = p_begin; p < p_end; ++p) {
@@ -165,24 +134,22 @@ struct GemmSimd {
       const float* bias = a.bias != nullptr ? a.bias + col : nullptr;
       for (size_t k0 = 0; k0 < a.k; k0 += kChunk) {
         const size_t k1 = std::min(a.k, k0 + kChunk);
+        // The next chunk: this panel's, or the next panel's first.
+        const ptrdiff_t distance =
+            k1 < a.k ? static_cast<ptrdiff_t>((k1 - k0) * kPanel * sizeof(Weight))
+                     : static_cast<ptrdiff_t>(a.panel_bytes - k0 * kPanel * sizeof(Weight));
+        const size_t steps = (k1 - k0 + 1) / 2;
         for (size_t b = 0; b < blocks.count; ++b) {
           const size_t r = blocks.begin(b), rows = blocks.rows(b);
           const float* x = a.x + r * a.x_stride;
           float* y = a.y + r * a.y_stride + col;
-          // The next chunk is prefetched whatever the layer's size (unlike
-          // the m = 1 path): shared by the row blocks, the requests are a few
-          // hundred instructions per chunk, neutral on weights already in L2
-          // (bench_linear_gemm), while inside a model a layer's weights
-          // arrive from L3 or DRAM, small layers included (bench_kernels.md,
-          // "GEMM prefetch"). Row blocks past the chunk's k-pair count would
-          // have no share.
-          if (b < kChunk / 2) {
+          const ChunkPrefetch prefetch(distance, steps, b, blocks.count);
+          if (prefetch.active()) {
             tile_rows<kMaxRows, Prefetch::kNextChunk>(rows, panel, k0, k1, x, a.x_stride, y,
-                                                      a.y_stride, cols, bias, k0 > 0,
-                                                      Share{b, blocks.count});
+                                                      a.y_stride, cols, bias, k0 > 0, prefetch);
           } else {
             tile_rows<kMaxRows, Prefetch::kNone>(rows, panel, k0, k1, x, a.x_stride, y, a.y_stride,
-                                                 cols, bias, k0 > 0, Share{});
+                                                 cols, bias, k0 > 0, prefetch);
           }
         }
       }

@@ -12,11 +12,12 @@
 //     sets (2·kVecs independent chains); beyond L2 every line is prefetched
 //     twice, as the float kernel does (linear_simd.h), where
 //     int8_stream_prefetch() says it pays.
-//   m > 1: row blocks of up to kMaxRows rows, the MR·kVecs accumulators in
-//     registers beside the panel's kVecs weight vectors. k is cut into
-//     chunks whose slice of the panel (~32 KB) stays in L1 while every row
-//     block passes over it; the int32 sums between chunks wait in the
-//     scratch (exact: the summation order changes nothing).
+//   m > 1: row blocks of up to kMaxRows rows of equal size, the MR·kVecs
+//     accumulators in registers beside the panel's kVecs weight vectors. k
+//     is cut into chunks whose slice of the panel (~32 KB) stays in L1 while
+//     every row block passes over it, the next chunk requested meanwhile
+//     (gemm_blocking.h); the int32 sums between chunks wait in the scratch
+//     (exact: the summation order changes nothing).
 // Each output is finished by Ops::finish: y = acc · (sx · sw) + bias.
 //
 // Ops provides (all static):
@@ -35,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/linear/gemm_blocking.h"
 #include "kernels/linear/linear_variants.h"
 
 namespace normrt::detail {
@@ -137,10 +139,10 @@ struct LinearInt8 {
   // m > 1: MR rows against groups [g0, g1) of one panel. `partial` (MR rows
   // of kPanel int32) holds the sums of the earlier chunks unless `first`;
   // the last chunk finishes the outputs, the others leave their sums there.
-  template <size_t MR>
+  template <size_t MR, bool kPrefetch>
   static void tile(const int8_t* panel, size_t g0, size_t g1, bool first, bool last, Rows x,
                    int32_t* partial, PanelTail tail, const float* bias, float* y, size_t ys,
-                   size_t cols) {
+                   size_t cols, ChunkPrefetch prefetch) {
     I acc[MR][kVecs];
 #pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
@@ -151,6 +153,7 @@ struct LinearInt8 {
     }
     const int8_t* w = panel + g0 * kGroupBytes;
     for (size_t g = g0; g < g1; ++g, w += kGroupBytes) {
+      if constexpr (kPrefetch) prefetch.template step<kGroupBytes>(w);
       I wv[kVecs];
 #pragma GCC unroll 16
       for (size_t v = 0; v < kVecs; ++v) wv[v] = Ops::load(w + v * 4 * kLanes);
@@ -176,12 +179,15 @@ struct LinearInt8 {
   template <size_t MR>
   static void tile_rows(size_t rows, const int8_t* panel, size_t g0, size_t g1, bool first,
                         bool last, Rows x, int32_t* partial, PanelTail tail, const float* bias,
-                        float* y, size_t ys, size_t cols) {
+                        float* y, size_t ys, size_t cols, ChunkPrefetch prefetch) {
     if constexpr (MR > 0) {
-      if (rows == MR) {
-        tile<MR>(panel, g0, g1, first, last, x, partial, tail, bias, y, ys, cols);
+      if (rows != MR) {
+        tile_rows<MR - 1>(rows, panel, g0, g1, first, last, x, partial, tail, bias, y, ys, cols,
+                          prefetch);
+      } else if (prefetch.active()) {
+        tile<MR, true>(panel, g0, g1, first, last, x, partial, tail, bias, y, ys, cols, prefetch);
       } else {
-        tile_rows<MR - 1>(rows, panel, g0, g1, first, last, x, partial, tail, bias, y, ys, cols);
+        tile<MR, false>(panel, g0, g1, first, last, x, partial, tail, bias, y, ys, cols, prefetch);
       }
     }
   }
@@ -201,6 +207,7 @@ struct LinearInt8 {
       sx[r] = Ops::quantize_row(a.x + r * a.x_stride, a.k, xq + r * stride);
     }
 
+    const RowBlocks<kMaxRows> blocks(a.m);
     const size_t p_begin = a.n_begin / kPanel;
     const size_t p_end = (a.n_end + kPanel - 1) / kPanel;
     const bool stream = int8_stream_prefetch() &&
@@ -223,11 +230,15 @@ struct LinearInt8 {
       }
       for (size_t g0 = 0; g0 < groups; g0 += kChunkGroups) {
         const size_t g1 = std::min(groups, g0 + kChunkGroups);
-        for (size_t r = 0; r < a.m; r += kMaxRows) {
+        // The next chunk: this panel's, or the next panel's first.
+        const auto distance = static_cast<ptrdiff_t>(
+            g1 < groups ? (g1 - g0) * kGroupBytes : a.panel_bytes - g0 * kGroupBytes);
+        for (size_t b = 0; b < blocks.count; ++b) {
+          const size_t r = blocks.begin(b);
           const Rows block{xq + r * stride, stride, sx + r};
-          tile_rows<kMaxRows>(std::min(kMaxRows, a.m - r), panel, g0, g1, g0 == 0, g1 == groups,
-                              block, partial + r * kPanel, tail, bias, a.y + r * a.y_stride + col,
-                              a.y_stride, cols);
+          tile_rows<kMaxRows>(blocks.rows(b), panel, g0, g1, g0 == 0, g1 == groups, block,
+                              partial + r * kPanel, tail, bias, a.y + r * a.y_stride + col,
+                              a.y_stride, cols, ChunkPrefetch(distance, g1 - g0, b, blocks.count));
         }
       }
     }
