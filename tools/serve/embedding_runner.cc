@@ -7,37 +7,15 @@
 // --batch-wait-ms a small request's texts join other requests' in one batch
 // instead (request_merger.h), and it gets back its own rows.
 #include <algorithm>
-#include <numeric>
 
 #include "tools/serve/model_service.h"
+#include "tools/serve/padded_batch.h"
 #include "tools/serve/tensor_response.h"
 
 namespace normrt::serve {
 namespace {
 
 constexpr const char* kEmbeddingOutput = "embedding";
-
-// Runs `sequences` (longest first) as one batch [count, longest]: padded on
-// the right with id 0 ([PAD]) and masked out, so the runtime drops the
-// padding. `ids` and `mask` are scratch buffers.
-Status run_padded(Session& session, const std::string& input,
-                  const std::vector<const std::vector<int32_t>*>& sequences,
-                  std::vector<int32_t>& ids, std::vector<int32_t>& mask) {
-  const size_t count = sequences.size();
-  const size_t length = sequences.front()->size();
-  ids.assign(count * length, 0);
-  mask.assign(count * length, 0);
-  for (size_t r = 0; r < count; ++r) {
-    const std::vector<int32_t>& one = *sequences[r];
-    std::copy(one.begin(), one.end(), ids.begin() + static_cast<std::ptrdiff_t>(r * length));
-    std::fill_n(mask.begin() + static_cast<std::ptrdiff_t>(r * length), one.size(), 1);
-  }
-  const TensorShape shape = TensorShape::of({count, length});
-  Status s = session.set_input(input, ElementType::kI32, ids.data(), shape);
-  if (s) s = session.set_attention_mask(ElementType::kI32, mask.data(), shape);
-  if (s) s = session.run();
-  return s;
-}
 
 }  // namespace
 
@@ -95,15 +73,14 @@ std::optional<Reply> ModelService::embed_batches(
     const ModelGeneration& generation, Session& session, const std::vector<EncodedInput>& encoded,
     const RequestControl& control, const EmitEmbedding& emit,
     const std::function<Reply(const ApiError&, size_t)>& fail) const {
-  std::vector<size_t> order(encoded.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return encoded[a].ids.size() > encoded[b].ids.size();
-  });
+  std::vector<size_t> lengths;
+  for (const EncodedInput& input : encoded) lengths.push_back(input.ids.size());
+  const std::vector<size_t> order = longest_first(lengths);
   std::vector<float> embeddings;  // [inputs, width], in the request's order
   size_t width = 0;
-  std::vector<int32_t> ids, mask;
-  std::vector<const std::vector<int32_t>*> sequences;
+  std::vector<PaddedInput> inputs(1);
+  inputs[0].name = generation.id_input();
+  std::vector<int32_t> mask;
   const size_t run_batch = generation.run_batch();
   for (size_t first = 0; first < order.size(); first += run_batch) {
     if (control.abandoned()) return client_gone_reply(0);
@@ -114,9 +91,9 @@ std::optional<Reply> ModelService::embed_batches(
           0);
     }
     const size_t count = std::min(run_batch, order.size() - first);
-    sequences.clear();
-    for (size_t r = 0; r < count; ++r) sequences.push_back(&encoded[order[first + r]].ids);
-    const Status s = run_padded(session, generation.id_input(), sequences, ids, mask);
+    inputs[0].rows.clear();
+    for (size_t r = 0; r < count; ++r) inputs[0].rows.push_back(&encoded[order[first + r]].ids);
+    const Status s = run_padded(session, inputs, mask);
     if (!s) {
       return fail(
           {400, "invalid_input",
@@ -198,10 +175,11 @@ void ModelService::run_parts(const ModelGeneration& generation, Session& session
   };
   std::stable_sort(rows.begin(), rows.end(),
                    [&](const Row& a, const Row& b) { return ids_of(a).size() > ids_of(b).size(); });
-  std::vector<const std::vector<int32_t>*> sequences;
-  for (const Row& row : rows) sequences.push_back(&ids_of(row));
-  std::vector<int32_t> ids, mask;
-  const Status s = run_padded(session, generation.id_input(), sequences, ids, mask);
+  std::vector<PaddedInput> inputs(1);
+  inputs[0].name = generation.id_input();
+  for (const Row& row : rows) inputs[0].rows.push_back(&ids_of(row));
+  std::vector<int32_t> mask;
+  const Status s = run_padded(session, inputs, mask);
   if (!s) {
     if (parts.size() > 1) {
       for (RequestMerger::Part* part : parts) run_parts(generation, session, {part});
