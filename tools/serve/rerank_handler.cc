@@ -10,11 +10,11 @@
 // by default). relevance_score is sigmoid(logit), as sentence-transformers'
 // CrossEncoder scores a one-label model. Each (query, document) pair is
 // joined by the stored tokenizer's pair template and cut to the model's
-// length; pairs run one by one on one worker, and a client that leaves or a
-// passed deadline stops the work between documents.
+// length; the pairs run on one worker, in padded batches of --run-batch
+// (rerank_scoring.h), and a client that leaves or a passed deadline stops the
+// work between runs.
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -22,6 +22,7 @@
 
 #include "tools/serve/model_service.h"
 #include "tools/serve/request_json.h"
+#include "tools/serve/rerank_scoring.h"
 #include "tools/serve/tensor_response.h"
 
 namespace normrt::serve {
@@ -134,37 +135,10 @@ Reply ModelService::rerank(std::string_view body, const RequestControl& control)
   const auto start = std::chrono::steady_clock::now();
   ApiResult<SessionPool::Lease> lease = this->lease(*generation, control);
   if (!lease) return error_reply(lease.error());
-  Session& session = lease->session();
-  std::vector<double> scores(pairs.size());
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    // Stop between documents: the work is for no one, or too late.
-    if (control.abandoned()) return client_gone_reply(static_cast<long>(i));
-    if (control.expired()) {
-      return error_reply(deadline_error(
-          control,
-          std::to_string(i) + " of " + std::to_string(pairs.size()) + " documents were scored"));
-    }
-    const EncodedPair& pair = pairs[i];
-    Status s = session.set_input("input_ids", pair.ids.data(), pair.ids.size() * sizeof(int32_t));
-    if (s && generation->rerank_types()) {
-      s = session.set_input("token_type_ids", pair.type_ids.data(),
-                            pair.type_ids.size() * sizeof(int32_t));
-    }
-    if (s) s = session.run();
-    Expected<TensorRef> logits = s ? session.output("logits") : Expected<TensorRef>(s);
-    if (!logits) {
-      return error_reply({400, "invalid_input",
-                          "documents[" + std::to_string(i) + "]: " + logits.status().message(),
-                          "documents"});
-    }
-    const float logit = logits->f32()[0];
-    if (!std::isfinite(logit)) {
-      return error_reply(
-          {422, "non_finite_output",
-           "documents[" + std::to_string(i) + "]: the model's logit is " + std::to_string(logit),
-           "documents"});
-    }
-    scores[i] = 1.0 / (1.0 + std::exp(-static_cast<double>(logit)));
+  std::vector<double> scores;
+  if (std::optional<Reply> stopped =
+          score_pairs(*generation, lease->session(), pairs, control, scores)) {
+    return std::move(*stopped);
   }
   metrics_.add_work("/v1/rerank", tokens, pairs.size());
 

@@ -2,8 +2,10 @@
 // with token types, an XLM-R one without), converted from their folders with
 // the tokenizer stored: each (query, document) pair's relevance_score is
 // sigmoid of transformers' float64 logit for that pair; the order, top_n,
-// return_documents and usage; every malformed request named; the endpoint
-// off for models that are not one-label classifiers.
+// return_documents and usage; padded batches (--run-batch > 1) against one
+// pair at a time and against transformers, 499 / 504 between batches; every
+// malformed request named; the endpoint off for models that are not
+// one-label classifiers.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -58,7 +60,8 @@ std::vector<Pair> fixture_pairs(const std::string& name) {
   return pairs;
 }
 
-std::unique_ptr<serve::ModelService> reranker(const std::string& name) {
+// Served with `run_batch` sequences per run (--run-batch).
+std::unique_ptr<serve::ModelService> reranker(const std::string& name, size_t run_batch = 1) {
   ConvertOptions options;
   options.model_dir = kFixtures + "/" + name;
   options.output_path = scratch_path(name + ".nrmt");
@@ -72,12 +75,70 @@ std::unique_ptr<serve::ModelService> reranker(const std::string& name) {
   serve::ServiceOptions service_options;
   service_options.model_name = name;
   service_options.max_embedding_inputs = 8;
+  service_options.run_batch = run_batch;
   auto service = serve::ModelService::create(model.value(), service_options, *tokenizer.value());
   REQUIRE_MESSAGE(service.is_ok(), service.status().message());
   return std::move(service).value();
 }
 
 double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+// rerank_batch.expected.txt (make_rerank_batch_reference.py): one query,
+// documents of 10 to 64 tokens (one cut to the model's length, one empty)
+// and transformers' float64 logit and token count of each pair, per model.
+struct BatchReference {
+  std::string query;
+  std::vector<std::string> documents;
+  std::map<std::string, std::vector<std::pair<size_t, double>>> pairs;  // tokens, logit
+};
+BatchReference batch_reference() {
+  std::ifstream in(std::string(NORMRT_SERVE_FIXTURE_DIR) + "/rerank_batch.expected.txt");
+  REQUIRE(in.good());
+  BatchReference reference;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string kind, a, b;
+    fields >> kind;
+    if (kind == "query") {
+      fields >> a;
+      reference.query = unhex(a);
+    } else if (kind == "document") {
+      fields >> a >> b;
+      reference.documents.push_back(b == "-" ? "" : unhex(b));
+    } else if (kind == "pair") {
+      size_t index = 0, tokens = 0;
+      double logit = 0;
+      fields >> a >> index >> tokens >> logit;
+      reference.pairs[a].emplace_back(tokens, logit);
+    }
+  }
+  REQUIRE(reference.documents.size() == 7);
+  return reference;
+}
+
+// Each document's relevance_score (by index) and the order of the results.
+struct Ranked {
+  std::vector<double> scores;
+  std::vector<size_t> order;
+  size_t tokens = 0;
+};
+Ranked ranked(serve::ModelService& service, const std::string& query,
+              const std::vector<std::string>& documents) {
+  const nlohmann::json request = {{"query", query}, {"documents", documents}};
+  const serve::Reply reply = service.rerank(request.dump());
+  REQUIRE_MESSAGE(reply.status == 200, reply.body);
+  const nlohmann::json body = parse_body(reply.body);
+  REQUIRE(body["results"].size() == documents.size());
+  Ranked out;
+  out.scores.assign(documents.size(), -1.0);
+  for (const nlohmann::json& result : body["results"]) {
+    const size_t index = result["index"].get<size_t>();
+    out.scores.at(index) = result["relevance_score"].get<double>();
+    out.order.push_back(index);
+  }
+  out.tokens = body["usage"]["total_tokens"].get<size_t>();
+  return out;
+}
 
 }  // namespace
 
@@ -141,6 +202,71 @@ TEST_CASE("rerank: best first, top_n, return_documents, {\"text\": ...} document
     CHECK(top["results"][r]["document"]["text"] ==
           documents[top["results"][r]["index"].get<size_t>()]);
   }
+}
+
+TEST_CASE("rerank in batches (--run-batch > 1) scores as one pair at a time and as transformers") {
+  const BatchReference reference = batch_reference();
+  // tiny_bert_rerank takes token_type_ids (padded with 0 like the ids);
+  // tiny_xlmr_cls does not.
+  for (const char* name : {"tiny_bert_rerank", "tiny_xlmr_cls"}) {
+    CAPTURE(std::string(name));
+    const std::vector<std::pair<size_t, double>>& want = reference.pairs.at(name);
+    REQUIRE(want.size() == reference.documents.size());
+    // Subsets: all 7 documents (one cut to the model's length, one empty),
+    // 5 (odd, with a batch of 2 left with one), 2.
+    for (size_t documents_count : {size_t{7}, size_t{5}, size_t{2}}) {
+      CAPTURE(documents_count);
+      const std::vector<std::string> documents(reference.documents.begin(),
+                                               reference.documents.begin() + documents_count);
+      size_t want_tokens = 0;
+      for (size_t i = 0; i < documents_count; ++i) want_tokens += want[i].first;
+      const Ranked alone = ranked(*reranker(name, 1), reference.query, documents);
+      for (size_t run_batch : {size_t{2}, size_t{3}, size_t{8}}) {
+        CAPTURE(run_batch);
+        auto service = reranker(name, run_batch);
+        REQUIRE(service->current()->run_batch() == run_batch);
+        const Ranked batched = ranked(*service, reference.query, documents);
+        CHECK(batched.order == alone.order);
+        CHECK(batched.tokens == want_tokens);
+        CHECK(alone.tokens == want_tokens);
+        for (size_t i = 0; i < documents_count; ++i) {
+          CAPTURE(i);
+          const double reference_score = sigmoid(want[i].second);
+          CHECK_MESSAGE(std::fabs(batched.scores[i] - alone.scores[i]) <= 1e-6,
+                        "batched " << batched.scores[i] << ", alone " << alone.scores[i]);
+          CHECK_MESSAGE(
+              std::fabs(batched.scores[i] - reference_score) <= 1e-5 + 1e-4 * reference_score,
+              "batched " << batched.scores[i] << ", transformers " << reference_score);
+        }
+        // The order is the reference's: best first.
+        for (size_t r = 1; r < batched.order.size(); ++r)
+          CHECK(want[batched.order[r - 1]].second > want[batched.order[r]].second);
+      }
+    }
+  }
+}
+
+TEST_CASE("rerank in batches stops between batches: 504 past the deadline, 499 once gone") {
+  const BatchReference reference = batch_reference();
+  auto service = reranker("tiny_bert_rerank", 3);
+  const nlohmann::json request = {{"query", reference.query}, {"documents", reference.documents}};
+  // The deadline passes after the first batch (client_gone is asked before
+  // each run, the deadline after it).
+  serve::RequestControl late;
+  int asked = 0;
+  late.client_gone = [&] {
+    if (++asked == 2) late.deadline = serve::RequestControl::Clock::now();
+    return false;
+  };
+  check_error(service->rerank(request.dump(), late), 504, "deadline_exceeded",
+              "3 of 7 documents were scored");
+  // Gone at the third check: two batches of 3 ran.
+  int checks = 0;
+  serve::RequestControl leaving;
+  leaving.client_gone = [&] { return ++checks >= 3; };
+  const serve::Reply gone = service->rerank(request.dump(), leaving);
+  CHECK(gone.status == serve::kClientClosedRequest);
+  CHECK(gone.inputs_done == 6);
 }
 
 TEST_CASE("rerank: malformed requests are named") {
