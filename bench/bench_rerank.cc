@@ -1,6 +1,6 @@
 // POST /v1/rerank in-process (tools/serve/rerank_scoring.h): one request of
-// 32 documents of about 30 to 60 tokens against a query, served with
-// --run-batch 32 (padded batches) beside --run-batch 1 (one run per pair),
+// 32 documents of about 30 to 60 tokens (or 12 to 20) against a query, served with
+// --run-batch 32, 8 or 4 (padded batches) beside --run-batch 1 (one run per pair),
 // alternating in one loop (paired_timing.h) so their ratio comes from the
 // same moments of a shared machine. The model: a converted one-label
 // reranker with its tokenizer, named by NORMRT_RERANK_MODEL (e.g. the tiny
@@ -37,9 +37,9 @@ std::unique_ptr<serve::ModelService> service(const std::shared_ptr<const Model>&
   return made ? std::move(made).value() : nullptr;
 }
 
-// A query and 32 documents of 20 to 45 common English words (about 30 to 60
-// word pieces with the query and the specials).
-std::string request_body() {
+// A query and 32 documents of `min_words` to `max_words` common English words
+// (20 to 45: about 30 to 60 word pieces with the query and the specials).
+std::string request_body(int min_words, int max_words) {
   static const char* const kWords[] = {
       "the",   "fox",     "is",    "old",    "river", "city",   "years", "lives",  "near",
       "small", "village", "where", "people", "grow",  "wheat",  "and",   "barley", "in",
@@ -48,7 +48,7 @@ std::string request_body() {
   nlohmann::json documents = nlohmann::json::array();
   for (int d = 0; d < 32; ++d) {
     std::string text;
-    const int words = 20 + static_cast<int>(random() % 26);
+    const int words = min_words + static_cast<int>(random() % (max_words - min_words + 1));
     for (int w = 0; w < words; ++w)
       text += std::string(w ? " " : "") + kWords[random() % std::size(kWords)];
     documents.push_back(text + ".");
@@ -63,11 +63,12 @@ void BM_rerank_batched_vs_one_by_one(benchmark::State& state) {
   if (path == nullptr) return state.SkipWithError("set NORMRT_RERANK_MODEL to a reranker");
   auto model = Model::load(path);
   if (!model) return state.SkipWithError(model.status().message().c_str());
-  auto batched = service(model.value(), 32);
+  auto batched = service(model.value(), static_cast<size_t>(state.range(2)));
   auto one_by_one = service(model.value(), 1);
   if (!batched || !one_by_one || !batched->current()->reranks())
     return state.SkipWithError("not a reranker with a stored tokenizer");
-  const std::string body = request_body();
+  const std::string body =
+      request_body(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
   bool ok = true;
   double batched_seconds = 0, one_seconds = 0;
   size_t pairs = 0;
@@ -89,7 +90,15 @@ void BM_rerank_batched_vs_one_by_one(benchmark::State& state) {
   state.counters["batched_docs/s"] = double(pairs * 32) / batched_seconds;
   state.counters["one_by_one_docs/s"] = double(pairs * 32) / one_seconds;
 }
-BENCHMARK(BM_rerank_batched_vs_one_by_one)->UseRealTime()->MinTime(3.0);
+// Args: the documents' fewest and most words, --run-batch of the batched side.
+BENCHMARK(BM_rerank_batched_vs_one_by_one)
+    ->Args({20, 45, 32})
+    ->Args({20, 45, 8})
+    ->Args({20, 45, 4})
+    ->Args({1, 6, 32})
+    ->Args({1, 6, 8})
+    ->UseRealTime()
+    ->MinTime(3.0);
 
 }  // namespace
 }  // namespace normrt::bench
