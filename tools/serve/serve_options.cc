@@ -44,8 +44,9 @@ options:
                         file's stem); repeat it for further names (aliases)
   --max-batch N         inputs per embeddings request, texts per v2 request
                         (default 2048)
-  --run-batch N         texts per run: a request's texts run in batches of up to
-                        N, sorted by length (default 32; 1: one by one)
+  --run-batch N         texts per run: a request's texts (or rerank pairs) run in
+                        batches of up to N, sorted by length (default 32; 1: one
+                        by one)
   --batch-wait-ms N     merge concurrent small embedding requests into one run:
                         a batch waits up to N ms for more texts (default: off;
                         0: merge only what arrives while workers are busy)
