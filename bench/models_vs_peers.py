@@ -57,6 +57,9 @@ def parse_args(argv):
                         help="wall: latency as a caller sees it; process: the process's CPU "
                              "time (leaves out preemption on a loaded machine; meaningful at "
                              "one thread, where no side keeps spinning pool threads)")
+    parser.add_argument("--int8-keep-f32", metavar="GLOBS",
+                        help="normrt-convert --keep-f32 for the int8 and int8+bf16-fast models "
+                             "(default: the converter's own list); the report names it")
     parser.add_argument("--json", help="write every row, the cosines and the machine here")
     parser.add_argument("--markdown", help="also write the tables as Markdown to this file")
     parser.add_argument("--build-dir", default="build/release",
@@ -96,8 +99,12 @@ class Env:
         self.ctx = Context(SimpleNamespace(build_dir=args.build_dir, workdir=args.workdir,
                                            dtypes=["f32"], reps_scale=args.reps_scale,
                                            rounds=args.rounds, clock=args.clock,
-                                           no_torch_bf16=True))
+                                           no_torch_bf16=True,
+                                           int8_keep_f32=args.int8_keep_f32))
         self.report = peer_report.Report()
+        if args.int8_keep_f32:
+            self.report.notes.append("normrt int8 and int8+bf16-fast: normrt-convert --keep-f32 "
+                                     + args.int8_keep_f32)
         self._encoders = {}
 
     def log(self, text):

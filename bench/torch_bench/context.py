@@ -58,6 +58,8 @@ class Context:
         self.torch_bf16 = "bf16" in self.dtypes and not args.no_torch_bf16
         self.rows = []
         self.on_row = None  # callback(row) for progress printing
+        # --keep-f32 for "int8" and "int8+bf16-fast", or None: the converter's default.
+        self.int8_keep_f32 = getattr(args, "int8_keep_f32", None)
 
     def path(self, name):
         return os.path.join(self.workdir, name)
@@ -88,8 +90,11 @@ class Context:
         are not file dtypes: "bf16-fast" is the bf16 file loaded with bf16
         activations, "int8-all" the int8 conversion with --keep-f32 none,
         "int8+bf16-fast" the default keep list stored bf16 (--keep-dtype bf16)
-        and loaded with bf16 activations."""
+        and loaded with bf16 activations. int8_keep_f32 replaces the default
+        keep list of "int8" and "int8+bf16-fast"."""
         file_dtype, more, fast = VARIANTS.get(dtype, (dtype, (), False))
+        if dtype in ("int8", "int8+bf16-fast") and self.int8_keep_f32:
+            more = (*more, "--keep-f32", self.int8_keep_f32)
         output = self.path(f"{name}.{dtype if more else file_dtype}.nrmt")
         if not (fast and os.path.exists(output)):  # bf16-fast reuses the bf16 file
             converter.convert(self.tree, config, weights, output, file_dtype, [*extra, *more])
