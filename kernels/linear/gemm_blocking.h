@@ -52,9 +52,12 @@ class ChunkPrefetch {
     static_assert(kStepBytes % 64 == 0, "steps of whole cache lines");
     if (countdown_ == 0) {
       countdown_ = period_;
-      const char* ahead = static_cast<const char*>(here) + distance_;
+      // As an integer: past the last panel the address leaves the weights.
+      const uintptr_t ahead = reinterpret_cast<uintptr_t>(here) + distance_;
 #pragma GCC unroll 16
-      for (size_t line = 0; line < kStepBytes; line += 64) __builtin_prefetch(ahead + line, 0, 2);
+      for (size_t line = 0; line < kStepBytes; line += 64) {
+        __builtin_prefetch(reinterpret_cast<const char*>(ahead + line), 0, 2);
+      }
     }
     --countdown_;
   }
