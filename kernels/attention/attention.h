@@ -140,10 +140,11 @@ using AttentionKernel = void (*)(const AttentionParams& params, const AttentionA
 /// (name: dtype, op, ISA, register tile, e.g. "f32_attention__avx512_mr6").
 struct AttentionVariant : KernelVariant {
   AttentionKernel kernel;
-  /// The kernel's softmax exponential over a row: y[i] = e^x[i] for x[i] ≤ 0
-  /// (the contract in attention_variants.h), exposed for its accuracy test;
-  /// null for the reference, which uses double std::exp.
-  void (*exp_row)(const float* x, float* y, size_t n);
+  /// The kernel's softmax exponential over a row: y[i] = 2^x[i] for x[i] ≤ 0
+  /// (the contract in attention_variants.h; the kernel's scores are in base
+  /// 2), exposed for its accuracy test; null for the reference, which uses
+  /// double std::exp.
+  void (*exp2_row)(const float* x, float* y, size_t n);
 };
 
 /// Every variant compiled into this build (attention_variants.cc), worst ISA

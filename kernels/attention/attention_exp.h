@@ -1,15 +1,19 @@
 #pragma once
 // The softmax exponential of the attention kernels, templated on the xsimd
-// architecture: e^x for x ≤ 0 (x = score − running maximum). Built on the
-// activation family's reduction and polynomial (exp_parts: Cody-Waite
-// x = n·ln2 + r, |r| ≤ ln2/2, a degree-6 polynomial of relative error 3.1e-9,
-// < 1.5 ulp in all). Included only by per-ISA translation units; the
-// anonymous namespace keeps each ISA's copy private.
+// architecture: 2^x for x ≤ 0. The kernel works in base 2 (log2 e folded
+// into the scores' scale), so the reduction is x = n + f with n = round(x),
+// f = x − n exact and |f| ≤ 1/2, and no ln 2 pieces: 2^f is the activation
+// family's e^r polynomial (exp_reduced: relative error 3.1e-9 on |r| ≤
+// ln2/2) with r = f·ln 2 folded into its coefficients (relative error 4.1e-9
+// with them rounded to float). Three fewer multiply-add-pipe operations per
+// vector than e^x: the softmax runs this once per score. Included only by
+// per-ISA translation units; the anonymous namespace keeps each ISA's copy
+// private.
 //
-// Contract (attention_variants.h, tested per ISA): within 2 ulp of e^x where
-// e^x ≥ 2^-126 (x ≥ kExpCutoff), exactly 0 below and for −∞ (the smallest
-// weight that can matter beside the maximum's 1 is 2^-24, so flushing the
-// subnormal range changes no sum), NaN for NaN.
+// Contract (attention_variants.h, tested per ISA): within 2 ulp of 2^x where
+// 2^x ≥ 2^-126 (x ≥ −126), exactly 0 below and for −∞ (the smallest weight
+// that can matter beside the maximum's 1 is 2^-24, so flushing the subnormal
+// range changes no sum), NaN for NaN.
 
 #include <xsimd/xsimd.hpp>
 
@@ -18,17 +22,26 @@
 namespace normrt::simd {
 namespace {
 
-// The largest float x with e^x < 2^-126 is just below this; from here up the
-// result is a normal float.
-constexpr float kExpCutoff = -87.33654f;
+// From here down 2^x is below the normal range.
+constexpr float kExp2Cutoff = -126.0f;
 
 template <class Arch>
-NORMRT_ALWAYS_INLINE FloatV<Arch> exp_nonpositive(FloatV<Arch> x) {
+NORMRT_ALWAYS_INLINE FloatV<Arch> exp2_nonpositive(FloatV<Arch> x) {
   using V = FloatV<Arch>;
-  const auto tiny = x < V(kExpCutoff);  // false for NaN: NaN flows through
-  // exp_parts needs −170 ≤ x; the clamped lanes are replaced by 0 below.
-  const ExpParts<Arch> e = exp_parts<Arch>(xsimd::select(tiny, V(kExpCutoff), x));
-  return xsimd::select(tiny, V(0.0f), ldexp_coarse<Arch>(e.mantissa, e.exponent));
+  const auto tiny = x < V(kExp2Cutoff);  // false for NaN: NaN flows through
+  const V clamped = xsimd::select(tiny, V(kExp2Cutoff), x);
+  // n = round(x) by the 1.5·2^23 shift (exact for |x| < 2^22), f = x − n exact.
+  const V shift(0x1.8p23f);
+  const V n = (clamped + shift) - shift;
+  const V f = clamped - n;
+  // 2^f = 1 + f·(ln2 + f·(c0·ln2² + f·(c1·ln2³ + ...))), exp_reduced's c_k.
+  V p = mul_add<Arch>(V(1.532098249e-4f), f, V(1.339027542e-3f));
+  p = mul_add<Arch>(p, f, V(9.618528187e-3f));
+  p = mul_add<Arch>(p, f, V(5.550362170e-2f));
+  p = mul_add<Arch>(p, f, V(2.402264774e-1f));
+  p = mul_add<Arch>(p, f, V(6.931471825e-1f));
+  p = mul_add<Arch>(p, f, V(1.0f));
+  return xsimd::select(tiny, V(0.0f), ldexp_coarse<Arch>(p, n));
 }
 
 }  // namespace

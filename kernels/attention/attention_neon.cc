@@ -11,5 +11,5 @@ void attention_neon(const AttentionParams& params, const AttentionArgs& args, si
                     size_t parts) {
   Kernel::run(params, args, part, parts);
 }
-void attention_exp_row_neon(const float* x, float* y, size_t n) { Kernel::exp_row(x, y, n); }
+void attention_exp2_row_neon(const float* x, float* y, size_t n) { Kernel::exp2_row(x, y, n); }
 }  // namespace normrt::detail

@@ -9,15 +9,18 @@
 // which share its K and V. The task walks the visible keys in tiles:
 //
 //   for each key tile j0 .. j0 + n, for each slice:
-//     S = scale · Q·Kᵀ            (scores_broadcast over packed Kᵀ, or scores_dot)
-//     for each row r:             online softmax, in place in S
-//       m' = max(m_r, max_j S[r][j]);  α_r = e^(m_r − m');  S[r][j] = e^(S[r][j] − m')
+//     S = scale·log2(e) · Q·Kᵀ    (scores_broadcast over packed Kᵀ, or scores_dot)
+//     for each block of rows:     online softmax, in place in S (softmax_block)
+//       m' = max(m_r, max_j S[r][j]);  α_r = 2^(m_r − m');  S[r][j] = 2^(S[r][j] − m')
 //       l_r = α_r·l_r + Σ_j S[r][j];   m_r = m'
 //     O = α·O + S·V               (accumulate_values, O is out itself)
 //   out_r = O_r / l_r
 //
-// A position bias (attention.h) is added to each visible score in
-// mask_row, from the row's slice of its head's table.
+// The scores are kept in base 2 (log2 e folded into the scale), so that the
+// softmax's exponential is 2^x, which needs no ln 2 reduction
+// (attention_exp.h); the weights are the same, e^s = 2^(s·log2 e). A
+// position bias (attention.h) is added to each visible score in mask_row,
+// times log2 e, from the row's slice of its head's table.
 //
 // Masked scores (beyond a row's causal limit, or a masked key) are −∞ and
 // their weights exactly 0; while a row has seen no visible key its maximum
@@ -136,7 +139,9 @@ struct AttentionSimd {
       if (c + kLanes > seen)
         x = xsimd::select(lane_index() + V(static_cast<float>(c)) < last, x, V(kMinusInf));
       if (t.bias[r] != nullptr && c < seen)  // read only the visible keys' entries
-        x = x + Tiles::load(t.bias[r] + t.tile_begin + c, std::min(kLanes, seen - c));
+        x = simd::mul_add<Arch>(
+            Tiles::load(t.bias[r] + t.tile_begin + c, std::min(kLanes, seen - c)), V(simd::kLog2E),
+            x);
       if (mask_bias != nullptr) x = x + V::load_aligned(mask_bias + c);
       x.store_aligned(s + c);
       tile_max = xsimd::max(tile_max, x);
@@ -146,7 +151,7 @@ struct AttentionSimd {
 
   // The online softmax of the mr ≤ kRows rows from r0 over the key tile
   // [j0, j0 + n): their scores s (row stride kScoreStride) over columns
-  // [0, cols) become weights e^(score − m'), and each row's m, l and α are
+  // [0, cols) become weights 2^(score − m'), and each row's m, l and α are
   // updated. `maxima` (W lanes per row, or null) holds the lanes' maxima of
   // the raw scores, usable for a row with every column visible and nothing
   // to add. The rows' α come from one vector exponential.
@@ -168,7 +173,7 @@ struct AttentionSimd {
       const V vbase(base);
       V sum(0.0f);
       for (size_t c = 0; c < cols; c += kLanes) {
-        const V w = simd::exp_nonpositive<Arch>(V::load_aligned(row + c) - vbase);
+        const V w = simd::exp2_nonpositive<Arch>(V::load_aligned(row + c) - vbase);
         w.store_aligned(row + c);
         sum = sum + w;
       }
@@ -178,7 +183,7 @@ struct AttentionSimd {
     }
     for (size_t i = 0; i < mr; i += kLanes) {
       alignas(64) float alpha[kLanes];
-      simd::exp_nonpositive<Arch>(V::load_aligned(shift + i)).store_aligned(alpha);
+      simd::exp2_nonpositive<Arch>(V::load_aligned(shift + i)).store_aligned(alpha);
       for (size_t l = 0; l < kLanes && i + l < mr; ++l) t.alpha[r0 + i + l] = alpha[l];
     }
     for (size_t i = 0; i < mr; ++i) {
@@ -288,7 +293,8 @@ struct AttentionSimd {
     const size_t d = p.head_dim, heads = at.head_end - at.head_begin;
     const size_t slice_rows = (at.query_end - at.query_begin) * heads;
     t.d = d;
-    t.scale = p.scale;
+    // Scores in base 2: scale·log2 e, rounded once.
+    t.scale = static_cast<float>(static_cast<double>(p.scale) * 1.4426950408889634);
     t.causal = p.causal;
     t.stride = a.kv_row_stride;
     const size_t key_length = attention_key_length(a, at.batch);
@@ -361,12 +367,12 @@ struct AttentionSimd {
     }
   }
 
-  static void exp_row(const float* x, float* y, size_t n) {
+  static void exp2_row(const float* x, float* y, size_t n) {
     size_t i = 0;
     for (; i + kLanes <= n; i += kLanes) {
-      simd::exp_nonpositive<Arch>(V::load_unaligned(x + i)).store_unaligned(y + i);
+      simd::exp2_nonpositive<Arch>(V::load_unaligned(x + i)).store_unaligned(y + i);
     }
-    if (i < n) Tiles::store(y + i, n - i, simd::exp_nonpositive<Arch>(Tiles::load(x + i, n - i)));
+    if (i < n) Tiles::store(y + i, n - i, simd::exp2_nonpositive<Arch>(Tiles::load(x + i, n - i)));
   }
 };
 

@@ -13,17 +13,17 @@ const std::vector<AttentionVariant>& attention_variants() {
 #ifdef NORMRT_HAVE_AVX2
       {{"f32_attention__avx2_mr6", Isa::kAvx2},
        detail::attention_avx2,
-       detail::attention_exp_row_avx2},
+       detail::attention_exp2_row_avx2},
 #endif
 #ifdef NORMRT_HAVE_AVX512
       {{"f32_attention__avx512_mr6", Isa::kAvx512},
        detail::attention_avx512,
-       detail::attention_exp_row_avx512},
+       detail::attention_exp2_row_avx512},
 #endif
 #ifdef NORMRT_HAVE_NEON
       {{"f32_attention__neon_mr6", Isa::kNeon},
        detail::attention_neon,
-       detail::attention_exp_row_neon},
+       detail::attention_exp2_row_neon},
 #endif
   };
   return variants;

@@ -4,9 +4,10 @@
 // attention_variants.cc lists. Each entry is defined in its own translation
 // unit, compiled with that ISA's flags.
 //
-// The softmax exponential of every variant (exp_row): for x ≤ 0, e^x within
-// 2 ulp where e^x ≥ 2^-126 (x ≥ −87.33), exactly 0 below (no subnormal
-// weights), 0 for −∞, NaN for NaN. Arguments are s − max ≤ 0 by construction.
+// The softmax exponential of every variant (exp2_row): for x ≤ 0, 2^x within
+// 2 ulp where 2^x ≥ 2^-126 (x ≥ −126), exactly 0 below (no subnormal
+// weights), 0 for −∞, NaN for NaN. Arguments are s − max ≤ 0 by construction,
+// the scores in base 2 (attention_simd.h).
 
 #include <cstddef>
 
@@ -62,12 +63,12 @@ void attention_reference(const AttentionParams& params, const AttentionArgs& arg
 
 void attention_avx2(const AttentionParams& params, const AttentionArgs& args, size_t part,
                     size_t parts);
-void attention_exp_row_avx2(const float* x, float* y, size_t n);
+void attention_exp2_row_avx2(const float* x, float* y, size_t n);
 void attention_avx512(const AttentionParams& params, const AttentionArgs& args, size_t part,
                       size_t parts);
-void attention_exp_row_avx512(const float* x, float* y, size_t n);
+void attention_exp2_row_avx512(const float* x, float* y, size_t n);
 void attention_neon(const AttentionParams& params, const AttentionArgs& args, size_t part,
                     size_t parts);
-void attention_exp_row_neon(const float* x, float* y, size_t n);
+void attention_exp2_row_neon(const float* x, float* y, size_t n);
 
 }  // namespace normrt::detail
