@@ -294,7 +294,7 @@ struct AttentionSimd {
     const size_t slice_rows = (at.query_end - at.query_begin) * heads;
     t.d = d;
     // Scores in base 2: scale·log2 e, rounded once.
-    t.scale = static_cast<float>(static_cast<double>(p.scale) * 1.4426950408889634);
+    t.scale = static_cast<float>(static_cast<double>(p.scale) * M_LOG2E);
     t.causal = p.causal;
     t.stride = a.kv_row_stride;
     const size_t key_length = attention_key_length(a, at.batch);

@@ -33,23 +33,33 @@ struct RowBlocks {
   size_t count, base, extra;
 };
 
-/// One row block's share of the next chunk. At each step of its walk over
-/// the current chunk, the step `distance` bytes ahead (the same step of the
-/// next chunk) is requested if it is this block's turn. Past a shorter next
-/// chunk the requests touch the data after it, harmless (a prefetch never
-/// faults), and no bounds check is kept in the tile's registers.
+/// One row block's share of the next chunk, in steps of kStepBytes (one k
+/// step of the panel). At each step of its walk over the current chunk, the
+/// same step of the next chunk is requested if it is this block's turn. Past
+/// a shorter next chunk the requests touch the data after it, harmless (a
+/// prefetch never faults), and no bounds check is kept in the tile's
+/// registers.
+template <size_t kStepBytes>
 class ChunkPrefetch {
+  static_assert(kStepBytes % 64 == 0, "steps of whole cache lines");
+
  public:
+  /// No share.
   ChunkPrefetch() = default;
-  /// A share for the block with this phase of `period`, or none (`active()`
-  /// false) if the phase is not below the chunk's step count.
-  ChunkPrefetch(ptrdiff_t distance, size_t steps, size_t phase, size_t period)
-      : distance_(distance), countdown_(phase), period_(period), active_(phase < steps) {}
+  /// Block `block` of `count` while the chunk [begin, end) runs, as byte
+  /// offsets in a panel of `panel_bytes` whose weights end at `data_end`:
+  /// the next chunk is this panel's next one, or the next panel's first. A
+  /// block with no step of its own (block ≥ the chunk's steps) has no share.
+  ChunkPrefetch(size_t begin, size_t end, size_t data_end, size_t panel_bytes, size_t block,
+                size_t count)
+      : distance_(end < data_end ? end - begin : panel_bytes - begin),
+        countdown_(block),
+        period_(count),
+        active_(block < (end - begin + kStepBytes - 1) / kStepBytes) {}
   bool active() const { return active_; }
 
-  template <size_t kStepBytes>
+  /// At each step of the walk, `here` being the step's weights.
   [[gnu::always_inline]] inline void step(const void* here) {
-    static_assert(kStepBytes % 64 == 0, "steps of whole cache lines");
     if (countdown_ == 0) {
       countdown_ = period_;
       // As an integer: past the last panel the address leaves the weights.
@@ -63,7 +73,7 @@ class ChunkPrefetch {
   }
 
  private:
-  ptrdiff_t distance_ = 0;
+  size_t distance_ = 0;
   size_t countdown_ = 0;
   size_t period_ = 1;
   bool active_ = false;

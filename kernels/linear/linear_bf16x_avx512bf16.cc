@@ -68,7 +68,7 @@ void round_row(const float* x, size_t k, uint32_t* out) {
 template <size_t MR, bool kPrefetch>
 void tile(const uint32_t* panel, size_t j0, size_t j1, const uint32_t* xb, size_t xb_stride,
           float* y, size_t ys, size_t cols, const float* bias, bool accumulate,
-          ChunkPrefetch prefetch) {
+          ChunkPrefetch<kPairBytes> prefetch) {
   __m512 acc[MR][kVecs];
   for (size_t r = 0; r < MR; ++r) {
     for (size_t v = 0; v < kVecs; ++v) {
@@ -80,7 +80,7 @@ void tile(const uint32_t* panel, size_t j0, size_t j1, const uint32_t* xb, size_
   }
   const uint32_t* w = panel + j0 * kPanel;
   for (size_t j = j0; j < j1; ++j, w += kPanel) {
-    if constexpr (kPrefetch) prefetch.step<kPairBytes>(w);
+    if constexpr (kPrefetch) prefetch.step(w);
     __m512bh wv[kVecs];
     for (size_t v = 0; v < kVecs; ++v) wv[v] = (__m512bh)_mm512_load_si512(w + v * 16);
     for (size_t r = 0; r < MR; ++r) {
@@ -97,7 +97,7 @@ void tile(const uint32_t* panel, size_t j0, size_t j1, const uint32_t* xb, size_
 template <size_t MR>
 void tile_rows(size_t rows, const uint32_t* panel, size_t j0, size_t j1, const uint32_t* xb,
                size_t xb_stride, float* y, size_t ys, size_t cols, const float* bias,
-               bool accumulate, ChunkPrefetch prefetch) {
+               bool accumulate, ChunkPrefetch<kPairBytes> prefetch) {
   if constexpr (MR > 0) {
     if (rows != MR) {
       tile_rows<MR - 1>(rows, panel, j0, j1, xb, xb_stride, y, ys, cols, bias, accumulate,
@@ -130,15 +130,14 @@ void linear_bf16x_avx512bf16(const LinearArgs& a) {
     const float* bias = a.bias != nullptr ? a.bias + col : nullptr;
     for (size_t j0 = 0; j0 < pairs; j0 += kChunkPairs) {
       const size_t j1 = std::min(pairs, j0 + kChunkPairs);
-      // The next chunk: this panel's, or the next panel's first.
-      const auto distance = static_cast<ptrdiff_t>(j1 < pairs ? (j1 - j0) * kPairBytes
-                                                              : a.panel_bytes - j0 * kPairBytes);
       for (size_t b = 0; b < blocks.count; ++b) {
         const size_t r = blocks.begin(b);
         tile_rows<kMaxRows>(
             blocks.rows(b), panel, j0, j1, xb + r * stride, stride, a.y + r * a.y_stride + col,
             a.y_stride, cols, bias, j0 > 0,
-            prefetch ? ChunkPrefetch(distance, j1 - j0, b, blocks.count) : ChunkPrefetch());
+            prefetch ? ChunkPrefetch<kPairBytes>(j0 * kPairBytes, j1 * kPairBytes,
+                                                 pairs * kPairBytes, a.panel_bytes, b, blocks.count)
+                     : ChunkPrefetch<kPairBytes>());
       }
     }
   }

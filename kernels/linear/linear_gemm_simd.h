@@ -42,7 +42,8 @@ struct GemmSimd {
   // kNextChunk: the tile requests its share of the next chunk
   // (gemm_blocking.h); kNone: a row block without a share.
   enum class Prefetch { kNone, kNextChunk };
-  static constexpr size_t kStepBytes = 2 * kPanel * sizeof(Weight);  // one k pair
+  static constexpr size_t kKBytes = kPanel * sizeof(Weight);  // one k of a panel
+  static constexpr size_t kStepBytes = 2 * kKBytes;           // the tile's step: a k pair
 
   // acc[r][v] += wk[v] · rows[r][k] for the MR rows.
   template <size_t MR>
@@ -62,7 +63,7 @@ struct GemmSimd {
   template <size_t MR, Prefetch kPrefetch>
   static void tile(const Weight* panel, size_t k_begin, size_t k_end, const float* x, size_t xs,
                    float* y, size_t ys, size_t cols, const float* bias, bool accumulate,
-                   ChunkPrefetch prefetch) {
+                   ChunkPrefetch<kStepBytes> prefetch) {
     const float* rows[MR];
 #pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) rows[r] = x + r * xs;
@@ -76,7 +77,7 @@ struct GemmSimd {
     size_t k = k_begin;
     for (; k + 2 <= k_end; k += 2, w += 2 * kPanel) {
       if constexpr (kPrefetch == Prefetch::kNextChunk) {
-        prefetch.template step<kStepBytes>(w);
+        prefetch.step(w);
       }
       V wk[kVecs];
 #pragma GCC unroll 16
@@ -112,7 +113,7 @@ struct GemmSimd {
   template <size_t MR, Prefetch kPrefetch>
   static void tile_rows(size_t rows, const Weight* panel, size_t k_begin, size_t k_end,
                         const float* x, size_t xs, float* y, size_t ys, size_t cols,
-                        const float* bias, bool accumulate, ChunkPrefetch prefetch) {
+                        const float* bias, bool accumulate, ChunkPrefetch<kStepBytes> prefetch) {
     if constexpr (MR > 0) {
       if (rows == MR) {
         return tile<MR, kPrefetch>(panel, k_begin, k_end, x, xs, y, ys, cols, bias, accumulate,
@@ -134,16 +135,12 @@ struct GemmSimd {
       const float* bias = a.bias != nullptr ? a.bias + col : nullptr;
       for (size_t k0 = 0; k0 < a.k; k0 += kChunk) {
         const size_t k1 = std::min(a.k, k0 + kChunk);
-        // The next chunk: this panel's, or the next panel's first.
-        const ptrdiff_t distance =
-            k1 < a.k ? static_cast<ptrdiff_t>((k1 - k0) * kPanel * sizeof(Weight))
-                     : static_cast<ptrdiff_t>(a.panel_bytes - k0 * kPanel * sizeof(Weight));
-        const size_t steps = (k1 - k0 + 1) / 2;
         for (size_t b = 0; b < blocks.count; ++b) {
           const size_t r = blocks.begin(b), rows = blocks.rows(b);
           const float* x = a.x + r * a.x_stride;
           float* y = a.y + r * a.y_stride + col;
-          const ChunkPrefetch prefetch(distance, steps, b, blocks.count);
+          const ChunkPrefetch<kStepBytes> prefetch(k0 * kKBytes, k1 * kKBytes, a.k * kKBytes,
+                                                   a.panel_bytes, b, blocks.count);
           if (prefetch.active()) {
             tile_rows<kMaxRows, Prefetch::kNextChunk>(rows, panel, k0, k1, x, a.x_stride, y,
                                                       a.y_stride, cols, bias, k0 > 0, prefetch);

@@ -142,7 +142,7 @@ struct LinearInt8 {
   template <size_t MR, bool kPrefetch>
   static void tile(const int8_t* panel, size_t g0, size_t g1, bool first, bool last, Rows x,
                    int32_t* partial, PanelTail tail, const float* bias, float* y, size_t ys,
-                   size_t cols, ChunkPrefetch prefetch) {
+                   size_t cols, ChunkPrefetch<kGroupBytes> prefetch) {
     I acc[MR][kVecs];
 #pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
@@ -153,7 +153,7 @@ struct LinearInt8 {
     }
     const int8_t* w = panel + g0 * kGroupBytes;
     for (size_t g = g0; g < g1; ++g, w += kGroupBytes) {
-      if constexpr (kPrefetch) prefetch.template step<kGroupBytes>(w);
+      if constexpr (kPrefetch) prefetch.step(w);
       I wv[kVecs];
 #pragma GCC unroll 16
       for (size_t v = 0; v < kVecs; ++v) wv[v] = Ops::load(w + v * 4 * kLanes);
@@ -179,7 +179,7 @@ struct LinearInt8 {
   template <size_t MR>
   static void tile_rows(size_t rows, const int8_t* panel, size_t g0, size_t g1, bool first,
                         bool last, Rows x, int32_t* partial, PanelTail tail, const float* bias,
-                        float* y, size_t ys, size_t cols, ChunkPrefetch prefetch) {
+                        float* y, size_t ys, size_t cols, ChunkPrefetch<kGroupBytes> prefetch) {
     if constexpr (MR > 0) {
       if (rows != MR) {
         tile_rows<MR - 1>(rows, panel, g0, g1, first, last, x, partial, tail, bias, y, ys, cols,
@@ -230,15 +230,14 @@ struct LinearInt8 {
       }
       for (size_t g0 = 0; g0 < groups; g0 += kChunkGroups) {
         const size_t g1 = std::min(groups, g0 + kChunkGroups);
-        // The next chunk: this panel's, or the next panel's first.
-        const auto distance = static_cast<ptrdiff_t>(
-            g1 < groups ? (g1 - g0) * kGroupBytes : a.panel_bytes - g0 * kGroupBytes);
         for (size_t b = 0; b < blocks.count; ++b) {
           const size_t r = blocks.begin(b);
           const Rows block{xq + r * stride, stride, sx + r};
-          tile_rows<kMaxRows>(blocks.rows(b), panel, g0, g1, g0 == 0, g1 == groups, block,
-                              partial + r * kPanel, tail, bias, a.y + r * a.y_stride + col,
-                              a.y_stride, cols, ChunkPrefetch(distance, g1 - g0, b, blocks.count));
+          tile_rows<kMaxRows>(
+              blocks.rows(b), panel, g0, g1, g0 == 0, g1 == groups, block, partial + r * kPanel,
+              tail, bias, a.y + r * a.y_stride + col, a.y_stride, cols,
+              ChunkPrefetch<kGroupBytes>(g0 * kGroupBytes, g1 * kGroupBytes, groups * kGroupBytes,
+                                         a.panel_bytes, b, blocks.count));
         }
       }
     }

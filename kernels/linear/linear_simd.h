@@ -90,7 +90,6 @@ struct LinearSimd {
   static constexpr size_t kStreamBytes = 1u << 20;
   static constexpr size_t kChunk =
       std::max<size_t>(2, (32 * 1024 / (kPanel * sizeof(Weight))) & ~size_t{1});
-  static constexpr size_t kChunkBytes = kChunk * kPanel * sizeof(Weight);
 
   // Software prefetch of the weights while a dot_block runs:
   //   kNone       weights in L2
