@@ -113,16 +113,17 @@ int serve(ServeOptions options) {
   std::fprintf(stderr, "normrt-serve %s: %s as '%s', isa %s, %zu workers%s\n", normrt::version(),
                options.model.c_str(), options.service.model_name.c_str(),
                std::string(model.value()->isa()).c_str(), options.service.workers,
-               !service.value()->embeddings_enabled()  ? ""
-               : service.value()->current()->reranks() ? ", /v1/rerank on"
-                                                       : ", /v1/embeddings on");
+               service.value()->current()->reranks()        ? ", /v1/rerank on"
+               : service.value()->current()->embeds_texts() ? ", /v1/embeddings on"
+                                                            : "");
   if (const RequestMerger* merger = service.value()->current()->merger()) {
     std::fprintf(stderr, "normrt-serve: merging requests of up to %zu texts, waiting %lld ms\n",
                  merger->max_texts(), static_cast<long long>(merger->wait().count()));
   } else if (options.service.merge.wait) {
-    std::fprintf(stderr,
-                 "normrt-serve: --batch-wait-ms is off: the model runs one sequence at "
-                 "a time\n");
+    std::fprintf(stderr, "normrt-serve: --batch-wait-ms is off: %s\n",
+                 service.value()->current()->embeds_texts()
+                     ? "the model runs one sequence at a time"
+                     : "only /v1/embeddings requests merge");
   }
   std::fflush(stdout);
   model = Status::error("released");  // the service holds the model now; a reload may free it

@@ -38,15 +38,16 @@ Expected<std::shared_ptr<ModelGeneration>> ModelGeneration::create(
   NORMRT_ASSIGN_OR_RETURN(std::unique_ptr<SessionPool> pool,
                           SessionPool::create(model, workers, max_batch));
   generation->pool_ = std::move(pool);
-  // A merged run is one batch of the sessions: at most max_batch texts.
-  if (merge.wait && max_batch > 1) {
-    const size_t texts = merge.max_texts == 0 ? max_batch : std::min(merge.max_texts, max_batch);
-    generation->merger_ = std::make_unique<RequestMerger>(*merge.wait, texts);
-  }
   generation->tokenizer_ = std::move(tokenizer);
   if (generation->tokenizer_) {
     NORMRT_RETURN_IF_ERROR(is_reranker(*model) ? generation->check_rerank_model()
                                                : generation->check_embedding_model());
+  }
+  // A merged run is one batch of the sessions: at most max_batch texts.
+  // Only embedding requests merge (a reranker's pairs run per request).
+  if (merge.wait && max_batch > 1 && generation->embeds_texts()) {
+    const size_t texts = merge.max_texts == 0 ? max_batch : std::min(merge.max_texts, max_batch);
+    generation->merger_ = std::make_unique<RequestMerger>(*merge.wait, texts);
   }
 
   const size_t max_length = model->max_sequence_length();

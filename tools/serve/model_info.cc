@@ -68,7 +68,8 @@ Reply ModelService::model_info() const {
       {"workers", generation->pool().size()},
       {"generation", generation->number()},
       {"stateless_runs", true},
-      {"embeddings", embeddings_enabled()},
+      {"embeddings", generation->embeds_texts()},
+      {"rerank", generation->reranks()},
   };
   return ok_reply(dump(info));
 }

@@ -20,7 +20,7 @@ Expected<std::unique_ptr<ModelService>> ModelService::create(
     std::optional<TextTokenizer> tokenizer) {
   std::unique_ptr<ModelService> service(new ModelService());
   service->options_ = options;
-  service->embeddings_enabled_ = tokenizer.has_value();
+  service->has_tokenizer_ = tokenizer.has_value();
   NORMRT_ASSIGN_OR_RETURN(
       std::shared_ptr<ModelGeneration> generation,
       ModelGeneration::create(std::move(model), options.workers, options.max_embedding_inputs,
@@ -31,15 +31,20 @@ Expected<std::unique_ptr<ModelService>> ModelService::create(
 
 Status ModelService::replace_model(std::shared_ptr<const Model> model,
                                    std::optional<TextTokenizer> tokenizer) {
-  if (tokenizer.has_value() != embeddings_enabled_) {
-    return Status::error(embeddings_enabled_ ? "the new model needs the tokenizer (--vocab)"
-                                             : "a tokenizer was given but /v1/embeddings is off");
+  if (tokenizer.has_value() != has_tokenizer_) {
+    return Status::error(has_tokenizer_ ? "the new model needs the tokenizer (--vocab)"
+                                        : "a tokenizer was given but /v1/embeddings is off");
   }
   const uint64_t number = current()->number() + 1;
   NORMRT_ASSIGN_OR_RETURN(
       std::shared_ptr<ModelGeneration> generation,
       ModelGeneration::create(std::move(model), options_.workers, options_.max_embedding_inputs,
                               std::move(tokenizer), number, options_.run_batch, options_.merge));
+  if (generation->reranks() != current()->reranks()) {
+    return Status::error(generation->reranks()
+                             ? "the new model is a reranker; the one served embeds texts"
+                             : "the new model embeds texts; the one served is a reranker");
+  }
   std::shared_ptr<const ModelGeneration> old;
   {
     std::lock_guard<std::mutex> lock(mutex_);

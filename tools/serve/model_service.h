@@ -119,7 +119,6 @@ class ModelService {
   /// (what the HTTP layer reserves from --max-inflight-bytes).
   size_t request_bytes(size_t body_bytes) const;
 
-  bool embeddings_enabled() const { return embeddings_enabled_; }
   /// The current generation's model and pool (for tests and start-up messages).
   const Model& model() const { return current()->model(); }
   SessionPool& pool() { return current()->pool(); }
@@ -171,8 +170,8 @@ class ModelService {
 
   ServiceOptions options_;
   mutable ServeMetrics metrics_;
-  bool embeddings_enabled_ = false;
-  mutable std::mutex mutex_;  // guards current_ (the pointer, not the generation)
+  bool has_tokenizer_ = false;  // the text endpoints' tokenizer; a reload keeps it
+  mutable std::mutex mutex_;    // guards current_ (the pointer, not the generation)
   std::shared_ptr<const ModelGeneration> current_;
 };
 

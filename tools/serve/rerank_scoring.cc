@@ -18,7 +18,7 @@ std::string document_name(size_t index) { return "documents[" + std::to_string(i
 // sequence takes.
 Status run_alone(const ModelGeneration& generation, Session& session, const EncodedPair& pair) {
   NORMRT_RETURN_IF_ERROR(
-      session.set_input("input_ids", pair.ids.data(), pair.ids.size() * sizeof(int32_t)));
+      session.set_input(generation.id_input(), pair.ids.data(), pair.ids.size() * sizeof(int32_t)));
   if (generation.rerank_types()) {
     NORMRT_RETURN_IF_ERROR(session.set_input("token_type_ids", pair.type_ids.data(),
                                              pair.type_ids.size() * sizeof(int32_t)));
@@ -41,7 +41,7 @@ std::optional<Reply> score_pairs(const ModelGeneration& generation, Session& ses
     for (const EncodedPair& pair : pairs) lengths.push_back(pair.ids.size());
     order = longest_first(lengths);
     inputs.resize(generation.rerank_types() ? 2 : 1);
-    inputs[0].name = "input_ids";
+    inputs[0].name = generation.id_input();
     if (inputs.size() > 1) inputs[1].name = "token_type_ids";
   }
   std::vector<int32_t> mask;

@@ -25,11 +25,10 @@ struct EncodedInput {
   bool truncated = false;
 };
 
-/// A sentence pair's ids, their token types (segments), and whether it was cut.
+/// A sentence pair's ids and their token types (segments).
 struct EncodedPair {
   std::vector<int32_t> ids;
   std::vector<int32_t> type_ids;
-  bool truncated = false;
 };
 
 class TextTokenizer {

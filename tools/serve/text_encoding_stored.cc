@@ -27,14 +27,11 @@ class StoredImpl final : public TextTokenizer::Impl {
   }
   Expected<EncodedPair> pair(std::string_view first, std::string_view second,
                              size_t limit) const override {
-    NORMRT_ASSIGN_OR_RETURN(text::Encoding all, whole_.encode_pair(first, second));
-    const bool cut = all.ids.size() > limit;
-    if (cut) {
-      text::Tokenizer at_limit = truncating_;
-      NORMRT_RETURN_IF_ERROR(at_limit.set_max_length(limit));
-      NORMRT_ASSIGN_OR_RETURN(all, at_limit.encode_pair(first, second));
-    }
-    return EncodedPair{std::move(all.ids), std::move(all.type_ids), cut};
+    // One pass at the limit: nothing asks whether a pair was cut.
+    text::Tokenizer at_limit = truncating_;
+    NORMRT_RETURN_IF_ERROR(at_limit.set_max_length(limit));
+    NORMRT_ASSIGN_OR_RETURN(text::Encoding encoding, at_limit.encode_pair(first, second));
+    return EncodedPair{std::move(encoding.ids), std::move(encoding.type_ids)};
   }
   size_t own_limit() const override { return truncating_.truncation().max_length; }
   bool splits_at_whitespace() const override {

@@ -60,8 +60,10 @@ std::vector<Pair> fixture_pairs(const std::string& name) {
   return pairs;
 }
 
-// Served with `run_batch` sequences per run (--run-batch).
-std::unique_ptr<serve::ModelService> reranker(const std::string& name, size_t run_batch = 1) {
+// Served with `run_batch` sequences per run (--run-batch) and `merge`
+// (--batch-wait-ms, --max-batch-texts).
+std::unique_ptr<serve::ModelService> reranker(const std::string& name, size_t run_batch = 1,
+                                              serve::MergeOptions merge = {}) {
   ConvertOptions options;
   options.model_dir = kFixtures + "/" + name;
   options.output_path = scratch_path(name + ".nrmt");
@@ -76,6 +78,7 @@ std::unique_ptr<serve::ModelService> reranker(const std::string& name, size_t ru
   service_options.model_name = name;
   service_options.max_embedding_inputs = 8;
   service_options.run_batch = run_batch;
+  service_options.merge = merge;
   auto service = serve::ModelService::create(model.value(), service_options, *tokenizer.value());
   REQUIRE_MESSAGE(service.is_ok(), service.status().message());
   return std::move(service).value();
@@ -290,6 +293,19 @@ TEST_CASE("rerank: malformed requests are named") {
   // A reranker embeds nothing.
   check_error(service->embeddings("{\"input\": \"a\"}"), 404, "embeddings_disabled",
               "this model is a reranker");
+}
+
+TEST_CASE("a reranker is described as one and gets no request merger") {
+  serve::MergeOptions merge;
+  merge.wait = std::chrono::milliseconds(5);
+  auto service = reranker("tiny_bert_rerank", 4, merge);
+  CHECK(service->current()->reranks());
+  CHECK(service->current()->merger() == nullptr);  // only /v1/embeddings requests merge
+  const serve::Reply reply = service->model_info();
+  REQUIRE(reply.status == 200);
+  const nlohmann::json info = nlohmann::json::parse(reply.body);
+  CHECK(info["rerank"] == true);
+  CHECK(info["embeddings"] == false);
 }
 
 TEST_CASE("rerank is off for a model that is not a one-label classifier") {

@@ -423,24 +423,17 @@ TEST_CASE("merge: http: a client that closes its connection mid-wait is dropped 
   serve::Reply r1, r2;
   r1.status = r2.status = 0;
   const std::vector<int32_t> ids1 = {2, 22, 23, 24, 3}, ids2 = {2, 25, 3};
-  std::thread t1([&] {
+  // No assertion off the main thread: each thread copies what came back.
+  auto post = [&server](const std::vector<int32_t>& ids, serve::Reply& out) {
     httplib::Client client = server.client();
-    // No assertion off the main thread: copy what came back.
     if (auto result =
-            client.Post("/v1/embeddings", json{{"input", {ids1}}}.dump(), "application/json")) {
-      r1.status = result->status;
-      r1.body = result->body;
+            client.Post("/v1/embeddings", json{{"input", {ids}}}.dump(), "application/json")) {
+      out.status = result->status;
+      out.body = result->body;
     }
-  });
-  std::thread t2([&] {
-    httplib::Client client = server.client();
-    // No assertion off the main thread: copy what came back.
-    if (auto result =
-            client.Post("/v1/embeddings", json{{"input", {ids2}}}.dump(), "application/json")) {
-      r2.status = result->status;
-      r2.body = result->body;
-    }
-  });
+  };
+  std::thread t1([&] { post(ids1, r1); });
+  std::thread t2([&] { post(ids2, r2); });
   t1.join();
   t2.join();
   REQUIRE(r1.status == 200);
