@@ -1,7 +1,8 @@
 #include "runtime/exec/batch_support.h"
 
 #include <string>
-#include <variant>
+
+#include "runtime/ops/op_schemas.h"
 
 namespace normrt {
 namespace {
@@ -44,17 +45,6 @@ bool is_row_wise(OpType op) {
   }
 }
 
-// A Slice of rows [0, 1) along axis 0: in a batch, the first row of each
-// sequence.
-bool is_first_token_slice(const Node& node) {
-  const auto int_of = [&](const char* name, int64_t absent) {
-    const AttributeValue* value = node.find_attribute(name);
-    const auto* number = value ? std::get_if<int64_t>(value) : nullptr;
-    return value == nullptr ? absent : number ? *number : -1;
-  };
-  return int_of("axis", 0) == 0 && int_of("begin", 0) == 0 && int_of("end", -1) == 1;
-}
-
 // "" if the node runs batched with the batch layout, else why not.
 std::string node_refusal(const Graph& graph, const Node& node) {
   auto kind_of = [&](TensorId id) { return row_kind(graph.tensors[id]); };
@@ -92,7 +82,7 @@ std::string node_refusal(const Graph& graph, const Node& node) {
                  ? ""
                  : describe(node) + " pools rows that are not the sequence's";
     case OpType::kSlice:  // the first of S rows (CLS pooling, a classifier's first token)
-      return is_first_token_slice(node) && kind_of(node.inputs[0]) == RowKind::kTokens &&
+      return slice_takes_first_token(graph, node) && kind_of(node.inputs[0]) == RowKind::kTokens &&
                      kind_of(node.outputs[0]) == RowKind::kPerSequence
                  ? ""
                  : describe(node) + " slices other than each sequence's first token";

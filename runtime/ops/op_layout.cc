@@ -230,6 +230,7 @@ struct SliceConfig {
   size_t axis = 0;
   SliceBound begin;
   int64_t length = 0;
+  bool first_token = false;  // rows [0, 1) of S: each sequence's first row in a batch
 };
 
 Expected<SliceConfig> check_slice_node(const Graph& graph, const Node& node,
@@ -270,6 +271,7 @@ Expected<SliceConfig> check_slice_node(const Graph& graph, const Node& node,
     }
     config.begin = b;
     config.length = e.offset - b.offset;
+    config.first_token = !b.from_end && b.offset == 0 && config.length == 1;
     const bool fits_s1 = b.from_end ? b.offset >= -1 : e.offset <= 1;
     if (config.length < 0 || !fits_s1) {
       return node_error(node, bounds +
@@ -293,7 +295,10 @@ class SliceOp final : public OpKernel {
 
   Status run(const OpRunContext& context) const override {
     const TensorView& x = context.inputs[0];
-    if (context.sequence_offsets != nullptr) return first_rows(context);
+    if (context.sequence_offsets != nullptr && config_.first_token) return first_rows(context);
+    if (context.batch > 1) {  // batch_support.h admits no other Slice into a batch
+      return Status::error("Slice: only the first token of S rows is taken per sequence");
+    }
     const size_t axis = config_.axis;
     const size_t dim = x.dims[axis];
     const size_t first = static_cast<size_t>(config_.begin.from_end
@@ -309,8 +314,8 @@ class SliceOp final : public OpKernel {
   }
 
  private:
-  // A batch (runtime/exec/batch_support.h admits rows [0, 1) of S rows
-  // only): row b is sequence b's first row, zeros for a sequence of none.
+  // Rows [0, 1) of S in a batch: row b is sequence b's first row, zeros for
+  // a sequence of none.
   static Status first_rows(const OpRunContext& context) {
     const TensorView& x = context.inputs[0];
     const size_t row = inner_elements(x, 0) * data_type_size(x.dtype);
@@ -337,6 +342,12 @@ Expected<std::unique_ptr<OpKernel>> create_slice(const OpBuildContext& context) 
 }
 
 }  // namespace
+
+bool slice_takes_first_token(const Graph& graph, const Node& node) {
+  std::vector<InferredTensor> outputs;
+  const Expected<SliceConfig> config = check_slice_node(graph, node, outputs);
+  return config.is_ok() && config->first_token;
+}
 
 const OpSchema kConcatSchema = {OpType::kConcat, "Concat",     1, 64, 1, 1,
                                 infer_concat,    create_concat};

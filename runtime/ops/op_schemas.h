@@ -5,19 +5,22 @@
 
 namespace normrt {
 
-extern const OpSchema kLinearSchema;             // op_linear.cc
-extern const OpSchema kLayerNormSchema;          // op_norm.cc
-extern const OpSchema kRmsNormSchema;            // op_norm.cc
-extern const OpSchema kPRmsNormSchema;           // op_norm.cc
-extern const OpSchema kAddSchema;                // op_elementwise.cc
-extern const OpSchema kMulSchema;                // op_elementwise.cc
-extern const OpSchema kActivationSchema;         // op_activation.cc
-extern const OpSchema kEmbeddingSchema;          // op_embedding.cc
-extern const OpSchema kSoftmaxSchema;            // op_softmax.cc
-extern const OpSchema kAttentionSchema;          // op_attention.cc
-extern const OpSchema kConcatSchema;             // op_layout.cc
-extern const OpSchema kSplitSchema;              // op_layout.cc
-extern const OpSchema kSliceSchema;              // op_layout.cc
+extern const OpSchema kLinearSchema;      // op_linear.cc
+extern const OpSchema kLayerNormSchema;   // op_norm.cc
+extern const OpSchema kRmsNormSchema;     // op_norm.cc
+extern const OpSchema kPRmsNormSchema;    // op_norm.cc
+extern const OpSchema kAddSchema;         // op_elementwise.cc
+extern const OpSchema kMulSchema;         // op_elementwise.cc
+extern const OpSchema kActivationSchema;  // op_activation.cc
+extern const OpSchema kEmbeddingSchema;   // op_embedding.cc
+extern const OpSchema kSoftmaxSchema;     // op_softmax.cc
+extern const OpSchema kAttentionSchema;   // op_attention.cc
+extern const OpSchema kConcatSchema;      // op_layout.cc
+extern const OpSchema kSplitSchema;       // op_layout.cc
+extern const OpSchema kSliceSchema;       // op_layout.cc
+/// Whether a valid Slice node takes rows [0, 1) of the sequence axis S: the
+/// first token, which in a batch is each sequence's first row (op_layout.cc).
+bool slice_takes_first_token(const Graph& graph, const Node& node);
 extern const OpSchema kLstmCellSchema;           // op_lstm_cell.cc
 extern const OpSchema kGruCellBaSchema;          // op_gru_cell.cc
 extern const OpSchema kFusedLinearSchema;        // op_fused_linear.cc

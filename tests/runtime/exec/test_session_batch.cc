@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,26 @@ TEST_SUITE("session batches") {
     auto refused = Session::create(model.value(), options);
     REQUIRE_FALSE(refused.is_ok());
     CHECK(contains(refused.status().message(), "runs one sequence at a time"));
+  }
+
+  TEST_CASE("a Slice of S rows batches for the first token only, and says why otherwise") {
+    // x [S, 4] → its rows [begin, end) (no end: to the end of S); only [0, 1)
+    // is each sequence's own row in a batch.
+    auto refusal = [](int64_t begin, std::optional<int64_t> end, int64_t rows) {
+      GraphBuilder b;
+      const TensorId x = b.input("x", DataType::kF32, {kSequenceDim, 4});
+      std::vector<Attribute> attributes = {{"axis", int64_t{0}}, {"begin", begin}};
+      if (end) attributes.push_back({"end", *end});
+      b.output(b.node(OpType::kSlice, "take", {x}, {{rows, 4}}, attributes));
+      auto model = compile_model(b.finish(8), {});
+      REQUIRE_MESSAGE(model.is_ok(), model.status().message());
+      return std::string(model.value()->batch_refusal());
+    };
+    CHECK(refusal(0, 1, 1).empty());
+    const std::string last = refusal(-1, std::nullopt, 1);  // the last token
+    CHECK_MESSAGE(contains(last, "slices other than each sequence's first token"), last);
+    const std::string none = refusal(0, 0, 0);  // no row at all: not one per sequence
+    CHECK_MESSAGE(contains(none, "'take:0' [0, 4] is neither S rows"), none);
   }
 
   TEST_CASE("[1, S] is a batch of one on any graph; more than max_batch is refused") {
