@@ -25,6 +25,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 import numpy.typing as npt
 
+from ._batches import PaddedBatches
 from ._normrt import Encoding, InvalidArgumentError, Model, Session, Tokenizer
 from .sentence_encoder import PathLike, _resolve_tokenizer
 
@@ -82,10 +83,8 @@ class CrossEncoder:
             tokenizer.max_length = limit
         self.tokenizer: Tokenizer = tokenizer
         self.session: Session = Session(self.model, threads=threads)
-        self._threads = threads
-        self._batches = self.model.batch_refusal == ""
-        self._batch_sessions: dict[int, Session] = {}  # batch_size -> Session
-        self._lock = threading.Lock()
+        self._batches = PaddedBatches(self.model, threads)
+        self._lock = threading.Lock()  # self.session runs one pair at a time
 
     def _encode(self, first: str, second: Optional[str]) -> Encoding:
         return (
@@ -93,53 +92,39 @@ class CrossEncoder:
             else self.tokenizer.encode_pair(first, second)
         )
 
-    def _run(
-        self, session: Session, encodings: list[Encoding], width: int
-    ) -> npt.NDArray[np.float32]:
-        """Logits [len(encodings), labels]: one run, rows right-padded to width."""
-        ids = np.zeros((len(encodings), width), dtype=np.int32)  # masked out: never read
-        types = np.zeros_like(ids)
-        mask = np.zeros_like(ids)
-        for r, encoding in enumerate(encodings):
-            n = len(encoding)
-            ids[r, :n] = encoding.ids
-            types[r, :n] = encoding.type_ids
-            mask[r, :n] = 1
-        if session is self.session:  # one pair, no mask: bit-identical to a direct run
-            single = {"input_ids": ids[0]}
-            if self._types:
-                single["token_type_ids"] = types[0]
-            logits: npt.NDArray[np.float32] = session.run(single)["logits"]
-            return logits
-        feed = {"input_ids": ids}
+    def _run_one(self, encoding: Encoding) -> npt.NDArray[np.float32]:
+        """Logits [1, labels] of one pair (no padding, no mask)."""
+        feed = {"input_ids": np.asarray(encoding.ids, dtype=np.int32)}
         if self._types:
-            feed["token_type_ids"] = types
-        batched: npt.NDArray[np.float32] = session.run(feed, attention_mask=mask)["logits"]
-        return batched
+            feed["token_type_ids"] = np.asarray(encoding.type_ids, dtype=np.int32)
+        logits: npt.NDArray[np.float32] = self.session.run(feed)["logits"]
+        return logits
 
-    def _batch_session(self, batch_size: int) -> Session:
-        session = self._batch_sessions.get(batch_size)
-        if session is None:
-            session = Session(self.model, threads=self._threads, max_batch=batch_size)
-            self._batch_sessions[batch_size] = session
-        return session
+    def _run_batch(self, session: Session, encodings: list[Encoding]) -> npt.NDArray[np.float32]:
+        """Logits [len(encodings), labels]: one run, rows right-padded."""
+        lengths = [len(encoding) for encoding in encodings]
+        width = max(lengths)
+        feed = {"input_ids": self._batches.pad([e.ids for e in encodings], width)}
+        if self._types:
+            feed["token_type_ids"] = self._batches.pad([e.type_ids for e in encodings], width)
+        mask = self._batches.mask(lengths, width)
+        logits: npt.NDArray[np.float32] = session.run(feed, attention_mask=mask)["logits"]
+        return logits
 
     def _logits(
         self, encodings: list[Encoding], batch_size: int
     ) -> npt.NDArray[np.float32]:
         """Logits [n, labels] in the pairs' order."""
         result = np.empty((len(encodings), self.num_labels), dtype=np.float32)
-        with self._lock:
-            if not self._batches or batch_size == 1 or len(encodings) == 1:
+        if not self._batches.possible or batch_size == 1 or len(encodings) == 1:
+            with self._lock:
                 for i, encoding in enumerate(encodings):
-                    result[i] = self._run(self.session, [encoding], len(encoding))[0]
-                return result
-            session = self._batch_session(batch_size)
-            order = sorted(range(len(encodings)), key=lambda i: -len(encodings[i]))
-            for first in range(0, len(order), batch_size):
-                rows = order[first:first + batch_size]
-                width = max(len(encodings[i]) for i in rows)
-                result[rows] = self._run(session, [encodings[i] for i in rows], width)
+                    result[i] = self._run_one(encoding)[0]
+            return result
+        session = self._batches.session(batch_size)
+        with self._lock:  # a batch session serves one predict() at a time too
+            for rows in self._batches.order([len(e) for e in encodings], batch_size):
+                result[rows] = self._run_batch(session, [encodings[i] for i in rows])
         return result
 
     def predict(

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import copy
 import os
-import threading
 import warnings
 from typing import Optional, Sequence, Union, overload
 
 import numpy as np
 import numpy.typing as npt
 
+from ._batches import PaddedBatches
 from ._normrt import InvalidArgumentError, Model, Session, Tokenizer
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -108,10 +108,7 @@ class SentenceEncoder:
         tokenizer = _resolve_tokenizer(self.model, tokenizer)
         self.tokenizer: Tokenizer = self._fit_to_model(tokenizer)
         self.session: Session = Session(self.model, threads=threads)
-        self._threads = threads
-        self._batches = self.model.batch_refusal == ""
-        self._batch_sessions: dict[int, Session] = {}  # batch_size -> Session
-        self._batch_lock = threading.Lock()
+        self._batches = PaddedBatches(self.model, threads)
 
     def _fit_to_model(self, tokenizer: Tokenizer) -> Tokenizer:
         limit = self.model.max_sequence_length
@@ -192,20 +189,12 @@ class SentenceEncoder:
                 )
         result = np.empty((len(texts), self.dimension), dtype=np.float32)
         encoded = [self.tokenizer.encode(text).ids for text in texts]
-        if self._batches and batch_size > 1 and len(texts) > 1:
+        if self._batches.possible and batch_size > 1 and len(texts) > 1:
             self._encode_batches(encoded, batch_size, normalize_embeddings, result)
             return result
         for row, ids in enumerate(encoded):
             result[row] = self.encode_ids(ids, normalize_embeddings=normalize_embeddings)
         return result[0] if single else result
-
-    def _batch_session(self, batch_size: int) -> Session:
-        with self._batch_lock:
-            session = self._batch_sessions.get(batch_size)
-            if session is None:
-                session = Session(self.model, threads=self._threads, max_batch=batch_size)
-                self._batch_sessions[batch_size] = session
-            return session
 
     def _encode_batches(
         self,
@@ -215,17 +204,12 @@ class SentenceEncoder:
         result: npt.NDArray[np.float32],
     ) -> None:
         """Fills result's rows: batches of batch_size, longest texts first."""
-        session = self._batch_session(batch_size)
-        order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i]))
-        for first in range(0, len(order), batch_size):
-            rows = order[first:first + batch_size]
+        session = self._batches.session(batch_size)
+        for rows in self._batches.order([len(ids) for ids in encoded], batch_size):
             lengths = [len(encoded[i]) for i in rows]
             width = max(lengths)
-            ids = np.zeros((len(rows), width), dtype=np.int32)  # [PAD] = 0, masked out
-            mask = np.zeros((len(rows), width), dtype=np.int32)
-            for r, i in enumerate(rows):
-                ids[r, :lengths[r]] = encoded[i]
-                mask[r, :lengths[r]] = 1
+            ids = self._batches.pad([encoded[i] for i in rows], width)  # [PAD] = 0
+            mask = self._batches.mask(lengths, width)
             out = session.run({self._input: ids}, attention_mask=mask)[self._output]
             if self._pooled:
                 result[rows] = out  # [B, dim], pooled and normalized in the model
