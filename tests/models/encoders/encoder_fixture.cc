@@ -10,7 +10,6 @@
 #include "tools/convert/readers/safetensors_file.h"
 
 namespace normrt::test {
-namespace {
 
 std::optional<std::string> from_hex(const std::string& hex) {
   if (hex == "-") return std::nullopt;
@@ -20,7 +19,7 @@ std::optional<std::string> from_hex(const std::string& hex) {
   return text;
 }
 
-}  // namespace
+namespace {}  // namespace
 
 Expected<EncoderFixture> read_encoder_fixture(const std::string& name) {
   const std::string root = NORMRT_ENCODER_FIXTURE_DIR;

@@ -36,6 +36,9 @@ struct EncoderFixture {
   std::vector<int64_t> buckets;
 };
 
+/// A fixture file's text field: hex bytes, or "-" for none.
+std::optional<std::string> from_hex(const std::string& hex);
+
 /// Reads <fixture dir>/<name>.expected.txt; errors name the file and line.
 Expected<EncoderFixture> read_encoder_fixture(const std::string& name);
 

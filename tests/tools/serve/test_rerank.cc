@@ -13,6 +13,7 @@
 #include <map>
 #include <sstream>
 
+#include "tests/models/encoders/encoder_fixture.h"
 #include "tests/tools/serve/serve_test_support.h"
 #include "tools/convert/convert.h"
 #include "tools/serve/model_service.h"
@@ -22,40 +23,22 @@ namespace {
 
 const std::string kFixtures = NORMRT_ENCODER_FIXTURE_DIR;
 
-std::string unhex(const std::string& hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2)
-    out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-  return out;
-}
-
 // The fixture's pairs: query, document and transformers' logit.
 struct Pair {
   std::string query, document;
   double logit = 0;
 };
 std::vector<Pair> fixture_pairs(const std::string& name) {
-  std::ifstream in(kFixtures + "/" + name + ".expected.txt");
-  REQUIRE(in.good());
-  std::map<std::string, Pair> by_label;
-  std::vector<std::string> labels;
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream fields(line);
-    std::string kind, label, a, b;
-    fields >> kind >> label;
-    if (kind == "case") {
-      fields >> a >> b;
-      if (a == "-" || b == "-") continue;
-      by_label[label] = Pair{unhex(a), unhex(b), 0};
-      labels.push_back(label);
-    } else if (kind == "output" && by_label.count(label)) {
-      std::string output;
-      size_t rows = 0, cols = 0;
-      fields >> output >> rows >> cols >> by_label[label].logit;
-    }
-  }
+  auto fixture = test::read_encoder_fixture(name);
+  REQUIRE_MESSAGE(fixture.is_ok(), fixture.status().message());
   std::vector<Pair> pairs;
-  for (const std::string& label : labels) pairs.push_back(by_label[label]);
+  for (const test::EncoderCase& c : fixture->cases) {
+    if (!c.first || !c.second) continue;
+    const auto logits = fixture->outputs.find(c.label + "/logits");
+    REQUIRE(logits != fixture->outputs.end());
+    REQUIRE(logits->second.values.size() == 1);
+    pairs.push_back({*c.first, *c.second, logits->second.values[0]});
+  }
   REQUIRE(pairs.size() >= 2);
   return pairs;
 }
@@ -104,10 +87,10 @@ BatchReference batch_reference() {
     fields >> kind;
     if (kind == "query") {
       fields >> a;
-      reference.query = unhex(a);
+      reference.query = test::from_hex(a).value_or("");
     } else if (kind == "document") {
       fields >> a >> b;
-      reference.documents.push_back(b == "-" ? "" : unhex(b));
+      reference.documents.push_back(test::from_hex(b).value_or(""));
     } else if (kind == "pair") {
       size_t index = 0, tokens = 0;
       double logit = 0;
