@@ -26,74 +26,116 @@ std::unique_ptr<Session> batch_session(std::shared_ptr<const Model> model, size_
   return std::move(session).value();
 }
 
-std::vector<float> output_of(const Session& session, const char* name) {
+// An output's values and the length of its rows (its last dimension).
+std::vector<float> output_of(const Session& session, const char* name, size_t* width) {
   auto out = session.output(name);
   REQUIRE_MESSAGE(out.is_ok(), out.status().message());
+  const TensorShape& shape = out.value().shape;
+  REQUIRE(shape.size() != 0);
+  *width = shape[shape.size() - 1];
   return {out.value().f32(), out.value().f32() + out.value().elements()};
 }
 
-// The fixture's id sequences, longest last, with one of length 1 first.
-std::vector<std::vector<int32_t>> sequences_of(const test::EncoderFixture& f) {
-  std::vector<std::vector<int32_t>> all;
+// One sequence of a batch: its ids and token types (empty: none given).
+struct BatchSequence {
+  std::string label;
+  std::vector<int32_t> ids, types;
+};
+
+// The fixture's id sequences without token types, longest last, with one of
+// length 1 first.
+std::vector<BatchSequence> token_sequences(const test::EncoderFixture& f) {
+  std::vector<BatchSequence> all;
   for (const test::EncoderCase& c : f.cases)
-    if (c.types.empty() && !c.ids.empty()) all.push_back(c.ids);
+    if (c.types.empty() && !c.ids.empty()) all.push_back({c.label, c.ids, {}});
   REQUIRE(all.size() >= 2);
-  all.insert(all.begin(), std::vector<int32_t>{all[0][0]});
+  all.insert(all.begin(), BatchSequence{"one token", {all[0].ids[0]}, {}});
   return all;
 }
 
-void check_family(const std::string& fixture, int32_t pad_id) {
-  auto f = test::read_encoder_fixture(fixture);
-  REQUIRE_MESSAGE(f.is_ok(), f.status().message());
-  const auto sequences = sequences_of(f.value());
+// The fixture's text cases, with their token types.
+std::vector<BatchSequence> text_cases(const test::EncoderFixture& f) {
+  std::vector<BatchSequence> all;
+  for (const test::EncoderCase& c : f.cases)
+    if (!c.ids.empty()) all.push_back({c.label, c.ids, c.types});
+  REQUIRE(all.size() >= 3);
+  return all;
+}
+
+// `sequences` right-padded with `pad_id` into one batch with a mask, fused and
+// unfused: `output` must hold each sequence's separate run (its token types
+// where the model takes them), one after the other, every row within
+// kBatchRtol of that row's largest value.
+void check_batch_equals_separate_runs(const std::string& fixture, const std::string& dir,
+                                      const std::vector<BatchSequence>& sequences,
+                                      const ModelBuildOptions& options, const char* output,
+                                      int32_t pad_id) {
   for (bool fuse : {true, false}) {
     CAPTURE(fuse);
-    auto model = test::build_fixture_model(f.value().dir, {}, fuse);
+    auto model = test::build_fixture_model(dir, options, fuse);
     REQUIRE_MESSAGE(model.is_ok(), model.status().message());
     REQUIRE_MESSAGE(model.value()->batch_refusal().empty(), model.value()->batch_refusal());
+    bool types = false;
+    for (const TensorInfo& input : model.value()->inputs()) types |= input.name == "token_type_ids";
     auto single = batch_session(model.value(), 1);
     auto batched = batch_session(model.value(), sequences.size());
 
+    // Each sequence's own run: [first value, end) of the batch's output.
     std::vector<float> want;
-    for (const auto& ids : sequences) {
-      auto rows = test::run_ids(*single, ids, "last_hidden_state");
-      REQUIRE_MESSAGE(rows.is_ok(), rows.status().message());
-      want.insert(want.end(), rows.value().begin(), rows.value().end());
-    }
-
+    std::vector<size_t> ends;
     size_t padded = 0;
-    for (const auto& ids : sequences) padded = std::max(padded, ids.size());
+    for (const BatchSequence& s : sequences) {
+      auto values = test::run_ids(*single, s.ids, output, types ? s.types : std::vector<int32_t>{});
+      REQUIRE_MESSAGE(values.is_ok(), values.status().message());
+      want.insert(want.end(), values.value().begin(), values.value().end());
+      ends.push_back(want.size());
+      padded = std::max(padded, s.ids.size());
+    }
     const size_t batch = sequences.size();
-    std::vector<int32_t> ids(batch * padded, pad_id), mask(batch * padded, 0);
+    std::vector<int32_t> ids(batch * padded, pad_id), type_ids(batch * padded, 0),
+        mask(batch * padded, 0);
     for (size_t b = 0; b < batch; ++b)
-      for (size_t i = 0; i < sequences[b].size(); ++i) {
-        ids[b * padded + i] = sequences[b][i];
+      for (size_t i = 0; i < sequences[b].ids.size(); ++i) {
+        ids[b * padded + i] = sequences[b].ids[i];
+        if (types && !sequences[b].types.empty()) type_ids[b * padded + i] = sequences[b].types[i];
         mask[b * padded + i] = 1;
       }
     const TensorShape shape = TensorShape::of({batch, padded});
     REQUIRE(batched->set_input("input_ids", ElementType::kI32, ids.data(), shape).is_ok());
+    if (types) {
+      REQUIRE(
+          batched->set_input("token_type_ids", ElementType::kI32, type_ids.data(), shape).is_ok());
+    }
     Status masked = batched->set_attention_mask(ElementType::kI32, mask.data(), shape);
     REQUIRE_MESSAGE(masked.is_ok(), masked.message());
     Status ran = batched->run();
     REQUIRE_MESSAGE(ran.is_ok(), ran.message());
-    const std::vector<float> got = output_of(*batched, "last_hidden_state");
+    size_t width = 0;
+    const std::vector<float> got = output_of(*batched, output, &width);
     REQUIRE(got.size() == want.size());
 
-    size_t rows = 0;
-    for (const auto& s : sequences) rows += s.size();
-    const size_t width = got.size() / rows;
-    for (size_t r = 0; r < rows; ++r) {
-      double scale = 0;
-      for (size_t j = 0; j < width; ++j)
-        scale = std::max(scale, std::fabs(double(want[r * width + j])));
-      for (size_t j = 0; j < width; ++j) {
-        const double diff = std::fabs(double(got[r * width + j]) - want[r * width + j]);
-        if (!(diff <= kBatchRtol * scale))
-          FAIL_CHECK(fixture << ": packed row " << r << " column " << j << " got "
-                             << got[r * width + j] << ", want " << want[r * width + j]);
+    for (size_t b = 0, begin = 0; b < batch; begin = ends[b++]) {
+      CAPTURE(sequences[b].label);
+      for (size_t r = begin; r < ends[b]; r += width) {
+        double scale = 0;
+        for (size_t j = 0; j < width; ++j) scale = std::max(scale, std::fabs(double(want[r + j])));
+        for (size_t j = 0; j < width; ++j) {
+          const double diff = std::fabs(double(got[r + j]) - want[r + j]);
+          if (!(diff <= kBatchRtol * scale))
+            FAIL_CHECK(fixture << ": sequence " << b << " row " << (r - begin) / width << " column "
+                               << j << " got " << got[r + j] << ", want " << want[r + j]);
+        }
       }
     }
   }
+}
+
+// Every token's row of last_hidden_state.
+void check_family(const std::string& fixture, int32_t pad_id) {
+  auto f = test::read_encoder_fixture(fixture);
+  REQUIRE_MESSAGE(f.is_ok(), f.status().message());
+  check_batch_equals_separate_runs(fixture, f.value().dir, token_sequences(f.value()), {},
+                                   "last_hidden_state", pad_id);
 }
 
 // One row per sequence (a classifier's logits, a pooled embedding): the
@@ -103,61 +145,8 @@ void check_per_sequence(const std::string& fixture, const ModelBuildOptions& opt
                         const char* output, int32_t pad_id) {
   auto f = test::read_encoder_fixture(fixture);
   REQUIRE_MESSAGE(f.is_ok(), f.status().message());
-  std::vector<const test::EncoderCase*> cases;
-  for (const test::EncoderCase& c : f.value().cases)
-    if (!c.ids.empty()) cases.push_back(&c);
-  REQUIRE(cases.size() >= 3);
-  for (bool fuse : {true, false}) {
-    CAPTURE(fuse);
-    auto model = test::build_fixture_model(f.value().dir, options, fuse);
-    REQUIRE_MESSAGE(model.is_ok(), model.status().message());
-    REQUIRE_MESSAGE(model.value()->batch_refusal().empty(), model.value()->batch_refusal());
-    bool types = false;
-    for (const TensorInfo& input : model.value()->inputs()) types |= input.name == "token_type_ids";
-    auto single = batch_session(model.value(), 1);
-    auto batched = batch_session(model.value(), cases.size());
-
-    std::vector<std::vector<float>> want;
-    size_t padded = 0;
-    for (const test::EncoderCase* c : cases) {
-      auto row = test::run_ids(*single, c->ids, output, types ? c->types : std::vector<int32_t>{});
-      REQUIRE_MESSAGE(row.is_ok(), row.status().message());
-      want.push_back(row.value());
-      padded = std::max(padded, c->ids.size());
-    }
-    const size_t batch = cases.size();
-    std::vector<int32_t> ids(batch * padded, pad_id), type_ids(batch * padded, 0),
-        mask(batch * padded, 0);
-    for (size_t b = 0; b < batch; ++b)
-      for (size_t i = 0; i < cases[b]->ids.size(); ++i) {
-        ids[b * padded + i] = cases[b]->ids[i];
-        if (types && !cases[b]->types.empty()) type_ids[b * padded + i] = cases[b]->types[i];
-        mask[b * padded + i] = 1;
-      }
-    const TensorShape shape = TensorShape::of({batch, padded});
-    REQUIRE(batched->set_input("input_ids", ElementType::kI32, ids.data(), shape).is_ok());
-    if (types) {
-      REQUIRE(
-          batched->set_input("token_type_ids", ElementType::kI32, type_ids.data(), shape).is_ok());
-    }
-    REQUIRE(batched->set_attention_mask(ElementType::kI32, mask.data(), shape).is_ok());
-    Status ran = batched->run();
-    REQUIRE_MESSAGE(ran.is_ok(), ran.message());
-    const std::vector<float> got = output_of(*batched, output);
-    const size_t width = want[0].size();
-    REQUIRE(got.size() == batch * width);
-    for (size_t b = 0; b < batch; ++b) {
-      CAPTURE(cases[b]->label);
-      double scale = 0;
-      for (float v : want[b]) scale = std::max(scale, std::fabs(double(v)));
-      for (size_t j = 0; j < width; ++j) {
-        const double diff = std::fabs(double(got[b * width + j]) - want[b][j]);
-        if (!(diff <= kBatchRtol * scale))
-          FAIL_CHECK(fixture << ": sequence " << b << " column " << j << " got "
-                             << got[b * width + j] << ", want " << want[b][j]);
-      }
-    }
-  }
+  check_batch_equals_separate_runs(fixture, f.value().dir, text_cases(f.value()), options, output,
+                                   pad_id);
 }
 
 ModelBuildOptions pooled(const char* mode) {
