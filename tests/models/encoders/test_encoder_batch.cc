@@ -7,10 +7,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "encoder_fixture.h"
+#include "tests/support/compare.h"
 
 namespace normrt {
 namespace {
@@ -116,16 +116,9 @@ void check_batch_equals_separate_runs(const std::string& fixture, const std::str
 
     for (size_t b = 0, begin = 0; b < batch; begin = ends[b++]) {
       CAPTURE(sequences[b].label);
-      for (size_t r = begin; r < ends[b]; r += width) {
-        double scale = 0;
-        for (size_t j = 0; j < width; ++j) scale = std::max(scale, std::fabs(double(want[r + j])));
-        for (size_t j = 0; j < width; ++j) {
-          const double diff = std::fabs(double(got[r + j]) - want[r + j]);
-          if (!(diff <= kBatchRtol * scale))
-            FAIL_CHECK(fixture << ": sequence " << b << " row " << (r - begin) / width << " column "
-                               << j << " got " << got[r + j] << ", want " << want[r + j]);
-        }
-      }
+      const test::Comparison c = test::compare_rows(got.data() + begin, want.data() + begin,
+                                                    (ends[b] - begin) / width, width, kBatchRtol);
+      CHECK_MESSAGE(c.ok(), fixture << ": sequence " << b << ": " << c.first_failure);
     }
   }
 }
