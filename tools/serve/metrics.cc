@@ -40,6 +40,29 @@ std::string metrics_method_label(const std::string& method) {
   return "other";
 }
 
+void ServeMetrics::Histogram::observe(double value) {
+  size_t bucket = 0;
+  while (bucket < size_ && value > bounds_[bucket]) ++bucket;
+  ++counts_[bucket];
+  sum_ += value;
+  ++count_;
+}
+
+void ServeMetrics::Histogram::render(std::string& out, const std::string& family,
+                                     const std::string& labels) const {
+  const std::string before_le = labels.empty() ? "" : labels + ",";
+  const std::string braces = labels.empty() ? "" : "{" + labels + "}";
+  uint64_t cumulative = 0;
+  for (size_t b = 0; b <= size_; ++b) {
+    cumulative += counts_[b];
+    const std::string le = b < size_ ? number(bounds_[b]) : "+Inf";
+    out +=
+        family + "_bucket{" + before_le + "le=\"" + le + "\"} " + std::to_string(cumulative) + "\n";
+  }
+  out += family + "_sum" + braces + " " + number(sum_) + "\n";
+  out += family + "_count" + braces + " " + std::to_string(count_) + "\n";
+}
+
 ServeMetrics::ServeMetrics() {
   start_time_ =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -47,14 +70,9 @@ ServeMetrics::ServeMetrics() {
 
 void ServeMetrics::record_request(const std::string& endpoint, const std::string& method,
                                   int status, double seconds) {
-  size_t bucket = 0;
-  while (bucket < kBuckets.size() && seconds > kBuckets[bucket]) ++bucket;
   std::lock_guard<std::mutex> lock(mutex_);
   ++requests_[{endpoint, metrics_method_label(method), status}];
-  Histogram& histogram = durations_[endpoint];
-  ++histogram.counts[bucket];
-  histogram.sum += seconds;
-  ++histogram.count;
+  durations_.try_emplace(endpoint, kBuckets).first->second.observe(seconds);
 }
 
 void ServeMetrics::add_work(const std::string& endpoint, uint64_t tokens, uint64_t inputs) {
@@ -65,11 +83,8 @@ void ServeMetrics::add_work(const std::string& endpoint, uint64_t tokens, uint64
 }
 
 void ServeMetrics::record_merged_run(size_t requests, size_t texts) {
-  size_t bucket = 0;
-  while (bucket < kMergeBuckets.size() && double(requests) > kMergeBuckets[bucket]) ++bucket;
   std::lock_guard<std::mutex> lock(mutex_);
-  ++merged_runs_[bucket];
-  merged_requests_ += requests;
+  merged_runs_.observe(double(requests));
   merged_texts_ += texts;
 }
 
@@ -101,19 +116,9 @@ std::string ServeMetrics::render(const Gauges& gauges) const {
   }
   header(out, "normrt_http_request_duration_seconds", "histogram",
          "Time from a request's first byte to its reply.");
-  for (const auto& [endpoint, histogram] : durations_) {
-    const std::string name = "normrt_http_request_duration_seconds";
-    const std::string endpoint_label = "endpoint=\"" + label(endpoint) + "\"";
-    uint64_t cumulative = 0;
-    for (size_t b = 0; b <= kBuckets.size(); ++b) {
-      cumulative += histogram.counts[b];
-      const std::string le = b < kBuckets.size() ? number(kBuckets[b]) : "+Inf";
-      out += name + "_bucket{" + endpoint_label + ",le=\"" + le + "\"} " +
-             std::to_string(cumulative) + "\n";
-    }
-    out += name + "_sum{" + endpoint_label + "} " + number(histogram.sum) + "\n";
-    out += name + "_count{" + endpoint_label + "} " + std::to_string(histogram.count) + "\n";
-  }
+  for (const auto& [endpoint, histogram] : durations_)
+    histogram.render(out, "normrt_http_request_duration_seconds",
+                     "endpoint=\"" + label(endpoint) + "\"");
   header(out, "normrt_tokens_total", "counter", "Token ids run through the model.");
   for (const auto& [endpoint, work] : work_) {
     out += "normrt_tokens_total{endpoint=\"" + label(endpoint) + "\"} " +
@@ -126,15 +131,7 @@ std::string ServeMetrics::render(const Gauges& gauges) const {
   }
   header(out, "normrt_merged_run_requests", "histogram",
          "Requests per merged run (--batch-wait-ms): _count runs, _sum requests.");
-  uint64_t cumulative = 0;
-  for (size_t b = 0; b <= kMergeBuckets.size(); ++b) {
-    cumulative += merged_runs_[b];
-    const std::string le = b < kMergeBuckets.size() ? number(kMergeBuckets[b]) : "+Inf";
-    out +=
-        "normrt_merged_run_requests_bucket{le=\"" + le + "\"} " + std::to_string(cumulative) + "\n";
-  }
-  out += "normrt_merged_run_requests_sum " + std::to_string(merged_requests_) + "\n";
-  out += "normrt_merged_run_requests_count " + std::to_string(cumulative) + "\n";
+  merged_runs_.render(out, "normrt_merged_run_requests", "");
   header(out, "normrt_merged_texts_total", "counter", "Texts run in merged runs.");
   out += "normrt_merged_texts_total " + std::to_string(merged_texts_) + "\n";
   header(out, "normrt_merge_left_total", "counter",

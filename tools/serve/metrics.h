@@ -27,6 +27,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace normrt::serve {
 
@@ -73,10 +74,24 @@ class ServeMetrics {
   std::string render(const Gauges& gauges) const;
 
  private:
-  struct Histogram {
-    std::array<uint64_t, kBuckets.size() + 1> counts{};  // per bucket, not cumulative; last: +Inf
-    double sum = 0;
-    uint64_t count = 0;
+  /// Values counted into the buckets of fixed upper bounds (+Inf follows),
+  /// with their sum and count: every histogram of the exposition.
+  class Histogram {
+   public:
+    template <size_t N>
+    explicit Histogram(const std::array<double, N>& bounds)
+        : bounds_(bounds.data()), size_(N), counts_(N + 1) {}
+    void observe(double value);
+    /// Appends `family`_bucket (cumulative, le="+Inf" last), _sum and
+    /// _count; `labels` ("key=\"value\"", comma-separated) or empty.
+    void render(std::string& out, const std::string& family, const std::string& labels) const;
+
+   private:
+    const double* bounds_;          // static: kBuckets, kMergeBuckets
+    size_t size_;                   // bounds
+    std::vector<uint64_t> counts_;  // per bucket, not cumulative; last: +Inf
+    double sum_ = 0;                // exact for integer values (requests) below 2^53
+    uint64_t count_ = 0;
   };
   struct Work {
     uint64_t tokens = 0, inputs = 0;
@@ -86,8 +101,8 @@ class ServeMetrics {
   std::map<std::tuple<std::string, std::string, int>, uint64_t> requests_;
   std::map<std::string, Histogram> durations_;
   std::map<std::string, Work> work_;
-  std::array<uint64_t, kMergeBuckets.size() + 1> merged_runs_{};  // per bucket; last: +Inf
-  uint64_t merged_requests_ = 0, merged_texts_ = 0;
+  Histogram merged_runs_{kMergeBuckets};  // requests per merged run
+  uint64_t merged_texts_ = 0;
   uint64_t merge_left_gone_ = 0, merge_left_deadline_ = 0;
   double model_load_seconds_ = 0;
   uint64_t reloads_ok_ = 0, reloads_failed_ = 0;

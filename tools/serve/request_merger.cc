@@ -9,6 +9,18 @@ namespace {
 // there (a peek at its socket) and whether its deadline passed.
 constexpr std::chrono::milliseconds kPoll{10};
 
+// Releases a held lock for its scope: for work that must not run under it.
+class Unlocked {
+ public:
+  explicit Unlocked(std::unique_lock<std::mutex>& lock) : lock_(lock) { lock_.unlock(); }
+  ~Unlocked() { lock_.lock(); }
+  Unlocked(const Unlocked&) = delete;
+  Unlocked& operator=(const Unlocked&) = delete;
+
+ private:
+  std::unique_lock<std::mutex>& lock_;
+};
+
 }  // namespace
 
 struct RequestMerger::Batch {
@@ -23,40 +35,60 @@ struct RequestMerger::Batch {
   bool claimed = false;   // a member's thread leases and runs it
   bool running = false;   // the parts' inputs are being read: no one may leave
   bool finished = false;  // every remaining part has its rows or its error
+
+  /// Due to run and no member's thread has claimed it yet: it is full (or
+  /// closed), or its wait is over.
+  bool ready(Clock::time_point now) const { return !claimed && (closed || now >= due); }
 };
 
 RequestMerger::Outcome RequestMerger::submit(Part& part, const RequestControl& control,
                                              const Runner& runner) {
+  std::shared_ptr<Batch> batch;
+  RequestControl batch_control;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    batch = join(part, control);
+    if (std::optional<Outcome> outcome = wait_for_turn(lock, batch, part, control)) return *outcome;
+    batch_control = claim(*batch, control);
+  }
+  run(batch, batch_control, runner);
+  return Outcome::kRan;
+}
+
+std::shared_ptr<RequestMerger::Batch> RequestMerger::join(Part& part,
+                                                          const RequestControl& control) {
   const size_t texts = part.inputs->size();
-  std::unique_lock<std::mutex> lock(mutex_);
   if (open_ && open_->texts + texts > max_texts_) close(open_);
   if (!open_) {
     open_ = std::make_shared<Batch>();
     open_->due = Clock::now() + wait_;
   }
-  const std::shared_ptr<Batch> batch = open_;
+  std::shared_ptr<Batch> batch = open_;
   batch->members.push_back({&part, &control});
   batch->texts += texts;
   if (batch->texts >= max_texts_) close(batch);
+  return batch;
+}
+
+std::optional<RequestMerger::Outcome> RequestMerger::wait_for_turn(
+    std::unique_lock<std::mutex>& lock, const std::shared_ptr<Batch>& batch, Part& part,
+    const RequestControl& control) {
   for (;;) {
     if (batch->finished) return Outcome::kRan;
-    if (!batch->claimed && (batch->closed || Clock::now() >= batch->due)) {
-      run(lock, batch, control, runner);
-      return Outcome::kRan;
-    }
+    if (batch->ready(Clock::now())) return std::nullopt;
     if (!batch->running) {
-      // The client check reads the socket: not under the lock.
-      lock.unlock();
-      const bool gone = control.abandoned();
-      const bool late = !gone && control.expired();
-      lock.lock();
+      bool gone = false, late = false;
+      {
+        Unlocked unlocked(lock);  // the client check reads the socket
+        gone = control.abandoned();
+        late = !gone && control.expired();
+      }
       if ((gone || late) && !batch->running && !batch->finished) {
         leave(batch, part);
         return gone ? Outcome::kClientGone : Outcome::kExpired;
       }
       // The batch may have moved on while the lock was free: look again.
-      if (batch->finished || (!batch->claimed && (batch->closed || Clock::now() >= batch->due)))
-        continue;
+      if (batch->finished || batch->ready(Clock::now())) continue;
     }
     Clock::time_point wake = Clock::now() + kPoll;
     if (!batch->claimed) wake = std::min(wake, batch->due);
@@ -87,40 +119,48 @@ void RequestMerger::leave(const std::shared_ptr<Batch>& batch, Part& part) {
   if (members.empty() && !batch->claimed && open_ == batch) open_.reset();
 }
 
-void RequestMerger::run(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Batch>& batch,
-                        const RequestControl& control, const Runner& runner) {
-  batch->claimed = true;
+RequestControl RequestMerger::claim(Batch& batch, const RequestControl& control) {
+  batch.claimed = true;
   // The session is leased for the member that may wait longest; members
   // whose own deadline comes first leave on their own while it is leased.
   RequestControl batch_control;
   batch_control.timeout = control.timeout;
   batch_control.deadline = Clock::time_point::min();
-  for (const Batch::Member& member : batch->members)
+  for (const Batch::Member& member : batch.members)
     batch_control.deadline = std::max(batch_control.deadline, member.control->deadline);
-  lock.unlock();
+  return batch_control;
+}
+
+void RequestMerger::run(const std::shared_ptr<Batch>& batch, const RequestControl& batch_control,
+                        const Runner& runner) {
   {
     ApiResult<SessionPool::Lease> lease = runner.lease(batch_control);
-    lock.lock();
-    if (!batch->closed) close(batch);
-    if (!lease) {
-      for (const Batch::Member& member : batch->members) member.part->error = lease.error();
-    } else if (!batch->members.empty()) {
-      batch->running = true;
-      std::vector<Part*> parts;
-      for (const Batch::Member& member : batch->members) parts.push_back(member.part);
-      lock.unlock();
+    const std::vector<Part*> parts = start(batch, lease);
+    if (!parts.empty()) {
       try {
         runner.run(lease->session(), parts);
       } catch (const std::exception& e) {  // e.g. bad_alloc: every part must still be answered
         for (Part* part : parts) part->error = ApiError{500, "internal", e.what()};
       }
-      lock.lock();
     }
-    lock.unlock();
   }  // the session goes back to the pool before the members are woken
-  lock.lock();
+  std::lock_guard<std::mutex> lock(mutex_);
   batch->finished = true;
   changed_.notify_all();
+}
+
+std::vector<RequestMerger::Part*> RequestMerger::start(const std::shared_ptr<Batch>& batch,
+                                                       const ApiResult<SessionPool::Lease>& lease) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!batch->closed) close(batch);
+  std::vector<Part*> parts;
+  if (!lease) {
+    for (const Batch::Member& member : batch->members) member.part->error = lease.error();
+    return parts;
+  }
+  for (const Batch::Member& member : batch->members) parts.push_back(member.part);
+  batch->running = !parts.empty();
+  return parts;
 }
 
 }  // namespace normrt::serve

@@ -84,14 +84,30 @@ class RequestMerger {
   using Clock = RequestControl::Clock;
   struct Batch;
 
+  // Called with mutex_ held:
+  /// Adds `part` to the open batch (opening one, closing a full one); returns its batch.
+  std::shared_ptr<Batch> join(Part& part, const RequestControl& control);
+  /// Waits until `batch` ran (kRan), the request left it (its part dropped),
+  /// or it is ready to run (nullopt: this thread claims and runs it). The
+  /// lock is released while waiting and while the client is checked.
+  std::optional<Outcome> wait_for_turn(std::unique_lock<std::mutex>& lock,
+                                       const std::shared_ptr<Batch>& batch, Part& part,
+                                       const RequestControl& control);
   /// No more parts join `batch` (full, or its session is in hand).
   void close(const std::shared_ptr<Batch>& batch);
   /// Removes `part` from `batch`, which has not started running.
   void leave(const std::shared_ptr<Batch>& batch, Part& part);
-  /// Leases a session for `batch` and runs it; called with the lock held,
-  /// returns with it held and the batch finished.
-  void run(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Batch>& batch,
-           const RequestControl& control, const Runner& runner);
+  /// Marks `batch` as this thread's to run; the control its session is leased with.
+  RequestControl claim(Batch& batch, const RequestControl& control);
+
+  // Called without mutex_ (they take it):
+  /// Leases a session for the claimed `batch`, runs it, and wakes its members.
+  void run(const std::shared_ptr<Batch>& batch, const RequestControl& batch_control,
+           const Runner& runner);
+  /// Closes `batch` once its lease is settled; the parts to run (none when the
+  /// lease failed: each part then has the lease's error).
+  std::vector<Part*> start(const std::shared_ptr<Batch>& batch,
+                           const ApiResult<SessionPool::Lease>& lease);
 
   const std::chrono::milliseconds wait_;
   const size_t max_texts_;

@@ -10,9 +10,9 @@
 // by default). relevance_score is sigmoid(logit), as sentence-transformers'
 // CrossEncoder scores a one-label model. Each (query, document) pair is
 // joined by the stored tokenizer's pair template and cut to the model's
-// length; the pairs run on one worker, in padded batches of --run-batch
-// (rerank_scoring.h), and a client that leaves or a passed deadline stops the
-// work between runs.
+// length, the query tokenized once (rerank_pairs.h); the pairs run on one
+// worker, in padded batches of --run-batch (rerank_scoring.h), and a client
+// that leaves or a passed deadline stops the work between runs.
 #include <algorithm>
 #include <chrono>
 #include <numeric>
@@ -22,6 +22,7 @@
 
 #include "tools/serve/model_service.h"
 #include "tools/serve/request_json.h"
+#include "tools/serve/rerank_pairs.h"
 #include "tools/serve/rerank_scoring.h"
 #include "tools/serve/tensor_response.h"
 
@@ -116,33 +117,24 @@ Reply ModelService::rerank(std::string_view body, const RequestControl& control)
   if (request->model && !serves(*request->model))
     return error_reply(unknown_model(*request->model));
 
-  const TextTokenizer& tokenizer = *generation->tokenizer();
-  const size_t max_length = generation->model().max_sequence_length();
-  std::vector<EncodedPair> pairs;
-  pairs.reserve(request->documents.size());
+  ApiResult<std::vector<EncodedPair>> pairs =
+      encode_rerank_pairs(*generation->tokenizer(), request->query, request->documents,
+                          generation->model().max_sequence_length());
+  if (!pairs) return error_reply(pairs.error());
   size_t tokens = 0;
-  for (size_t i = 0; i < request->documents.size(); ++i) {
-    Expected<EncodedPair> pair =
-        tokenizer.encode_pair(request->query, request->documents[i], max_length);
-    if (!pair) {
-      return error_reply(
-          bad("documents[" + std::to_string(i) + "]: " + pair.status().message(), "documents"));
-    }
-    tokens += pair->ids.size();
-    pairs.push_back(std::move(pair).value());
-  }
+  for (const EncodedPair& pair : pairs.value()) tokens += pair.ids.size();
 
   const auto start = std::chrono::steady_clock::now();
   ApiResult<SessionPool::Lease> lease = this->lease(*generation, control);
   if (!lease) return error_reply(lease.error());
   std::vector<double> scores;
   if (std::optional<Reply> stopped =
-          score_pairs(*generation, lease->session(), pairs, control, scores)) {
+          score_pairs(*generation, lease->session(), pairs.value(), control, scores)) {
     return std::move(*stopped);
   }
-  metrics_.add_work("/v1/rerank", tokens, pairs.size());
+  metrics_.add_work("/v1/rerank", tokens, pairs->size());
 
-  std::vector<size_t> order(pairs.size());
+  std::vector<size_t> order(pairs->size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return scores[a] > scores[b]; });
@@ -157,7 +149,7 @@ Reply ModelService::rerank(std::string_view body, const RequestControl& control)
       reply.body += ", \"document\": {\"text\": " + json_quote(request->documents[i]) + "}";
     reply.body += "}";
   }
-  reply.inputs_done = static_cast<long>(pairs.size());
+  reply.inputs_done = static_cast<long>(pairs->size());
   reply.body +=
       "], \"usage\": {\"total_tokens\": " + std::to_string(tokens) +
       "}, \"latency_ms\": " + milliseconds_text(std::chrono::steady_clock::now() - start) + "}";

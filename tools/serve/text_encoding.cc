@@ -7,6 +7,17 @@
 #include "tools/text/utf8.h"
 
 namespace normrt::serve {
+namespace {
+
+// Checked whole before tokenizing, so that the byte offset counts from the
+// start and a bad byte past a cut is still refused.
+Status check_utf8(std::string_view text) {
+  if (size_t bad = text::utf8_invalid_offset(text); bad != std::string_view::npos)
+    return Status::error("text: invalid UTF-8 at byte " + std::to_string(bad));
+  return Status::ok();
+}
+
+}  // namespace
 
 // Memory: a tokenizer lists every word of the text it is given; a long text
 // of short words would cost ~16x its size. A WordPiece tokenizer is given
@@ -14,11 +25,7 @@ namespace normrt::serve {
 // is the concatenation of its whitespace-separated words', so a prefix that
 // already holds more than `limit` ids gives the whole text's first ids.
 Expected<EncodedInput> TextTokenizer::encode(std::string_view text, size_t max_length) const {
-  // Checked whole first, so that the error's byte offset counts from the
-  // start and a bad byte past the cut is still refused.
-  if (size_t bad = text::utf8_invalid_offset(text); bad != std::string_view::npos) {
-    return Status::error("text: invalid UTF-8 at byte " + std::to_string(bad));
-  }
+  NORMRT_RETURN_IF_ERROR(check_utf8(text));
   const size_t own = impl_->own_limit();
   const size_t limit = own == 0 ? max_length : std::min(max_length, own);
   Expected<std::vector<int32_t>> ids = std::vector<int32_t>{};
@@ -51,15 +58,27 @@ Expected<EncodedInput> TextTokenizer::encode(std::string_view text, size_t max_l
 
 Expected<EncodedPair> TextTokenizer::encode_pair(std::string_view first, std::string_view second,
                                                  size_t max_length) const {
-  const std::string_view texts[] = {first, second};
-  for (int i = 0; i < 2; ++i) {
-    if (size_t bad = text::utf8_invalid_offset(texts[i]); bad != std::string_view::npos) {
-      return Status::error(std::string(i == 0 ? "first text" : "second text") +
-                           ": invalid UTF-8 at byte " + std::to_string(bad));
-    }
-  }
+  NORMRT_RETURN_IF_ERROR(impl_->pair_support());  // about neither text
+  Expected<PairFirst> encoded_first = encode_first(first, max_length);
+  if (!encoded_first) return Status::error("first text: " + encoded_first.status().message());
+  Expected<EncodedPair> pair = encoded_first->pair(second);
+  if (!pair) return Status::error("second text: " + pair.status().message());
+  return pair;
+}
+
+Expected<TextTokenizer::PairFirst> TextTokenizer::encode_first(std::string_view first,
+                                                               size_t max_length) const {
+  NORMRT_RETURN_IF_ERROR(impl_->pair_support());
+  NORMRT_RETURN_IF_ERROR(check_utf8(first));
+  NORMRT_ASSIGN_OR_RETURN(std::vector<int32_t> pieces, impl_->pair_pieces(first));
   const size_t own = impl_->own_limit();
-  return impl_->pair(first, second, own == 0 ? max_length : std::min(max_length, own));
+  return PairFirst(impl_, std::move(pieces), own == 0 ? max_length : std::min(max_length, own));
+}
+
+Expected<EncodedPair> TextTokenizer::PairFirst::pair(std::string_view second) const {
+  NORMRT_RETURN_IF_ERROR(check_utf8(second));
+  NORMRT_ASSIGN_OR_RETURN(std::vector<int32_t> pieces, impl_->pair_pieces(second));
+  return impl_->pair(pieces_, std::move(pieces), limit_);
 }
 
 size_t TextTokenizer::vocab_size() const { return impl_->vocab_size(); }

@@ -35,6 +35,7 @@ class TextTokenizer {
  public:
   /// What a tokenizer does for encode() (text_tokenizer_impl.h).
   class Impl;
+  class PairFirst;
 
   /// BERT WordPiece whose max_length is one id more than the model's (load_tokenizer()).
   static TextTokenizer wordpiece(text::BertTokenizer tokenizer);
@@ -49,8 +50,13 @@ class TextTokenizer {
   /// A pair joined by the tokenizer's pair template, cut to `max_length` (or
   /// the tokenizer's own maximum) as Hugging Face truncates a pair. Only the
   /// model file's tokenizer has a pair template: --vocab's WordPiece refuses.
+  /// An error names the text ("first text: ...", "second text: ...").
   Expected<EncodedPair> encode_pair(std::string_view first, std::string_view second,
                                     size_t max_length) const;
+  /// The first text of pairs, checked and tokenized once: its pair() with
+  /// each second text is encode_pair(first, second, max_length). An error
+  /// (invalid UTF-8, no pair template) is about `first` alone.
+  Expected<PairFirst> encode_first(std::string_view first, size_t max_length) const;
   /// Ids run from 0 to vocab_size() − 1.
   size_t vocab_size() const;
   /// "--vocab" or "the model file's tokenizer": the source, in messages.
@@ -60,6 +66,22 @@ class TextTokenizer {
 
  private:
   std::shared_ptr<const Impl> impl_;  // never null; immutable, shared by copies
+};
+
+/// A text tokenized once to be the first of many pairs (a reranker's query).
+class TextTokenizer::PairFirst {
+ public:
+  /// encode_pair(first, `second`, max_length); an error is about `second`.
+  Expected<EncodedPair> pair(std::string_view second) const;
+
+ private:
+  friend class TextTokenizer;
+  PairFirst(std::shared_ptr<const Impl> impl, std::vector<int32_t> pieces, size_t limit)
+      : impl_(std::move(impl)), pieces_(std::move(pieces)), limit_(limit) {}
+
+  std::shared_ptr<const Impl> impl_;
+  std::vector<int32_t> pieces_;  // the first text's tokens, before truncation and specials
+  size_t limit_;                 // ids in all, specials included
 };
 
 /// The WordPiece tokenizer of `vocab_path` for `model`, lowercased and

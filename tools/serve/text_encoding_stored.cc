@@ -25,12 +25,17 @@ class StoredImpl final : public TextTokenizer::Impl {
     NORMRT_ASSIGN_OR_RETURN(text::Encoding encoding, at_limit.encode(text));
     return std::move(encoding.ids);
   }
-  Expected<EncodedPair> pair(std::string_view first, std::string_view second,
+  Status pair_support() const override { return Status::ok(); }
+  Expected<std::vector<int32_t>> pair_pieces(std::string_view text) const override {
+    return truncating_.tokenize(text);
+  }
+  Expected<EncodedPair> pair(std::vector<int32_t> first, std::vector<int32_t> second,
                              size_t limit) const override {
-    // One pass at the limit: nothing asks whether a pair was cut.
+    // Cut at the limit by the tokenizer's own rule (join_pair, as encode_pair).
     text::Tokenizer at_limit = truncating_;
     NORMRT_RETURN_IF_ERROR(at_limit.set_max_length(limit));
-    NORMRT_ASSIGN_OR_RETURN(text::Encoding encoding, at_limit.encode_pair(first, second));
+    NORMRT_ASSIGN_OR_RETURN(text::Encoding encoding,
+                            at_limit.join_pair(std::move(first), std::move(second)));
     return EncodedPair{std::move(encoding.ids), std::move(encoding.type_ids)};
   }
   size_t own_limit() const override { return truncating_.truncation().max_length; }

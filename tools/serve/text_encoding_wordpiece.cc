@@ -21,10 +21,16 @@ class WordPieceImpl final : public TextTokenizer::Impl {
     all.back() = sep;
     return all;
   }
-  Expected<EncodedPair> pair(std::string_view, std::string_view, size_t) const override {
+  Status pair_support() const override {
     return Status::error(
         "sentence pairs need the tokenizer stored in the model file (normrt-convert --model "
         "DIR): --vocab's WordPiece has no pair template");
+  }
+  Expected<std::vector<int32_t>> pair_pieces(std::string_view) const override {
+    return pair_support();
+  }
+  Expected<EncodedPair> pair(std::vector<int32_t>, std::vector<int32_t>, size_t) const override {
+    return pair_support();
   }
   size_t own_limit() const override { return 0; }  // the model's (max_length is one more)
   bool splits_at_whitespace() const override { return true; }

@@ -20,8 +20,13 @@ class TextTokenizer::Impl {
   /// `all`, what ids() returned for it).
   virtual Expected<std::vector<int32_t>> cut(std::string_view text, std::vector<int32_t> all,
                                              size_t limit) const = 0;
-  /// The pair's ids and types, cut to `limit` (an error where there is no pair template).
-  virtual Expected<EncodedPair> pair(std::string_view first, std::string_view second,
+  /// OK, or why this tokenizer joins no pairs (it has no pair template).
+  virtual Status pair_support() const = 0;
+  /// The tokens of `text` as one side of a pair: no specials, no truncation.
+  virtual Expected<std::vector<int32_t>> pair_pieces(std::string_view text) const = 0;
+  /// Two sides' pair_pieces() joined by the pair template, cut to `limit`
+  /// as the tokenizer truncates a pair.
+  virtual Expected<EncodedPair> pair(std::vector<int32_t> first, std::vector<int32_t> second,
                                      size_t limit) const = 0;
   /// The longest encoding the tokenizer itself allows; 0: no limit of its own.
   virtual size_t own_limit() const = 0;

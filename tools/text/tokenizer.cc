@@ -142,7 +142,11 @@ Expected<Encoding> Tokenizer::encode_pair(std::string_view first, std::string_vi
   NORMRT_ASSIGN_OR_RETURN(auto a, tokenize(first));
   auto b = tokenize(second);
   if (!b) return Status::error("second text: " + b.status().message());
-  std::vector<int32_t> pieces_a = std::move(a), pieces_b = std::move(b).value();
+  return join_pair(std::move(a), std::move(b).value());
+}
+
+Expected<Encoding> Tokenizer::join_pair(std::vector<int32_t> pieces_a,
+                                        std::vector<int32_t> pieces_b) const {
   if (truncation_.max_length != 0) {
     size_t keep_a = pieces_a.size(), keep_b = pieces_b.size();
     const size_t budget = truncation_.max_length - PostProcessor::added(post_.pair);

@@ -45,6 +45,11 @@ class Tokenizer {
   /// A sentence pair (cross-encoders): truncated as Hugging Face does
   /// (longest_first: shorten the longer until both fit, see truncation.cc).
   Expected<Encoding> encode_pair(std::string_view first, std::string_view second) const;
+  /// encode_pair() of two texts given as their tokenize() ids: truncated and
+  /// joined by the pair template. Lets a caller tokenize a text once and pair
+  /// it with many others (a reranker's query); encode_pair() is this after
+  /// tokenize().
+  Expected<Encoding> join_pair(std::vector<int32_t> first, std::vector<int32_t> second) const;
   /// The model's ids only: no specials, no truncation.
   Expected<std::vector<int32_t>> tokenize(std::string_view text) const;
 

@@ -12,9 +12,11 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -208,6 +210,74 @@ TEST_CASE("metrics: the text parses back; counters, histogram and gauges match w
   CHECK(buckets.back() == 5);
   CHECK(after.value("normrt_http_request_duration_seconds_count", run) == 5);
   CHECK(after.value("normrt_http_request_duration_seconds_sum", run) > 0);
+}
+
+// The sample lines of `family` in `text` (its _bucket, _sum and _count), in order.
+std::string family_lines(const std::string& text, const std::string& family) {
+  std::string out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    for (const char* suffix : {"_bucket{", "_sum ", "_sum{", "_count ", "_count{"})
+      if (line.rfind(family + suffix, 0) == 0) out += line + "\n";
+  }
+  return out;
+}
+
+// A histogram's exposition written from its definition: for each bound the
+// number of values ≤ it (counted afresh), +Inf = all, the sum in %.17g.
+std::string expected_histogram(const std::string& family, const std::string& labels,
+                               const double* bounds, size_t size,
+                               const std::vector<double>& values) {
+  auto g17 = [](double x) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", x);
+    return std::string(text);
+  };
+  const std::string comma = labels.empty() ? "" : labels + ",";
+  const std::string braces = labels.empty() ? " " : "{" + labels + "} ";
+  std::string out;
+  for (size_t b = 0; b <= size; ++b) {
+    size_t at_most = 0;
+    for (double v : values) at_most += b == size || v <= bounds[b];
+    out += family + "_bucket{" + comma + "le=\"" + (b == size ? "+Inf" : g17(bounds[b])) + "\"} " +
+           std::to_string(at_most) + "\n";
+  }
+  double sum = 0;
+  for (double v : values) sum += v;
+  out += family + "_sum" + braces + g17(sum) + "\n";
+  out += family + "_count" + braces + std::to_string(values.size()) + "\n";
+  return out;
+}
+
+TEST_CASE("metrics: each histogram's exposition, byte for byte, bounds and +Inf included") {
+  serve::ServeMetrics metrics;
+  // Latencies on a bound, between bounds, past the last (+Inf), per endpoint.
+  const std::vector<double> run = {0.0005, 0.0007, 0.3, 31.0, 0.0001, 2.5};
+  const std::vector<double> quoted = {0.02};
+  for (double seconds : run) metrics.record_request("/v1/run", "POST", 200, seconds);
+  for (double seconds : quoted) metrics.record_request("/a\"b", "GET", 404, seconds);
+  // Requests per merged run: on bounds, between them, past the last.
+  const std::vector<double> merged = {1, 3, 4, 2000, 2};
+  for (double requests : merged) metrics.record_merged_run(size_t(requests), 2 * size_t(requests));
+  const std::string text = metrics.render({});
+
+  const std::string durations = "normrt_http_request_duration_seconds";
+  const auto& latency = serve::ServeMetrics::kBuckets;
+  CHECK(family_lines(text, durations) ==
+        expected_histogram(durations, "endpoint=\"/a\\\"b\"", latency.data(), latency.size(),
+                           quoted) +
+            expected_histogram(durations, "endpoint=\"/v1/run\"", latency.data(), latency.size(),
+                               run));
+  const std::string runs = "normrt_merged_run_requests";
+  const auto& per_run = serve::ServeMetrics::kMergeBuckets;
+  CHECK(family_lines(text, runs) ==
+        expected_histogram(runs, "", per_run.data(), per_run.size(), merged));
+  // Two lines as a reader sees them.
+  CHECK(text.find("\nnormrt_merged_run_requests_bucket{le=\"4\"} 4\n") != std::string::npos);
+  CHECK(text.find("\nnormrt_http_request_duration_seconds_bucket{endpoint=\"/v1/run\",le=\"+Inf\"} "
+                  "6\n") != std::string::npos);
+  CHECK(text.find("# TYPE normrt_merged_run_requests histogram\n") != std::string::npos);
+  CHECK(text.find("# TYPE normrt_http_request_duration_seconds histogram\n") != std::string::npos);
 }
 
 TEST_CASE("http: /v1/models, v2 health and metadata over HTTP; binary replies carry their header") {

@@ -18,6 +18,7 @@
 #include "tests/tools/serve/serve_test_support.h"
 #include "tools/convert/convert.h"
 #include "tools/serve/model_service.h"
+#include "tools/serve/rerank_pairs.h"
 
 namespace normrt::testing {
 namespace {
@@ -277,6 +278,40 @@ TEST_CASE("rerank: malformed requests are named") {
   // A reranker embeds nothing.
   check_error(service->embeddings("{\"input\": \"a\"}"), 404, "embeddings_disabled",
               "this model is a reranker");
+}
+
+TEST_CASE("rerank: a query that does not encode is named as the query, before any document") {
+  auto service = reranker("tiny_bert_rerank");
+  const serve::TextTokenizer& tokenizer = *service->current()->tokenizer();
+  const std::vector<std::string> good = {"a", "the fox"};
+  const std::vector<std::string> bad_second = {"a", "b\xC0\x80"};
+  // A bad query is named before any document, also a bad one.
+  for (const auto* documents : {&good, &bad_second}) {
+    auto pairs = serve::encode_rerank_pairs(tokenizer, "why\xFF?", *documents, 32);
+    REQUIRE_FALSE(pairs.is_ok());
+    CHECK(pairs.error().status == 400);
+    CHECK(pairs.error().param == "query");
+    CHECK(pairs.error().message == "query: text: invalid UTF-8 at byte 3");
+  }
+  auto pairs = serve::encode_rerank_pairs(tokenizer, "why?", bad_second, 32);
+  REQUIRE_FALSE(pairs.is_ok());
+  CHECK(pairs.error().param == "documents");
+  CHECK(pairs.error().message == "documents[1]: text: invalid UTF-8 at byte 1");
+  // Each pair is the query's encode_pair with its document.
+  pairs = serve::encode_rerank_pairs(tokenizer, "why?", good, 32);
+  REQUIRE(pairs.is_ok());
+  REQUIRE(pairs.value().size() == good.size());
+  for (size_t i = 0; i < good.size(); ++i) {
+    auto want = tokenizer.encode_pair("why?", good[i], 32);
+    REQUIRE(want.is_ok());
+    CHECK(pairs.value()[i].ids == want->ids);
+    CHECK(pairs.value()[i].type_ids == want->type_ids);
+  }
+  // Over HTTP the JSON layer refuses such bytes first (invalid_json); the
+  // reply never blames a document.
+  const serve::Reply reply = service->rerank("{\"query\": \"why\xFF?\", \"documents\": [\"a\"]}");
+  CHECK(reply.status == 400);
+  CHECK(reply.body.find("documents") == std::string::npos);
 }
 
 TEST_CASE("a reranker is described as one and gets no request merger") {
