@@ -4,18 +4,14 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/onednn/onednn_engine.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace normrt::bench {
 namespace {
 
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
 dnnl::stream& cpu_stream() {
-  static dnnl::stream stream(cpu_engine());
+  static dnnl::stream stream(onednn_cpu_engine());
   return stream;
 }
 
@@ -36,7 +32,7 @@ Expected<std::unique_ptr<OneDnnInt8Matmul>> OneDnnInt8Matmul::create(const int8_
                                                                      const float* scales, size_t n,
                                                                      size_t k, size_t m) {
   try {
-    dnnl::engine& engine = cpu_engine();
+    dnnl::engine& engine = onednn_cpu_engine();
     using dt = memory::data_type;
     using tag = memory::format_tag;
     const memory::desc x_md(dims(m, k), dt::s8, tag::ab);

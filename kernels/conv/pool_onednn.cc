@@ -7,9 +7,9 @@
 #include <utility>
 
 #include "kernels/conv/onednn_dims.h"
-#include "kernels/conv/onednn_engine.h"
 #include "kernels/conv/onednn_threads.h"
 #include "kernels/conv/window_2d.h"
+#include "kernels/onednn/onednn_engine.h"
 
 namespace normrt {
 namespace {

@@ -7,18 +7,14 @@
 #include <vector>
 
 #include "base/bf16.h"
+#include "kernels/onednn/onednn_engine.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace normrt {
 namespace {
 
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
 dnnl::stream& cpu_stream() {
-  static dnnl::stream stream(cpu_engine());
+  static dnnl::stream stream(onednn_cpu_engine());
   return stream;
 }
 
@@ -53,7 +49,7 @@ struct PackedMatmul {
 };
 PackedMatmul pack_matmul(const float* w, size_t n, size_t k, WeightType type, memory::dim rows,
                          bool with_bias) {
-  dnnl::engine& engine = cpu_engine();
+  dnnl::engine& engine = onednn_cpu_engine();
   const memory::data_type dt = matmul_type(type);
   const memory::desc x_md({rows, static_cast<memory::dim>(k)}, dt, memory::format_tag::ab);
   // W (n, k) row-major is Wᵀ (k, n) with format "ba".
@@ -107,7 +103,7 @@ Expected<std::unique_ptr<OneDnnLinear>> OneDnnLinear::create(const float* w, siz
   try {
     auto impl = std::make_unique<Impl>(
         pack_matmul(w, n, k, type, static_cast<memory::dim>(m), with_bias), type, with_bias);
-    dnnl::engine& engine = cpu_engine();
+    dnnl::engine& engine = onednn_cpu_engine();
     impl->user_x = memory({dims(m, k), memory::data_type::f32, memory::format_tag::ab}, engine,
                           DNNL_MEMORY_NONE);
     impl->y = memory({dims(m, n), memory::data_type::f32, memory::format_tag::ab}, engine,
@@ -152,7 +148,7 @@ Status OneDnnLinear::run_rows(const float* x, size_t m, float* y, const float* b
   }
   if (m == 0) return Status::ok();
   try {
-    dnnl::engine& engine = cpu_engine();
+    dnnl::engine& engine = onednn_cpu_engine();
     thread_local dnnl::stream stream(engine);
     const auto rows = static_cast<memory::dim>(m);
     const memory::desc y_md({rows, static_cast<memory::dim>(s.n)}, memory::data_type::f32,
