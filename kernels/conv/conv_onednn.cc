@@ -8,9 +8,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include "kernels/conv/onednn_dims.h"
 #include "kernels/conv/onednn_threads.h"
 #include "kernels/conv/window_2d.h"
+#include "kernels/onednn/onednn_dims.h"
 #include "kernels/onednn/onednn_engine.h"
 #include "oneapi/dnnl/dnnl.hpp"
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/bf16.h"
+#include "kernels/onednn/onednn_dims.h"
 #include "kernels/onednn/onednn_engine.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
@@ -19,9 +20,6 @@ dnnl::stream& cpu_stream() {
 }
 
 using dnnl::memory;
-memory::dims dims(size_t a, size_t b) {
-  return {static_cast<memory::dim>(a), static_cast<memory::dim>(b)};
-}
 
 Status check_weights(const float* w, size_t n, size_t k, WeightType type) {
   if (w == nullptr || n == 0 || k == 0) {
@@ -53,11 +51,11 @@ PackedMatmul pack_matmul(const float* w, size_t n, size_t k, WeightType type, me
   const memory::data_type dt = matmul_type(type);
   const memory::desc x_md({rows, static_cast<memory::dim>(k)}, dt, memory::format_tag::ab);
   // W (n, k) row-major is Wᵀ (k, n) with format "ba".
-  const memory::desc user_w_md(dims(k, n), memory::data_type::f32, memory::format_tag::ba);
-  const memory::desc w_any_md(dims(k, n), dt, memory::format_tag::any);
+  const memory::desc user_w_md(onednn_dims({k, n}), memory::data_type::f32, memory::format_tag::ba);
+  const memory::desc w_any_md(onednn_dims({k, n}), dt, memory::format_tag::any);
   const memory::desc y_md({rows, static_cast<memory::dim>(n)}, memory::data_type::f32,
                           memory::format_tag::ab);
-  const memory::desc bias_md(dims(1, n), memory::data_type::f32, memory::format_tag::ab);
+  const memory::desc bias_md(onednn_dims({1, n}), memory::data_type::f32, memory::format_tag::ab);
   dnnl::matmul::desc desc = with_bias ? dnnl::matmul::desc(x_md, w_any_md, bias_md, y_md)
                                       : dnnl::matmul::desc(x_md, w_any_md, y_md);
   dnnl::matmul::primitive_desc pd(desc, engine);
@@ -104,17 +102,17 @@ Expected<std::unique_ptr<OneDnnLinear>> OneDnnLinear::create(const float* w, siz
     auto impl = std::make_unique<Impl>(
         pack_matmul(w, n, k, type, static_cast<memory::dim>(m), with_bias), type, with_bias);
     dnnl::engine& engine = onednn_cpu_engine();
-    impl->user_x = memory({dims(m, k), memory::data_type::f32, memory::format_tag::ab}, engine,
-                          DNNL_MEMORY_NONE);
-    impl->y = memory({dims(m, n), memory::data_type::f32, memory::format_tag::ab}, engine,
+    impl->user_x = memory({onednn_dims({m, k}), memory::data_type::f32, memory::format_tag::ab},
+                          engine, DNNL_MEMORY_NONE);
+    impl->y = memory({onednn_dims({m, n}), memory::data_type::f32, memory::format_tag::ab}, engine,
                      DNNL_MEMORY_NONE);
     if (with_bias) {
-      impl->bias = memory({dims(1, n), memory::data_type::f32, memory::format_tag::ab}, engine,
-                          DNNL_MEMORY_NONE);
+      impl->bias = memory({onednn_dims({1, n}), memory::data_type::f32, memory::format_tag::ab},
+                          engine, DNNL_MEMORY_NONE);
     }
     if (impl->convert_x) {
       // owned bf16 copy of x
-      impl->x = memory({dims(m, k), matmul_type(type), memory::format_tag::ab}, engine);
+      impl->x = memory({onednn_dims({m, k}), matmul_type(type), memory::format_tag::ab}, engine);
       impl->x_to_bf16 = dnnl::reorder(impl->user_x, impl->x);
     }
     return std::unique_ptr<OneDnnLinear>(new OneDnnLinear(std::move(impl)));

@@ -1,6 +1,7 @@
 #pragma once
-// Internal to normrt_kernels_conv: sizes as oneDNN dims (int64). The shapes'
-// checks (window_2d.h) keep every size below 2^31, so the cast is exact.
+// Sizes as oneDNN dims (int64), for every oneDNN user in normrt. The callers'
+// shape checks keep each size far below 2^63 (convolution and pooling below
+// 2^31: kernels/conv/window_2d.h), so the cast is exact.
 #include <cstddef>
 #include <initializer_list>
 
