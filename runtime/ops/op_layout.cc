@@ -314,19 +314,21 @@ class SliceOp final : public OpKernel {
   }
 
  private:
-  // Rows [0, 1) of S in a batch: row b is sequence b's first row, zeros for
-  // a sequence of none.
+  // Rows [0, 1) of S in a batch: row b is sequence b's first row. A
+  // sequence of none (its mask all 0) has no first token: an error, since
+  // any row put in its place (zeros; transformers' pad row) would go on
+  // through the head as if it were a text's.
   static Status first_rows(const OpRunContext& context) {
     const TensorView& x = context.inputs[0];
     const size_t row = inner_elements(x, 0) * data_type_size(x.dtype);
     const uint32_t* offsets = context.sequence_offsets;
     for (size_t b = 0; b < context.batch; ++b) {
-      std::byte* out = context.outputs[0].data + b * row;
-      if (offsets[b + 1] > offsets[b]) {
-        std::memcpy(out, x.data + size_t{offsets[b]} * row, row);
-      } else {
-        std::memset(out, 0, row);
+      if (offsets[b + 1] == offsets[b]) {
+        return Status::error("Slice: sequence " + std::to_string(b) +
+                             " of the batch has no token (its attention mask row is all 0), "
+                             "so no first token to take (CLS pooling, a classifier's head)");
       }
+      std::memcpy(context.outputs[0].data + b * row, x.data + size_t{offsets[b]} * row, row);
     }
     return Status::ok();
   }

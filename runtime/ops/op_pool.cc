@@ -3,8 +3,9 @@
 //               S), attribute "mode": "mean" (default; summed in double) or
 //               "max" (the largest value; a NaN in the column gives NaN, as
 //               torch.max). In a batch (runtime/exec/batch_support.h) one row
-//               per sequence over its rows (zeros for a sequence of none, as
-//               sentence-transformers' clamped division gives for the mean).
+//               per sequence over its rows (the mean of a sequence of none
+//               is zeros, as sentence-transformers' clamped division gives;
+//               its max is an error: there is no value to take).
 //   L2Normalize (x [.., D] f32) → same shape: each row x / max(‖x‖₂, eps),
 //               PyTorch's F.normalize; attribute "eps" (float ≥ 0, default
 //               1e-12); ‖x‖₂ and the division in double.
@@ -95,8 +96,13 @@ class PoolOp final : public OpKernel {
       return Status::ok();
     }
     for (size_t b = 0; b < context.batch; ++b) {
-      pool_(x.f32() + size_t{offsets[b]} * cols, offsets[b + 1] - offsets[b], cols,
-            context.outputs[0].f32() + b * cols);
+      const size_t rows = offsets[b + 1] - offsets[b];
+      if (rows == 0 && pool_ == max_rows) {
+        return Status::error("MeanPool (max): sequence " + std::to_string(b) +
+                             " of the batch has no token (its attention mask row is all 0), "
+                             "so no value to take the maximum of");
+      }
+      pool_(x.f32() + size_t{offsets[b]} * cols, rows, cols, context.outputs[0].f32() + b * cols);
     }
     return Status::ok();
   }

@@ -1,25 +1,15 @@
 #include "encoder_fixture.h"
 
-#include <algorithm>
-#include <cmath>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "formats/json/json_config.h"
 #include "runtime/exec/compiled_model.h"
+#include "tests/support/hex.h"
 #include "tools/convert/readers/safetensors_file.h"
 
 namespace normrt::test {
-
-std::optional<std::string> from_hex(const std::string& hex) {
-  if (hex == "-") return std::nullopt;
-  std::string text;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2)
-    text.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-  return text;
-}
-
-namespace {}  // namespace
 
 Expected<EncoderFixture> read_encoder_fixture(const std::string& name) {
   const std::string root = NORMRT_ENCODER_FIXTURE_DIR;
@@ -40,8 +30,12 @@ Expected<EncoderFixture> read_encoder_fixture(const std::string& name) {
       std::string first, second;
       size_t n = 0;
       fields >> first >> second >> n;
-      c.first = from_hex(first);
-      c.second = from_hex(second);
+      try {
+        c.first = decode_hex_or_none(first);
+        c.second = decode_hex_or_none(second);
+      } catch (const std::invalid_argument& bad) {
+        return Status::error(where + ": " + bad.what());
+      }
       c.ids.resize(n);
       for (int32_t& id : c.ids) fields >> id;
       if (!fields) return Status::error(where + ": bad case line");
@@ -99,31 +93,6 @@ Expected<std::vector<float>> run_ids(Session& session, const std::vector<int32_t
   NORMRT_RETURN_IF_ERROR(session.run());
   NORMRT_ASSIGN_OR_RETURN(auto out, session.output(output));
   return std::vector<float>(out.f32(), out.f32() + out.elements());
-}
-
-Comparison compare(const std::vector<float>& got, const std::vector<double>& want, double atol,
-                   double rtol) {
-  Comparison c;
-  if (got.size() != want.size()) {
-    c.relative = INFINITY;
-    c.first_failure =
-        std::to_string(got.size()) + " values, expected " + std::to_string(want.size());
-    return c;
-  }
-  double scale = 0, worst = 0;
-  for (double v : want) scale = std::max(scale, std::fabs(v));
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double error = std::fabs(got[i] - want[i]);
-    worst = std::max(worst, error);
-    if (c.first_failure.empty() && !(error <= atol + rtol * std::fabs(want[i]))) {
-      std::ostringstream message;
-      message << "index " << i << " got " << got[i] << ", want " << want[i] << ", |diff| " << error
-              << " > " << atol << " + " << rtol << "·|want|";
-      c.first_failure = message.str();
-    }
-  }
-  c.relative = worst / scale;
-  return c;
 }
 
 }  // namespace normrt::test

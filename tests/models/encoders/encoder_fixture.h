@@ -11,6 +11,7 @@
 #include "base/status.h"
 #include "models/registry.h"
 #include "normrt/normrt.hpp"
+#include "tests/support/compare.h"
 
 namespace normrt::test {
 
@@ -36,9 +37,6 @@ struct EncoderFixture {
   std::vector<int64_t> buckets;
 };
 
-/// A fixture file's text field: hex bytes, or "-" for none.
-std::optional<std::string> from_hex(const std::string& hex);
-
 /// Reads <fixture dir>/<name>.expected.txt; errors name the file and line.
 Expected<EncoderFixture> read_encoder_fixture(const std::string& name);
 
@@ -53,15 +51,5 @@ Expected<std::shared_ptr<const Model>> build_fixture_model(const std::string& di
 Expected<std::vector<float>> run_ids(Session& session, const std::vector<int32_t>& ids,
                                      const std::string& output,
                                      const std::vector<int32_t>& types = {});
-
-/// max |got − want| / max |want| (the relative error the issue bounds), and
-/// whether every element is within atol + rtol·|want|; a failure message
-/// names the index and both values.
-struct Comparison {
-  double relative = 0;  ///< max |diff| / max |want|
-  std::string first_failure;
-};
-Comparison compare(const std::vector<float>& got, const std::vector<double>& want, double atol,
-                   double rtol);
 
 }  // namespace normrt::test

@@ -7,10 +7,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "encoder_fixture.h"
+#include "tests/support/compare.h"
 
 namespace normrt {
 namespace {
@@ -26,74 +26,146 @@ std::unique_ptr<Session> batch_session(std::shared_ptr<const Model> model, size_
   return std::move(session).value();
 }
 
-std::vector<float> output_of(const Session& session, const char* name) {
+// An output's values and the length of its rows (its last dimension).
+std::vector<float> output_of(const Session& session, const char* name, size_t* width) {
   auto out = session.output(name);
   REQUIRE_MESSAGE(out.is_ok(), out.status().message());
+  const TensorShape& shape = out.value().shape;
+  REQUIRE(shape.size() != 0);
+  *width = shape[shape.size() - 1];
   return {out.value().f32(), out.value().f32() + out.value().elements()};
 }
 
-// The fixture's id sequences, longest last, with one of length 1 first.
-std::vector<std::vector<int32_t>> sequences_of(const test::EncoderFixture& f) {
-  std::vector<std::vector<int32_t>> all;
+// One sequence of a batch: its ids and token types (empty: none given).
+struct BatchSequence {
+  std::string label;
+  std::vector<int32_t> ids, types;
+};
+
+// The fixture's id sequences without token types, longest last, with one of
+// length 1 first.
+std::vector<BatchSequence> token_sequences(const test::EncoderFixture& f) {
+  std::vector<BatchSequence> all;
   for (const test::EncoderCase& c : f.cases)
-    if (c.types.empty() && !c.ids.empty()) all.push_back(c.ids);
+    if (c.types.empty() && !c.ids.empty()) all.push_back({c.label, c.ids, {}});
   REQUIRE(all.size() >= 2);
-  all.insert(all.begin(), std::vector<int32_t>{all[0][0]});
+  all.insert(all.begin(), BatchSequence{"one token", {all[0].ids[0]}, {}});
   return all;
 }
 
+// The fixture's text cases, with their token types.
+std::vector<BatchSequence> text_cases(const test::EncoderFixture& f) {
+  std::vector<BatchSequence> all;
+  for (const test::EncoderCase& c : f.cases)
+    if (!c.ids.empty()) all.push_back({c.label, c.ids, c.types});
+  REQUIRE(all.size() >= 3);
+  return all;
+}
+
+// `sequences` right-padded with `pad_id` into input_ids [B, S], their token
+// types and a mask of their lengths; a sequence without ids is a row of
+// padding, its mask all 0. The session reads these buffers when it runs:
+// keep the batch alive until then.
+struct PaddedBatch {
+  TensorShape shape;
+  std::vector<int32_t> ids, types, mask;
+};
+
+PaddedBatch bind_padded_batch(Session& batched, const std::vector<BatchSequence>& sequences,
+                              int32_t pad_id, bool types) {
+  size_t padded = 1;
+  for (const BatchSequence& s : sequences) padded = std::max(padded, s.ids.size());
+  const size_t batch = sequences.size();
+  PaddedBatch p{TensorShape::of({batch, padded}), std::vector<int32_t>(batch * padded, pad_id),
+                std::vector<int32_t>(batch * padded, 0), std::vector<int32_t>(batch * padded, 0)};
+  for (size_t b = 0; b < batch; ++b)
+    for (size_t i = 0; i < sequences[b].ids.size(); ++i) {
+      p.ids[b * padded + i] = sequences[b].ids[i];
+      if (types && !sequences[b].types.empty()) p.types[b * padded + i] = sequences[b].types[i];
+      p.mask[b * padded + i] = 1;
+    }
+  REQUIRE(batched.set_input("input_ids", ElementType::kI32, p.ids.data(), p.shape).is_ok());
+  if (types) {
+    REQUIRE(
+        batched.set_input("token_type_ids", ElementType::kI32, p.types.data(), p.shape).is_ok());
+  }
+  Status masked = batched.set_attention_mask(ElementType::kI32, p.mask.data(), p.shape);
+  REQUIRE_MESSAGE(masked.is_ok(), masked.message());
+  return p;
+}
+
+bool takes_token_types(const Model& model) {
+  for (const TensorInfo& input : model.inputs())
+    if (input.name == "token_type_ids") return true;
+  return false;
+}
+
+// What `output` holds per sequence: a row per token (last_hidden_state,
+// packed) or one row (a pooled embedding, a classifier's logits).
+enum class Rows { kPerToken, kPerSequence };
+
+// `sequences` right-padded with `pad_id` into one batch with a mask, fused and
+// unfused: `output` must hold each sequence's separate run (its token types
+// where the model takes them), one after the other, every row within
+// kBatchRtol of that row's largest value. A sequence without ids (all
+// padding) has no token row, and as its one row zeros: sentence-transformers'
+// mean pooling over no token, Σ / max(0, 1e-9) (only mean pooling gives it
+// a row; the other per-sequence heads refuse it, see below).
+void check_batch_equals_separate_runs(const std::string& fixture, const std::string& dir,
+                                      const std::vector<BatchSequence>& sequences,
+                                      const ModelBuildOptions& options, const char* output,
+                                      int32_t pad_id, Rows rows) {
+  for (bool fuse : {true, false}) {
+    CAPTURE(fuse);
+    auto model = test::build_fixture_model(dir, options, fuse);
+    REQUIRE_MESSAGE(model.is_ok(), model.status().message());
+    REQUIRE_MESSAGE(model.value()->batch_refusal().empty(), model.value()->batch_refusal());
+    const bool types = takes_token_types(*model.value());
+    auto single = batch_session(model.value(), 1);
+    auto batched = batch_session(model.value(), sequences.size());
+    const PaddedBatch bound = bind_padded_batch(*batched, sequences, pad_id, types);
+    Status ran = batched->run();
+    REQUIRE_MESSAGE(ran.is_ok(), ran.message());
+    size_t width = 0;
+    const std::vector<float> got = output_of(*batched, output, &width);
+
+    // Each sequence's own run: values [begin, ends[b]) of the batch's output.
+    std::vector<float> want;
+    std::vector<size_t> ends;
+    for (const BatchSequence& s : sequences) {
+      if (s.ids.empty()) {
+        if (rows == Rows::kPerSequence) want.resize(want.size() + width, 0.0f);
+      } else {
+        auto values =
+            test::run_ids(*single, s.ids, output, types ? s.types : std::vector<int32_t>{});
+        REQUIRE_MESSAGE(values.is_ok(), values.status().message());
+        want.insert(want.end(), values.value().begin(), values.value().end());
+      }
+      ends.push_back(want.size());
+    }
+    REQUIRE(got.size() == want.size());
+
+    for (size_t b = 0, begin = 0; b < sequences.size(); begin = ends[b++]) {
+      CAPTURE(sequences[b].label);
+      if (sequences[b].ids.empty()) {
+        for (size_t i = begin; i < ends[b]; ++i)
+          CHECK_MESSAGE(got[i] == 0.0f, fixture << ": all-padding sequence " << b << " column "
+                                                << i - begin << " = " << got[i] << ", want 0");
+        continue;
+      }
+      const test::Comparison c = test::compare_rows(got.data() + begin, want.data() + begin,
+                                                    (ends[b] - begin) / width, width, kBatchRtol);
+      CHECK_MESSAGE(c.ok(), fixture << ": sequence " << b << ": " << c.first_failure);
+    }
+  }
+}
+
+// Every token's row of last_hidden_state.
 void check_family(const std::string& fixture, int32_t pad_id) {
   auto f = test::read_encoder_fixture(fixture);
   REQUIRE_MESSAGE(f.is_ok(), f.status().message());
-  const auto sequences = sequences_of(f.value());
-  for (bool fuse : {true, false}) {
-    CAPTURE(fuse);
-    auto model = test::build_fixture_model(f.value().dir, {}, fuse);
-    REQUIRE_MESSAGE(model.is_ok(), model.status().message());
-    REQUIRE_MESSAGE(model.value()->batch_refusal().empty(), model.value()->batch_refusal());
-    auto single = batch_session(model.value(), 1);
-    auto batched = batch_session(model.value(), sequences.size());
-
-    std::vector<float> want;
-    for (const auto& ids : sequences) {
-      auto rows = test::run_ids(*single, ids, "last_hidden_state");
-      REQUIRE_MESSAGE(rows.is_ok(), rows.status().message());
-      want.insert(want.end(), rows.value().begin(), rows.value().end());
-    }
-
-    size_t padded = 0;
-    for (const auto& ids : sequences) padded = std::max(padded, ids.size());
-    const size_t batch = sequences.size();
-    std::vector<int32_t> ids(batch * padded, pad_id), mask(batch * padded, 0);
-    for (size_t b = 0; b < batch; ++b)
-      for (size_t i = 0; i < sequences[b].size(); ++i) {
-        ids[b * padded + i] = sequences[b][i];
-        mask[b * padded + i] = 1;
-      }
-    const TensorShape shape = TensorShape::of({batch, padded});
-    REQUIRE(batched->set_input("input_ids", ElementType::kI32, ids.data(), shape).is_ok());
-    Status masked = batched->set_attention_mask(ElementType::kI32, mask.data(), shape);
-    REQUIRE_MESSAGE(masked.is_ok(), masked.message());
-    Status ran = batched->run();
-    REQUIRE_MESSAGE(ran.is_ok(), ran.message());
-    const std::vector<float> got = output_of(*batched, "last_hidden_state");
-    REQUIRE(got.size() == want.size());
-
-    size_t rows = 0;
-    for (const auto& s : sequences) rows += s.size();
-    const size_t width = got.size() / rows;
-    for (size_t r = 0; r < rows; ++r) {
-      double scale = 0;
-      for (size_t j = 0; j < width; ++j)
-        scale = std::max(scale, std::fabs(double(want[r * width + j])));
-      for (size_t j = 0; j < width; ++j) {
-        const double diff = std::fabs(double(got[r * width + j]) - want[r * width + j]);
-        if (!(diff <= kBatchRtol * scale))
-          FAIL_CHECK(fixture << ": packed row " << r << " column " << j << " got "
-                             << got[r * width + j] << ", want " << want[r * width + j]);
-      }
-    }
-  }
+  check_batch_equals_separate_runs(fixture, f.value().dir, token_sequences(f.value()), {},
+                                   "last_hidden_state", pad_id, Rows::kPerToken);
 }
 
 // One row per sequence (a classifier's logits, a pooled embedding): the
@@ -103,61 +175,16 @@ void check_per_sequence(const std::string& fixture, const ModelBuildOptions& opt
                         const char* output, int32_t pad_id) {
   auto f = test::read_encoder_fixture(fixture);
   REQUIRE_MESSAGE(f.is_ok(), f.status().message());
-  std::vector<const test::EncoderCase*> cases;
-  for (const test::EncoderCase& c : f.value().cases)
-    if (!c.ids.empty()) cases.push_back(&c);
-  REQUIRE(cases.size() >= 3);
-  for (bool fuse : {true, false}) {
-    CAPTURE(fuse);
-    auto model = test::build_fixture_model(f.value().dir, options, fuse);
-    REQUIRE_MESSAGE(model.is_ok(), model.status().message());
-    REQUIRE_MESSAGE(model.value()->batch_refusal().empty(), model.value()->batch_refusal());
-    bool types = false;
-    for (const TensorInfo& input : model.value()->inputs()) types |= input.name == "token_type_ids";
-    auto single = batch_session(model.value(), 1);
-    auto batched = batch_session(model.value(), cases.size());
+  check_batch_equals_separate_runs(fixture, f.value().dir, text_cases(f.value()), options, output,
+                                   pad_id, Rows::kPerSequence);
+}
 
-    std::vector<std::vector<float>> want;
-    size_t padded = 0;
-    for (const test::EncoderCase* c : cases) {
-      auto row = test::run_ids(*single, c->ids, output, types ? c->types : std::vector<int32_t>{});
-      REQUIRE_MESSAGE(row.is_ok(), row.status().message());
-      want.push_back(row.value());
-      padded = std::max(padded, c->ids.size());
-    }
-    const size_t batch = cases.size();
-    std::vector<int32_t> ids(batch * padded, pad_id), type_ids(batch * padded, 0),
-        mask(batch * padded, 0);
-    for (size_t b = 0; b < batch; ++b)
-      for (size_t i = 0; i < cases[b]->ids.size(); ++i) {
-        ids[b * padded + i] = cases[b]->ids[i];
-        if (types && !cases[b]->types.empty()) type_ids[b * padded + i] = cases[b]->types[i];
-        mask[b * padded + i] = 1;
-      }
-    const TensorShape shape = TensorShape::of({batch, padded});
-    REQUIRE(batched->set_input("input_ids", ElementType::kI32, ids.data(), shape).is_ok());
-    if (types) {
-      REQUIRE(
-          batched->set_input("token_type_ids", ElementType::kI32, type_ids.data(), shape).is_ok());
-    }
-    REQUIRE(batched->set_attention_mask(ElementType::kI32, mask.data(), shape).is_ok());
-    Status ran = batched->run();
-    REQUIRE_MESSAGE(ran.is_ok(), ran.message());
-    const std::vector<float> got = output_of(*batched, output);
-    const size_t width = want[0].size();
-    REQUIRE(got.size() == batch * width);
-    for (size_t b = 0; b < batch; ++b) {
-      CAPTURE(cases[b]->label);
-      double scale = 0;
-      for (float v : want[b]) scale = std::max(scale, std::fabs(double(v)));
-      for (size_t j = 0; j < width; ++j) {
-        const double diff = std::fabs(double(got[b * width + j]) - want[b][j]);
-        if (!(diff <= kBatchRtol * scale))
-          FAIL_CHECK(fixture << ": sequence " << b << " column " << j << " got "
-                             << got[b * width + j] << ", want " << want[b][j]);
-      }
-    }
-  }
+// `real` with sequences of padding only (mask all 0) first, second and last.
+std::vector<BatchSequence> with_all_padding(std::vector<BatchSequence> real) {
+  real.insert(real.begin() + 1, BatchSequence{"all padding", {}, {}});
+  real.insert(real.begin(), BatchSequence{"all padding, first", {}, {}});
+  real.push_back(BatchSequence{"all padding, last", {}, {}});
+  return real;
 }
 
 ModelBuildOptions pooled(const char* mode) {
@@ -190,6 +217,64 @@ TEST_SUITE("encoder_batch") {
   }
   TEST_CASE("MPNet: a ragged batch equals separate runs (relative positions per sequence)") {
     check_family("tiny_mpnet", 1);
+  }
+
+  // A sequence whose attention mask is all 0 has no token: the batch runs
+  // without it (transformers would run its S pad tokens with a uniform
+  // softmax over them, a result of the padding, not of any text).
+  TEST_CASE("a sequence whose mask is all 0 has no token row; the others equal their own runs") {
+    for (const auto& [name, pad_id] :
+         {std::pair<const char*, int32_t>{"tiny_roberta", 1}, {"tiny_distilbert", 0}}) {
+      CAPTURE(name);
+      auto f = test::read_encoder_fixture(name);
+      REQUIRE_MESSAGE(f.is_ok(), f.status().message());
+      check_batch_equals_separate_runs(name, f.value().dir,
+                                       with_all_padding(token_sequences(f.value())), {},
+                                       "last_hidden_state", pad_id, Rows::kPerToken);
+    }
+  }
+  TEST_CASE(
+      "mean pooling: a sequence whose mask is all 0 gets zeros, as in sentence-transformers") {
+    auto f = test::read_encoder_fixture("tiny_roberta");
+    REQUIRE_MESSAGE(f.is_ok(), f.status().message());
+    check_batch_equals_separate_runs("tiny_roberta", f.value().dir,
+                                     with_all_padding(text_cases(f.value())), pooled("mean"),
+                                     "embedding", 1, Rows::kPerSequence);
+  }
+  TEST_CASE(
+      "CLS and max pooling and classifiers refuse a sequence whose mask is all 0, naming it") {
+    struct Head {
+      const char* fixture;
+      ModelBuildOptions options;
+      const char* output;
+      int32_t pad_id;
+    };
+    for (const Head& head :
+         {Head{"tiny_roberta", pooled("cls"), "embedding", 1},
+          Head{"tiny_roberta", pooled("max"), "embedding", 1},
+          Head{"tiny_bert_cls", {}, "logits", 0}, Head{"tiny_distilbert_cls", {}, "logits", 0}}) {
+      CAPTURE(std::string(head.fixture));
+      CAPTURE(head.options.pooling.mode);
+      auto f = test::read_encoder_fixture(head.fixture);
+      REQUIRE_MESSAGE(f.is_ok(), f.status().message());
+      auto model = test::build_fixture_model(f.value().dir, head.options, true);
+      REQUIRE_MESSAGE(model.is_ok(), model.status().message());
+      const bool types = takes_token_types(*model.value());
+      const std::vector<BatchSequence> real = text_cases(f.value());
+      std::vector<BatchSequence> sequences = {real[0], {"all padding", {}, {}}, real[1]};
+      auto batched = batch_session(model.value(), sequences.size());
+      PaddedBatch bound = bind_padded_batch(*batched, sequences, head.pad_id, types);
+      const Status ran = batched->run();
+      CHECK_FALSE(ran.is_ok());
+      const std::string message = ran.is_ok() ? "" : ran.message();
+      CHECK_MESSAGE(message.find("sequence 1 of the batch has no token") != std::string::npos,
+                    message);
+      // The session runs the next batch as usual.
+      sequences.erase(sequences.begin() + 1);
+      bound = bind_padded_batch(*batched, sequences, head.pad_id, types);
+      Status again = batched->run();
+      CHECK_MESSAGE(again.is_ok(), again.message());
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "formats/json/json_config.h"
+#include "tests/support/hex.h"
 
 namespace normrt::testing {
 
@@ -20,8 +21,7 @@ std::vector<MinilmSentence> read_minilm_sentences(const std::string& file) {
       MinilmSentence s;
       std::string hex;
       in >> hex >> n;
-      for (size_t i = 0; i + 1 < hex.size(); i += 2)
-        s.text += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+      s.text = test::decode_hex(hex);
       s.ids.resize(n);
       for (int32_t& id : s.ids) in >> id;
       sentences.push_back(std::move(s));

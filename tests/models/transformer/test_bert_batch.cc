@@ -18,6 +18,7 @@
 #include "models/transformer/bert_encoder.h"
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
+#include "tests/support/compare.h"
 #include "tools/convert/readers/safetensors_file.h"
 
 namespace normrt {
@@ -118,24 +119,9 @@ void run_one(Session& session, const Sequence& sequence) {
 // Row by row: |got − want| ≤ rtol · max|want row|; returns the largest ratio.
 double compare_rows(const float* got, const float* want, size_t rows, size_t cols, double rtol,
                     const std::string& what) {
-  double worst = 0;
-  for (size_t r = 0; r < rows; ++r) {
-    double scale = 0;
-    for (size_t j = 0; j < cols; ++j)
-      scale = std::max(scale, std::fabs(double(want[r * cols + j])));
-    REQUIRE(scale > 0);
-    for (size_t j = 0; j < cols; ++j) {
-      const double error = std::fabs(double(got[r * cols + j]) - want[r * cols + j]);
-      worst = std::max(worst, error / scale);
-      if (!(error <= rtol * scale)) {
-        FAIL_CHECK(what << ": row " << r << " column " << j << " got " << got[r * cols + j]
-                        << ", want " << want[r * cols + j] << ", |diff| = " << error << " > "
-                        << rtol << " * " << scale);
-        return worst;
-      }
-    }
-  }
-  return worst;
+  const test::Comparison c = test::compare_rows(got, want, rows, cols, rtol);
+  CHECK_MESSAGE(c.ok(), what << ": " << c.first_failure);
+  return c.relative;
 }
 
 // Batches of these lengths, each padded to its largest (40 = the tiny
@@ -283,11 +269,10 @@ TEST_SUITE("bert_batch") {
       const std::vector<double> want = test::bert_reference(*tiny.weights, tiny.fixture.prefix,
                                                             tiny.fixture.config, ids, {}, types);
       // The double reference: PyTorch's bound in test_bert_encoder.cc.
-      for (size_t i = 0; i < want.size(); ++i) {
-        const double got = all[row * h + i];
-        REQUIRE_MESSAGE(std::fabs(got - want[i]) <= 1e-5 + 1e-4 * std::fabs(want[i]),
-                        "index " << i << " got " << got << " want " << want[i]);
-      }
+      REQUIRE(want.size() == lengths[b] * h);
+      const test::Comparison reference =
+          test::compare(all.data() + row * h, want.data(), want.size(), 1e-5, 1e-4);
+      REQUIRE_MESSAGE(reference.ok(), reference.first_failure);
       run_one(*single, sequences[b]);
       compare_rows(all.data() + row * h, output_values(*single, "last_hidden_state").data(),
                    lengths[b], h, kBatchRtol, "pair " + std::to_string(b));

@@ -15,6 +15,7 @@
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
 #include "runtime/passes/quantize_weights_int8.h"
+#include "tests/support/compare.h"
 #include "tools/convert/readers/safetensors_file.h"
 
 namespace normrt {
@@ -59,18 +60,10 @@ double check_close(const std::vector<float>& got, const std::vector<double>& wan
                    double rtol, const std::string& what) {
   REQUIRE_MESSAGE(got.size() == want.size(),
                   what << ": " << got.size() << " values, expected " << want.size());
-  double worst = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double error = std::fabs(got[i] - want[i]);
-    worst = std::max(worst, error);
-    if (!(error <= atol + rtol * std::fabs(want[i]))) {
-      FAIL_CHECK(what << ": index " << i << " got " << got[i] << ", want " << want[i]
-                      << ", |diff| = " << error << " > " << atol << " + " << rtol << "·|want|");
-      break;
-    }
-  }
-  MESSAGE(what << ": max |diff| = " << worst);
-  return worst;
+  const test::Comparison c = test::compare(got, want, atol, rtol);
+  CHECK_MESSAGE(c.ok(), what << ": " << c.first_failure);
+  MESSAGE(what << ": max |diff| = " << c.worst);
+  return c.worst;
 }
 
 // PyTorch in float64 vs the runtime in float: activations are O(1), so the
@@ -85,18 +78,11 @@ double check_scaled(const std::vector<float>& got, const std::vector<double>& wa
                   what << ": " << got.size() << " values, expected " << want.size());
   double scale = 0;
   for (double v : want) scale = std::max(scale, std::fabs(v));
-  double worst = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double error = std::fabs(got[i] - want[i]);
-    worst = std::max(worst, error);
-    if (!(error <= rtol * scale)) {
-      FAIL_CHECK(what << ": index " << i << " got " << got[i] << ", want " << want[i]
-                      << ", |diff| = " << error << " > " << rtol << " * max|want| " << scale);
-      break;
-    }
-  }
-  MESSAGE(what << ": max |diff| / max|want| = " << worst / scale);
-  return worst / scale;
+  const test::Comparison c = test::compare(got, want, rtol * scale, 0);
+  CHECK_MESSAGE(c.ok(),
+                what << ": " << c.first_failure << " (" << rtol << " * max|want| " << scale << ")");
+  MESSAGE(what << ": max |diff| / max|want| = " << c.relative);
+  return c.relative;
 }
 
 std::vector<int32_t> first(const std::vector<int32_t>& ids, size_t s) {

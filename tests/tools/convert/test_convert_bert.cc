@@ -10,6 +10,7 @@
 
 #include "runtime/format/model_file.h"
 #include "tests/models/transformer/bert_fixture.h"
+#include "tests/support/compare.h"
 #include "tests/tools/convert/convert_test_support.h"
 #include "tools/convert/convert.h"
 
@@ -71,14 +72,8 @@ std::vector<float> convert_and_run(const Case& c, DataType dtype, const std::str
 void check_close(const std::vector<float>& got, const test::ExpectedOutput& want,
                  const std::string& what) {
   REQUIRE_MESSAGE(got.size() == want.values.size(), what);
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double error = std::fabs(got[i] - want.values[i]);
-    if (!(error <= kAtol + kRtol * std::fabs(want.values[i]))) {
-      FAIL_CHECK(what << ": index " << i << " got " << got[i] << ", want " << want.values[i]
-                      << ", |diff| " << error << " > " << kAtol << " + " << kRtol << "·|want|");
-      return;
-    }
-  }
+  const test::Comparison c = test::compare(got, want.values, kAtol, kRtol);
+  CHECK_MESSAGE(c.ok(), what << ": " << c.first_failure);
 }
 
 }  // namespace

@@ -5,10 +5,10 @@
 // sentence embeddings with test_minilm's f32 bound (max |diff| ≤ 1e-4).
 #include <doctest/doctest.h>
 
-#include <cmath>
 #include <cstdlib>
 #include <fstream>
 
+#include "tests/support/compare.h"
 #include "tests/tools/convert/convert_test_support.h"
 #include "tools/convert/convert.h"
 
@@ -51,12 +51,8 @@ TEST_CASE("all-MiniLM-L6-v2 converts and its embeddings match PyTorch") {
     const auto got =
         run_model_file(options.output_path, "input_ids", ids.data(), ids.size() * 4, "embedding");
     REQUIRE(got.size() == want.size());
-    for (size_t i = 0; i < n; ++i)
-      if (!(std::fabs(got[i] - want[i]) <= 1e-4)) {
-        FAIL_CHECK("sentence " << sentences << " index " << i << ": got " << got[i] << ", want "
-                               << want[i] << ", |diff| > 1e-4");
-        break;
-      }
+    const test::Comparison c = test::compare(got, want, 1e-4, 0);
+    CHECK_MESSAGE(c.ok(), "sentence " << sentences << ": " << c.first_failure);
     ++sentences;
   }
   CHECK(sentences >= 1);

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "tests/models/encoders/encoder_fixture.h"
+#include "tests/support/hex.h"
 #include "tests/tools/serve/serve_test_support.h"
 #include "tools/convert/convert.h"
 #include "tools/serve/model_service.h"
@@ -87,10 +88,10 @@ BatchReference batch_reference() {
     fields >> kind;
     if (kind == "query") {
       fields >> a;
-      reference.query = test::from_hex(a).value_or("");
+      reference.query = test::decode_hex_or_none(a).value_or("");
     } else if (kind == "document") {
       fields >> a >> b;
-      reference.documents.push_back(test::from_hex(b).value_or(""));
+      reference.documents.push_back(test::decode_hex_or_none(b).value_or(""));
     } else if (kind == "pair") {
       size_t index = 0, tokens = 0;
       double logit = 0;

@@ -22,6 +22,7 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/support/hex.h"
 #include "tests/tools/serve/serve_process.h"
 #include "tests/tools/serve/serve_test_support.h"
 
@@ -217,9 +218,7 @@ std::vector<MiniLmSentence> read_minilm_expected() {
       std::string hex;
       MiniLmSentence sentence;
       fields >> hex >> sentence.tokens;
-      for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-        sentence.text += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-      }
+      sentence.text = normrt::test::decode_hex(hex);
       sentences.push_back(sentence);
     } else if (key == "embedding") {
       REQUIRE(!sentences.empty());

@@ -1,7 +1,7 @@
 // The public tokenizer API (include/normrt/tokenizer.hpp) through the shared
 // library libnormrt_tokenizer.so, as an application links it: every case of
 // Hugging Face's fixtures, round trips through bytes, and the errors.
-// Includes only public headers.
+// Includes only public headers (and the standard-library test helpers).
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "normrt/tokenizer.hpp"
+#include "tests/support/hex.h"
 
 namespace {
 
@@ -24,13 +25,6 @@ struct Case {
   std::optional<std::string> second;
   std::vector<int32_t> ids, type_ids;
 };
-
-std::string from_hex(const std::string& hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2)
-    out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-  return out;
-}
 
 std::vector<int32_t> parse_ids(const std::string& text) {
   std::vector<int32_t> ids;
@@ -53,8 +47,8 @@ std::vector<Case> read_cases(const std::string& name) {
     std::getline(fields, type_ids, '\t');
     Case c;
     c.max_length = std::stoul(max_length);
-    c.first = from_hex(first);
-    if (second != "-") c.second = from_hex(second);
+    c.first = normrt::test::decode_hex(first);
+    c.second = normrt::test::decode_hex_or_none(second);
     c.ids = parse_ids(ids);
     c.type_ids = parse_ids(type_ids);
     cases.push_back(std::move(c));

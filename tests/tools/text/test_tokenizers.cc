@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/hex.h"
 #include "tests/tools/text/tokenizer_cases.h"
 #include "tools/text/tokenizer_folder.h"
 #include "tools/text/tokenizer_serialize.h"
@@ -98,9 +99,7 @@ TEST_CASE(
     const size_t tab1 = line.find('\t'), tab2 = line.find('\t', tab1 + 1);
     TokenizerCase c;
     c.max_length = std::stoul(line.substr(0, tab1));
-    const std::string hex = line.substr(tab1 + 1, tab2 - tab1 - 1);
-    for (size_t i = 0; i + 1 < hex.size(); i += 2)
-      c.first += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+    c.first = test::decode_hex(line.substr(tab1 + 1, tab2 - tab1 - 1));
     std::istringstream ids(line.substr(tab2 + 1));
     for (int32_t id; ids >> id;) c.ids.push_back(id);
     c.type_ids.assign(c.ids.size(), 0);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/hex.h"
 #include "tools/text/basic_tokenizer.h"
 #include "tools/text/wordpiece_tokenizer.h"
 #include "tools/text/wordpiece_vocab.h"
@@ -15,13 +16,6 @@ namespace normrt::text {
 namespace {
 
 const std::string kDir = NORMRT_TEXT_FIXTURE_DIR;
-
-std::string from_hex(const std::string& hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2)
-    out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-  return out;
-}
 
 std::string ids_string(const std::vector<int32_t>& ids) {
   std::string out;
@@ -72,7 +66,7 @@ TEST_SUITE("wordpiece") {
       options.max_length = std::stoul(max_length);
       auto tokenizer = BertTokenizer::create(vocab.value(), options);
       REQUIRE(tokenizer.is_ok());
-      const std::string text = from_hex(hex);
+      const std::string text = test::decode_hex(hex);
       auto got = tokenizer.value().encode(text);
       REQUIRE_MESSAGE(got.is_ok(), got.status().message());
       CHECK_MESSAGE(got.value() == want, "case " << count << " '" << text << "'\n  got  "

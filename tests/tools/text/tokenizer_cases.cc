@@ -5,15 +5,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/hex.h"
+
 namespace normrt::text {
 namespace {
-
-std::string from_hex(const std::string& hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2)
-    out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-  return out;
-}
 
 std::vector<int32_t> parse_ids(const std::string& text) {
   std::vector<int32_t> ids;
@@ -39,8 +34,8 @@ std::vector<TokenizerCase> read_cases(const std::string& path) {
     std::getline(fields, type_ids, '\t');
     TokenizerCase c;
     c.max_length = std::stoul(max_length);
-    c.first = from_hex(first);
-    if (second != "-") c.second = from_hex(second);
+    c.first = test::decode_hex(first);
+    c.second = test::decode_hex_or_none(second);
     c.ids = parse_ids(ids);
     c.type_ids = parse_ids(type_ids);
     std::getline(fields, c.reference);
