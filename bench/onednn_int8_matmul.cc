@@ -4,25 +4,19 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/onednn/onednn_dims.h"
+#include "kernels/onednn/onednn_engine.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace normrt::bench {
 namespace {
 
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
 dnnl::stream& cpu_stream() {
-  static dnnl::stream stream(cpu_engine());
+  static dnnl::stream stream(onednn_cpu_engine());
   return stream;
 }
 
 using dnnl::memory;
-memory::dims dims(size_t a, size_t b) {
-  return {static_cast<memory::dim>(a), static_cast<memory::dim>(b)};
-}
 
 }  // namespace
 
@@ -36,14 +30,15 @@ Expected<std::unique_ptr<OneDnnInt8Matmul>> OneDnnInt8Matmul::create(const int8_
                                                                      const float* scales, size_t n,
                                                                      size_t k, size_t m) {
   try {
-    dnnl::engine& engine = cpu_engine();
+    dnnl::engine& engine = onednn_cpu_engine();
     using dt = memory::data_type;
     using tag = memory::format_tag;
-    const memory::desc x_md(dims(m, k), dt::s8, tag::ab);
-    const memory::desc user_w_md(dims(k, n), dt::s8, tag::ba);  // W (n, k) row-major = Wᵀ "ba"
-    const memory::desc w_any_md(dims(k, n), dt::s8, tag::any);
-    const memory::desc bias_md(dims(1, n), dt::f32, tag::ab);
-    const memory::desc y_md(dims(m, n), dt::f32, tag::ab);
+    const memory::desc x_md(onednn_dims({m, k}), dt::s8, tag::ab);
+    // W (n, k) row-major = Wᵀ "ba"
+    const memory::desc user_w_md(onednn_dims({k, n}), dt::s8, tag::ba);
+    const memory::desc w_any_md(onednn_dims({k, n}), dt::s8, tag::any);
+    const memory::desc bias_md(onednn_dims({1, n}), dt::f32, tag::ab);
+    const memory::desc y_md(onednn_dims({m, n}), dt::f32, tag::ab);
     dnnl::primitive_attr attr;
     attr.set_output_scales(1 << 1, std::vector<float>(scales, scales + n));  // per column
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(x_md, w_any_md, bias_md, y_md), attr,

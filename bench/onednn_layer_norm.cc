@@ -5,20 +5,16 @@
 #include <unordered_map>
 #include <utility>
 
+#include "kernels/onednn/onednn_engine.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace normrt::bench {
 namespace {
 
-// One engine and stream for the process, created on first use (after
-// onednn_use_one_thread() has run).
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
+// One stream for the process on normrt's engine (kernels/onednn), both
+// created on first use (after onednn_use_one_thread() has run).
 dnnl::stream& cpu_stream() {
-  static dnnl::stream stream(cpu_engine());
+  static dnnl::stream stream(onednn_cpu_engine());
   return stream;
 }
 
@@ -81,7 +77,7 @@ Expected<std::unique_ptr<OneDnnLayerNorm>> OneDnnLayerNorm::create(size_t rows, 
                                                                    const float* shift) {
   using dnnl::memory;
   try {
-    dnnl::engine& engine = cpu_engine();
+    dnnl::engine& engine = onednn_cpu_engine();
     // Rows contiguous, stride n: the plain 2-D layout "ab" (normalized over b).
     memory::desc data_md({static_cast<memory::dim>(rows), static_cast<memory::dim>(n)},
                          memory::data_type::f32, memory::format_tag::ab);

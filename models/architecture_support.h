@@ -33,7 +33,8 @@ Status refuse_pooling(const ModelBuildOptions& options, const char* architecture
 BuiltModel one_graph(Graph graph, std::string checkpoint_norm = "");
 
 /// Architecture::read_config and ::build for an entry whose `Plan` reads and
-/// checks its config and whose `Build` makes its one graph from the result.
+/// checks its config and whose `Build` makes its one graph from the result;
+/// entry() the whole registry entry of such a model.
 template <class Config, Expected<Config> (*Plan)(const JsonConfig&, const ModelBuildOptions&),
           Expected<Graph> (*Build)(const Config&, const WeightSource&)>
 struct PlannedGraph {
@@ -45,6 +46,16 @@ struct PlannedGraph {
     NORMRT_ASSIGN_OR_RETURN(Config planned, Plan(config, options));
     NORMRT_ASSIGN_OR_RETURN(Graph graph, Build(planned, weights));
     return one_graph(std::move(graph));
+  }
+  /// The entry `name` of a model described by normrt's own JSON config, found
+  /// by its key "architecture": `name`.
+  static Architecture entry(const char* name) {
+    Architecture a;
+    a.name = name;
+    a.match.architecture = {name};
+    a.read_config = read;
+    a.build = build;
+    return a;
   }
 };
 

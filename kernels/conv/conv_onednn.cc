@@ -8,8 +8,10 @@
 #include <unordered_map>
 #include <utility>
 
-#include "kernels/conv/onednn_engine.h"
 #include "kernels/conv/onednn_threads.h"
+#include "kernels/conv/window_2d.h"
+#include "kernels/onednn/onednn_dims.h"
+#include "kernels/onednn/onednn_engine.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace normrt {
@@ -18,40 +20,24 @@ namespace {
 using dnnl::memory;
 using Args = std::unordered_map<int, memory>;
 
-memory::dims dims(std::initializer_list<size_t> values) {
-  memory::dims d;
-  for (size_t v : values) d.push_back(static_cast<memory::dim>(v));
-  return d;
-}
-
-size_t output_size(size_t in, size_t pad_a, size_t pad_b, size_t kernel, size_t stride) {
-  const size_t padded = in + pad_a + pad_b;
-  if (kernel == 0 || stride == 0 || padded < kernel) return 0;
-  return (padded - kernel) / stride + 1;
-}
-
 }  // namespace
 
 size_t Conv2dShape::out_height() const {
-  return output_size(height, pad_top, pad_bottom, kernel_h, stride_h);
+  return window_positions(height, pad_top, pad_bottom, kernel_h, stride_h);
 }
 size_t Conv2dShape::out_width() const {
-  return output_size(width, pad_left, pad_right, kernel_w, stride_w);
+  return window_positions(width, pad_left, pad_right, kernel_w, stride_w);
 }
 
 Status conv2d_validate_shape(const Conv2dShape& s) {
-  const std::pair<const char*, size_t> sizes[] = {
+  const std::initializer_list<NamedSize> sizes = {
       {"batch", s.batch},       {"in_channels", s.in_channels},   {"height", s.height},
       {"width", s.width},       {"out_channels", s.out_channels}, {"kernel_h", s.kernel_h},
       {"kernel_w", s.kernel_w}, {"stride_h", s.stride_h},         {"stride_w", s.stride_w}};
-  // oneDNN's dims are int64; anything near that is a corrupt shape anyway.
-  constexpr size_t kLimit = size_t{1} << 31;
-  for (auto [name, value] : sizes) {
-    if (value == 0) return Status::error(std::string("conv2d: ") + name + " must be at least 1");
-    if (value >= kLimit) return Status::error(std::string("conv2d: ") + name + " is too large");
-  }
+  NORMRT_RETURN_IF_ERROR(check_window_sizes("conv2d", sizes));
+  // Padding may be 0, so it has the limit without the "at least 1".
   for (size_t pad : {s.pad_top, s.pad_left, s.pad_bottom, s.pad_right}) {
-    if (pad >= kLimit) return Status::error("conv2d: padding is too large");
+    if (pad >= kWindowSizeLimit) return Status::error("conv2d: padding is too large");
   }
   if (s.pad_top >= s.kernel_h || s.pad_bottom >= s.kernel_h || s.pad_left >= s.kernel_w ||
       s.pad_right >= s.kernel_w) {
@@ -126,18 +112,18 @@ Expected<std::unique_ptr<OneDnnConv2d>> OneDnnConv2d::create(const Conv2dShape& 
     impl->shape = shape;
     impl->options = options;
     impl->user_src_md =
-        memory::desc(dims({s.batch, s.in_channels, s.height, s.width}), f32, tag::nchw);
-    impl->user_dst_md = memory::desc(dims({s.batch, s.out_channels, s.out_height(), s.out_width()}),
-                                     f32, tag::nchw);
-    impl->bias_md = memory::desc(dims({s.out_channels}), f32, tag::x);
+        memory::desc(onednn_dims({s.batch, s.in_channels, s.height, s.width}), f32, tag::nchw);
+    impl->user_dst_md = memory::desc(
+        onednn_dims({s.batch, s.out_channels, s.out_height(), s.out_width()}), f32, tag::nchw);
+    impl->bias_md = memory::desc(onednn_dims({s.out_channels}), f32, tag::x);
     const tag activation_tag = options.blocked ? tag::any : tag::nchw;
     const memory::desc src_md(impl->user_src_md.dims(), f32, activation_tag);
     const memory::desc dst_md(impl->user_dst_md.dims(), f32, activation_tag);
-    const memory::desc weights_md(dims({s.out_channels, s.in_channels, s.kernel_h, s.kernel_w}),
-                                  f32, tag::any);
-    const memory::dims strides = dims({s.stride_h, s.stride_w});
-    const memory::dims pad_l = dims({s.pad_top, s.pad_left});
-    const memory::dims pad_r = dims({s.pad_bottom, s.pad_right});
+    const memory::desc weights_md(
+        onednn_dims({s.out_channels, s.in_channels, s.kernel_h, s.kernel_w}), f32, tag::any);
+    const memory::dims strides = onednn_dims({s.stride_h, s.stride_w});
+    const memory::dims pad_l = onednn_dims({s.pad_top, s.pad_left});
+    const memory::dims pad_r = onednn_dims({s.pad_bottom, s.pad_right});
     const auto kind = dnnl::prop_kind::forward_inference;
     auto desc_for = [&](dnnl::algorithm algorithm) {
       return options.with_bias

@@ -6,25 +6,15 @@
 #include <unordered_map>
 #include <utility>
 
-#include "kernels/conv/onednn_engine.h"
 #include "kernels/conv/onednn_threads.h"
+#include "kernels/conv/window_2d.h"
+#include "kernels/onednn/onednn_dims.h"
+#include "kernels/onednn/onednn_engine.h"
 
 namespace normrt {
 namespace {
 
 using dnnl::memory;
-
-memory::dims dims(std::initializer_list<size_t> values) {
-  memory::dims d;
-  for (size_t v : values) d.push_back(static_cast<memory::dim>(v));
-  return d;
-}
-
-size_t output_size(size_t in, size_t pad_a, size_t pad_b, size_t kernel, size_t stride) {
-  const size_t padded = in + pad_a + pad_b;
-  if (kernel == 0 || stride == 0 || padded < kernel) return 0;
-  return (padded - kernel) / stride + 1;
-}
 
 dnnl::algorithm pooling_algorithm(PoolKind kind) {
   switch (kind) {
@@ -41,22 +31,18 @@ dnnl::algorithm pooling_algorithm(PoolKind kind) {
 }  // namespace
 
 size_t Pool2dShape::out_height() const {
-  return output_size(height, pad_top, pad_bottom, kernel_h, stride_h);
+  return window_positions(height, pad_top, pad_bottom, kernel_h, stride_h);
 }
 size_t Pool2dShape::out_width() const {
-  return output_size(width, pad_left, pad_right, kernel_w, stride_w);
+  return window_positions(width, pad_left, pad_right, kernel_w, stride_w);
 }
 
 Status pool2d_validate_shape(const Pool2dShape& s) {
-  const std::pair<const char*, size_t> sizes[] = {
+  const std::initializer_list<NamedSize> sizes = {
       {"batch", s.batch},       {"channels", s.channels}, {"height", s.height},
       {"width", s.width},       {"kernel_h", s.kernel_h}, {"kernel_w", s.kernel_w},
       {"stride_h", s.stride_h}, {"stride_w", s.stride_w}};
-  constexpr size_t kLimit = size_t{1} << 31;
-  for (auto [name, value] : sizes) {
-    if (value == 0) return Status::error(std::string("pool2d: ") + name + " must be at least 1");
-    if (value >= kLimit) return Status::error(std::string("pool2d: ") + name + " is too large");
-  }
+  NORMRT_RETURN_IF_ERROR(check_window_sizes("pool2d", sizes));
   if (2 * s.pad_top > s.kernel_h || 2 * s.pad_bottom > s.kernel_h || 2 * s.pad_left > s.kernel_w ||
       2 * s.pad_right > s.kernel_w) {
     return Status::error("pool2d: padding must be at most half the kernel (kernel " +
@@ -99,14 +85,14 @@ Expected<std::unique_ptr<OneDnnPool2d>> OneDnnPool2d::create(const Pool2dShape& 
     OneDnnThreadScope scope(threads);
     const Pool2dShape& s = shape;
     const auto f32 = memory::data_type::f32;
-    const memory::desc src_md(dims({s.batch, s.channels, s.height, s.width}), f32,
+    const memory::desc src_md(onednn_dims({s.batch, s.channels, s.height, s.width}), f32,
                               memory::format_tag::nchw);
-    const memory::desc dst_md(dims({s.batch, s.channels, s.out_height(), s.out_width()}), f32,
-                              memory::format_tag::nchw);
+    const memory::desc dst_md(onednn_dims({s.batch, s.channels, s.out_height(), s.out_width()}),
+                              f32, memory::format_tag::nchw);
     const dnnl::pooling_forward::desc desc(
         dnnl::prop_kind::forward_inference, pooling_algorithm(kind), src_md, dst_md,
-        dims({s.stride_h, s.stride_w}), dims({s.kernel_h, s.kernel_w}),
-        dims({s.pad_top, s.pad_left}), dims({s.pad_bottom, s.pad_right}));
+        onednn_dims({s.stride_h, s.stride_w}), onednn_dims({s.kernel_h, s.kernel_w}),
+        onednn_dims({s.pad_top, s.pad_left}), onednn_dims({s.pad_bottom, s.pad_right}));
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     auto impl = std::make_unique<Impl>();

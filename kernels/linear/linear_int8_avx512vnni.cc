@@ -51,12 +51,9 @@ struct Avx512VnniOps {
       const __m512i bits = _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, x + i));
       max_bits = _mm512_max_epu32(max_bits, _mm512_and_si512(bits, magnitude));
     }
-    const Int8RowScale s = int8_row_scale(_mm512_reduce_max_epu32(max_bits));
-    const size_t padded = (k + 3) / 4 * 4;
-    if (s.zero) {
-      std::memset(q, kZeroCode, padded);
-      return s.scale;
-    }
+    const Int8RowScale s =
+        int8_row_scale_or_zero(_mm512_reduce_max_epu32(max_bits), k, kZeroCode, q);
+    if (s.zero) return s.scale;
     const __m512 inverse = _mm512_set1_ps(s.inverse);
     const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
     const __m512i shift = _mm512_set1_epi32(128);
@@ -67,7 +64,7 @@ struct Avx512VnniOps {
       r = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(r, lo), hi), shift);
       _mm512_mask_cvtepi32_storeu_epi8(q + i, mask, r);
     }
-    std::memset(q + k, kZeroCode, padded - k);
+    int8_quantize_tail(x, k, k, s.inverse, kZeroCode, q);  // the padding only
     return s.scale;
   }
 };

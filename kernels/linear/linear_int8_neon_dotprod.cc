@@ -6,7 +6,6 @@
 
 #include <arm_neon.h>
 
-#include <cmath>
 #include <cstring>
 
 #include "kernels/linear/linear_int8_simd.h"
@@ -54,11 +53,6 @@ struct NeonDotOps {
     }
   }
 
-  static int8_t quantize_one(float x, float inverse) {
-    const float r = std::nearbyint(x * inverse);
-    return static_cast<int8_t>(r > 127.0f ? 127.0f : r < -127.0f ? -127.0f : r);
-  }
-
   static float quantize_row(const float* x, size_t k, uint8_t* q) {
     uint32x4_t max_bits = vdupq_n_u32(0);
     const uint32x4_t magnitude = vdupq_n_u32(0x7fffffffu);
@@ -67,19 +61,9 @@ struct NeonDotOps {
       const uint32x4_t bits = vreinterpretq_u32_f32(vld1q_f32(x + i));
       max_bits = vmaxq_u32(max_bits, vandq_u32(bits, magnitude));
     }
-    uint32_t max_abs = vmaxvq_u32(max_bits);
-    for (; i < k; ++i) {
-      uint32_t bits;
-      std::memcpy(&bits, x + i, sizeof bits);
-      bits &= 0x7fffffffu;
-      max_abs = bits > max_abs ? bits : max_abs;
-    }
-    const Int8RowScale s = int8_row_scale(max_abs);
-    const size_t padded = (k + 3) / 4 * 4;
-    if (s.zero) {
-      std::memset(q, kZeroCode, padded);
-      return s.scale;
-    }
+    const Int8RowScale s =
+        int8_row_scale_or_zero(int8_max_abs_bits(x, i, k, vmaxvq_u32(max_bits)), k, kZeroCode, q);
+    if (s.zero) return s.scale;
     const int32x4_t lo = vdupq_n_s32(-127), hi = vdupq_n_s32(127);
     auto round4 = [&](const float* p) {  // vcvtnq: to nearest, ties to even
       const int32x4_t r = vcvtnq_s32_f32(vmulq_n_f32(vld1q_f32(p), s.inverse));
@@ -91,8 +75,7 @@ struct NeonDotOps {
           vcombine_s16(vqmovn_s32(round4(x + i + 8)), vqmovn_s32(round4(x + i + 12)));
       vst1q_s8(reinterpret_cast<int8_t*>(q + i), vcombine_s8(vqmovn_s16(ab), vqmovn_s16(cd)));
     }
-    for (; i < k; ++i) q[i] = static_cast<uint8_t>(quantize_one(x[i], s.inverse));
-    std::memset(q + k, kZeroCode, padded - k);
+    int8_quantize_tail(x, i, k, s.inverse, kZeroCode, q);
     return s.scale;
   }
 };

@@ -7,7 +7,6 @@
 
 #include <immintrin.h>
 
-#include <cmath>
 #include <cstring>
 
 #include "kernels/linear/linear_int8_simd.h"
@@ -50,14 +49,6 @@ struct YmmInt8Common {
     }
   }
 
-  // One value by the formula, for the tail (the same float product and
-  // rounding as _mm256_cvtps_epi32 in the default rounding mode).
-  static uint8_t quantize_one(float x, float inverse) {
-    const float r = std::nearbyint(x * inverse);
-    const int q = static_cast<int>(r > 127.0f ? 127.0f : r < -127.0f ? -127.0f : r);
-    return static_cast<uint8_t>(kUnsignedX ? q + 128 : q);
-  }
-
   static float quantize_row(const float* x, size_t k, uint8_t* q) {
     const __m256i magnitude = _mm256_set1_epi32(0x7fffffff);
     __m256i max_bits = _mm256_setzero_si256();
@@ -70,18 +61,9 @@ struct YmmInt8Common {
     _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), max_bits);
     uint32_t max_abs = 0;
     for (uint32_t lane : lanes) max_abs = lane > max_abs ? lane : max_abs;
-    for (; i < k; ++i) {
-      uint32_t bits;
-      std::memcpy(&bits, x + i, sizeof bits);
-      bits &= 0x7fffffffu;
-      max_abs = bits > max_abs ? bits : max_abs;
-    }
-    const Int8RowScale s = int8_row_scale(max_abs);
-    const size_t padded = (k + 3) / 4 * 4;
-    if (s.zero) {
-      std::memset(q, kZeroCode, padded);
-      return s.scale;
-    }
+    const Int8RowScale s =
+        int8_row_scale_or_zero(int8_max_abs_bits(x, i, k, max_abs), k, kZeroCode, q);
+    if (s.zero) return s.scale;
     const __m256 inverse = _mm256_set1_ps(s.inverse);
     const __m256i lo = _mm256_set1_epi32(-127), hi = _mm256_set1_epi32(127);
     // packs interleave the 128-bit lanes: this puts the 8 dwords back in order.
@@ -97,8 +79,9 @@ struct YmmInt8Common {
       if constexpr (kUnsignedX) bytes = _mm256_xor_si256(bytes, _mm256_set1_epi8(-128));
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i), bytes);
     }
-    for (; i < k; ++i) q[i] = quantize_one(x[i], s.inverse);
-    std::memset(q + k, kZeroCode, padded - k);
+    // The tail by the formula: the same float product and rounding as
+    // _mm256_cvtps_epi32 in the default rounding mode.
+    int8_quantize_tail(x, i, k, s.inverse, kZeroCode, q);
     return s.scale;
   }
 };

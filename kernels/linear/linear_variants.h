@@ -77,6 +77,25 @@ struct Int8RowScale {
 };
 Int8RowScale int8_row_scale(uint32_t max_abs_bits);
 
+// The scalar parts of every SIMD kernel's Ops::quantize_row, out of line so
+// that no copy is compiled with an ISA's flags. A quantized row holds
+// roundup(k, 4) bytes (whole groups of 4), a zero x stored as `zero_code`
+// (0x80 where vpdpbusd takes x as unsigned, qx + 128; else 0).
+
+/// `max_abs_bits` folded with the bit patterns, sign cleared, of x[begin,
+/// end): the tail of a kernel's vector max.
+uint32_t int8_max_abs_bits(const float* x, size_t begin, size_t end, uint32_t max_abs_bits);
+
+/// int8_row_scale(); for a zero row also the whole quantized row q (every
+/// byte `zero_code`), so that the kernel returns s.scale at once.
+Int8RowScale int8_row_scale_or_zero(uint32_t max_abs_bits, size_t k, uint8_t zero_code, uint8_t* q);
+
+/// q[i] = rne(x[i] · inverse) clamped to ±127, plus `zero_code`, for i in
+/// [begin, k) (the tail of a kernel's vector loop), then `zero_code` up to
+/// roundup(k, 4).
+void int8_quantize_tail(const float* x, size_t begin, size_t k, float inverse, uint8_t zero_code,
+                        uint8_t* q);
+
 /// Whether the int8 kernels prefetch weights streaming from beyond L2 in
 /// software (m = 1), resolved once. Off on AMD: on Zen 4 it cost the int8
 /// GEMV 9-16% (and a plain read loop 5-12%), the hardware prefetcher alone

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/norm/norm.h"
+#include "models/config_checks.h"
 #include "runtime/graph/graph_builder.h"
 
 namespace normrt {
@@ -26,12 +26,6 @@ std::vector<ConvLayer> layers(const ConvPoolCnnConfig& c) {
 // The side of the last layers' planes: S → S/2 → S/4 (floored) → − 2.
 int64_t last_side(int64_t image_size) { return image_size / 2 / 2 - 2; }
 
-Status check_range(const std::string& field, int64_t value, int64_t most) {
-  if (value >= 1 && value <= most) return Status::ok();
-  return Status::error("config: " + field + " = " + std::to_string(value) + " is outside [1, " +
-                       std::to_string(most) + "]");
-}
-
 }  // namespace
 
 Status check_convpool_cnn_config(const ConvPoolCnnConfig& c) {
@@ -40,9 +34,9 @@ Status check_convpool_cnn_config(const ConvPoolCnnConfig& c) {
                               {"stage2_channels", c.stage2_channels},
                               {"num_classes", c.num_classes},
                               {"image_size", c.image_size}}) {
-    NORMRT_RETURN_IF_ERROR(check_range(field, value, 4096));
+    NORMRT_RETURN_IF_ERROR(check_config_range(field, value, 1, 4096));
   }
-  NORMRT_RETURN_IF_ERROR(check_range("batch", c.batch, 1024));
+  NORMRT_RETURN_IF_ERROR(check_config_range("batch", c.batch, 1, 1024));
   if (last_side(c.image_size) < 1) {
     return Status::error(
         "config: image_size = " + std::to_string(c.image_size) +
@@ -56,19 +50,14 @@ Status check_convpool_cnn_config(const ConvPoolCnnConfig& c) {
     return Status::error("config: negative_slope must be finite");
   }
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
-  if (c.norm.is(NormKind::kPRmsNorm)) {
-    const NormParams params = c.norm.params();
-    const int64_t side = last_side(c.image_size);
-    const size_t smallest = static_cast<size_t>(side * side);
-    if (norm_stat_count(params, smallest) == 0) {
-      return Status::error("config: p = " + std::to_string(c.norm.p) + " keeps floor(p·" +
-                           std::to_string(smallest) + ") = 0 values of the last layers' " +
-                           std::to_string(side) + "x" + std::to_string(side) + " planes");
-    }
-    if (c.normalize_dense && norm_stat_count(params, static_cast<size_t>(c.num_classes)) == 0) {
-      return Status::error("config: p = " + std::to_string(c.norm.p) + " keeps floor(p·" +
-                           std::to_string(c.num_classes) + ") = 0 of the dense layer's outputs");
-    }
+  const int64_t side = last_side(c.image_size);
+  NORMRT_RETURN_IF_ERROR(check_partial_keeps_one(c.norm, side * side,
+                                                 "values of the last layers' " +
+                                                     std::to_string(side) + "x" +
+                                                     std::to_string(side) + " planes"));
+  if (c.normalize_dense) {
+    NORMRT_RETURN_IF_ERROR(
+        check_partial_keeps_one(c.norm, c.num_classes, "of the dense layer's outputs"));
   }
   return Status::ok();
 }

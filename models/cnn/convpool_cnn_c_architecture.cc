@@ -86,28 +86,12 @@ Expected<ConvPoolCnnConfig> plan(const JsonConfig& config, const ModelBuildOptio
   return read_convpool_cnn_config(config);
 }
 
-Status read(const JsonConfig& config, const ModelBuildOptions& options) {
-  return plan(config, options).status();
-}
-
-Expected<BuiltModel> build(const JsonConfig& config, const WeightSource& weights,
-                           const ModelBuildOptions& options) {
-  NORMRT_ASSIGN_OR_RETURN(ConvPoolCnnConfig cnn, plan(config, options));
-  NORMRT_ASSIGN_OR_RETURN(Graph graph, build_convpool_cnn_c(cnn, weights));
-  return one_graph(std::move(graph));
-}
+using Entry = PlannedGraph<ConvPoolCnnConfig, plan, build_convpool_cnn_c>;
 
 }  // namespace
 
 const Architecture& convpool_cnn_c_architecture() {
-  static const Architecture entry = [] {
-    Architecture a;
-    a.name = "convpool_cnn_c";
-    a.match.architecture = {"convpool_cnn_c"};
-    a.read_config = read;
-    a.build = build;
-    return a;
-  }();
+  static const Architecture entry = Entry::entry("convpool_cnn_c");
   return entry;
 }
 

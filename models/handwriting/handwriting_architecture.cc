@@ -41,14 +41,7 @@ using Entry = PlannedGraph<HandwritingConfig, plan, build_handwriting_model>;
 }  // namespace
 
 const Architecture& handwriting_architecture() {
-  static const Architecture entry = [] {
-    Architecture a;
-    a.name = kName;
-    a.match.architecture = {kName};
-    a.read_config = Entry::read;
-    a.build = Entry::build;
-    return a;
-  }();
+  static const Architecture entry = Entry::entry(kName);
   return entry;
 }
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/norm/norm.h"
+#include "models/config_checks.h"
 #include "models/rnn/rnn_graph.h"
 #include "runtime/graph/graph_builder.h"
 
@@ -12,28 +12,18 @@ namespace {
 
 constexpr int64_t kPenFeatures = 3;  // x1, x2, end of stroke
 
-Status check_range(const std::string& field, int64_t value, int64_t lo, int64_t hi) {
-  if (value >= lo && value <= hi) return Status::ok();
-  return Status::error("config: " + field + " = " + std::to_string(value) + " is outside [" +
-                       std::to_string(lo) + ", " + std::to_string(hi) + "]");
-}
-
 }  // namespace
 
 Status check_handwriting_config(const HandwritingConfig& c) {
-  NORMRT_RETURN_IF_ERROR(check_range("hidden_size", c.hidden_size, 1, 1 << 16));
-  NORMRT_RETURN_IF_ERROR(check_range("num_layers", c.num_layers, 1, 64));
-  NORMRT_RETURN_IF_ERROR(check_range("components", c.components, 1, 1 << 16));
-  NORMRT_RETURN_IF_ERROR(check_range("max_sequence_length", c.max_sequence_length, 1, 1 << 20));
+  NORMRT_RETURN_IF_ERROR(check_config_range("hidden_size", c.hidden_size, 1, 1 << 16));
+  NORMRT_RETURN_IF_ERROR(check_config_range("num_layers", c.num_layers, 1, 64));
+  NORMRT_RETURN_IF_ERROR(check_config_range("components", c.components, 1, 1 << 16));
+  NORMRT_RETURN_IF_ERROR(
+      check_config_range("max_sequence_length", c.max_sequence_length, 1, 1 << 20));
   if (c.graph != "predict" && c.graph != "sample")
     return Status::error("config: graph '" + c.graph + "' is not predict or sample");
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
-  if (c.norm.is(NormKind::kPRmsNorm)) {
-    const NormParams params = c.norm.params();
-    if (norm_stat_count(params, static_cast<size_t>(c.hidden_size)) == 0)
-      return Status::error("config: p = " + std::to_string(c.norm.p) + " keeps floor(p·" +
-                           std::to_string(c.hidden_size) + ") = 0 of the cell's columns");
-  }
+  NORMRT_RETURN_IF_ERROR(check_partial_keeps_one(c.norm, c.hidden_size, "of the cell's columns"));
   return Status::ok();
 }
 

@@ -3,19 +3,13 @@
 #include <string>
 #include <vector>
 
-#include "kernels/norm/norm.h"
+#include "models/config_checks.h"
 #include "models/rnn/rnn_graph.h"
 #include "models/theano_params.h"
 #include "runtime/graph/graph_builder.h"
 
 namespace normrt {
 namespace {
-
-Status check_range(const std::string& field, int64_t value, int64_t lo, int64_t hi) {
-  if (value >= lo && value <= hi) return Status::ok();
-  return Status::error("config: " + field + " = " + std::to_string(value) + " is outside [" +
-                       std::to_string(lo) + ", " + std::to_string(hi) + "]");
-}
 
 // The encoder's weights in the graph's layout ([out, in] matrices), read
 // from either naming; empty vectors where the norm has no such parameter.
@@ -82,21 +76,17 @@ EncoderWeights read_torch(WeightChecker& w, const OrderEmbeddingConfig& c) {
 }  // namespace
 
 Status check_order_embedding_config(const OrderEmbeddingConfig& c) {
-  NORMRT_RETURN_IF_ERROR(check_range("vocab_size", c.vocab_size, 1, int64_t{1} << 24));
-  NORMRT_RETURN_IF_ERROR(check_range("word_size", c.word_size, 1, 1 << 16));
-  NORMRT_RETURN_IF_ERROR(check_range("dim", c.dim, 1, 1 << 16));
-  NORMRT_RETURN_IF_ERROR(check_range("image_size", c.image_size, 1, 1 << 20));
-  NORMRT_RETURN_IF_ERROR(check_range("num_images", c.num_images, 1, 1 << 16));
-  NORMRT_RETURN_IF_ERROR(check_range("max_sentence_length", c.max_sentence_length, 1, 1 << 20));
+  NORMRT_RETURN_IF_ERROR(check_config_range("vocab_size", c.vocab_size, 1, int64_t{1} << 24));
+  NORMRT_RETURN_IF_ERROR(check_config_range("word_size", c.word_size, 1, 1 << 16));
+  NORMRT_RETURN_IF_ERROR(check_config_range("dim", c.dim, 1, 1 << 16));
+  NORMRT_RETURN_IF_ERROR(check_config_range("image_size", c.image_size, 1, 1 << 20));
+  NORMRT_RETURN_IF_ERROR(check_config_range("num_images", c.num_images, 1, 1 << 16));
+  NORMRT_RETURN_IF_ERROR(
+      check_config_range("max_sentence_length", c.max_sentence_length, 1, 1 << 20));
   if (c.weight_format != "theano" && c.weight_format != "torch")
     return Status::error("config: weight_format '" + c.weight_format + "' is not theano or torch");
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
-  if (c.norm.is(NormKind::kPRmsNorm)) {
-    const NormParams params = c.norm.params();
-    if (norm_stat_count(params, static_cast<size_t>(c.dim)) == 0)
-      return Status::error("config: p = " + std::to_string(c.norm.p) + " keeps floor(p·" +
-                           std::to_string(c.dim) + ") = 0 of the candidate's columns");
-  }
+  NORMRT_RETURN_IF_ERROR(check_partial_keeps_one(c.norm, c.dim, "of the candidate's columns"));
   return Status::ok();
 }
 

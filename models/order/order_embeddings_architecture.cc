@@ -43,14 +43,7 @@ using Entry = PlannedGraph<OrderEmbeddingConfig, plan, build_order_embeddings>;
 }  // namespace
 
 const Architecture& order_embeddings_architecture() {
-  static const Architecture entry = [] {
-    Architecture a;
-    a.name = kName;
-    a.match.architecture = {kName};
-    a.read_config = Entry::read;
-    a.build = Entry::build;
-    return a;
-  }();
+  static const Architecture entry = Entry::entry(kName);
   return entry;
 }
 

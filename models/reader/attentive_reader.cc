@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/norm/norm.h"
+#include "models/config_checks.h"
 #include "models/rnn/rnn_graph.h"
 #include "models/theano_params.h"
 #include "runtime/graph/graph_builder.h"
@@ -145,31 +145,21 @@ std::vector<float> with_ones_column(const std::vector<float>& table, size_t v, s
   return out;
 }
 
-Status check_range(const std::string& field, int64_t value, int64_t lo, int64_t hi) {
-  if (value >= lo && value <= hi) return Status::ok();
-  return Status::error("config: " + field + " = " + std::to_string(value) + " is outside [" +
-                       std::to_string(lo) + ", " + std::to_string(hi) + "]");
-}
-
 }  // namespace
 
 Status check_attentive_reader_config(const AttentiveReaderConfig& c) {
-  NORMRT_RETURN_IF_ERROR(check_range("vocab_size", c.vocab_size, 1, int64_t{1} << 24));
-  NORMRT_RETURN_IF_ERROR(check_range("word_size", c.word_size, 1, 1 << 16));
-  NORMRT_RETURN_IF_ERROR(check_range("hidden_size", c.hidden_size, 1, 1 << 16));
-  NORMRT_RETURN_IF_ERROR(check_range("answer_size", c.answer_size, 1, 1 << 16));
-  NORMRT_RETURN_IF_ERROR(check_range("num_answers", c.num_answers, 1, 1 << 24));
-  NORMRT_RETURN_IF_ERROR(check_range("question_length", c.question_length, 1, 1 << 16));
-  NORMRT_RETURN_IF_ERROR(check_range("max_document_length", c.max_document_length, 1, 1 << 20));
+  NORMRT_RETURN_IF_ERROR(check_config_range("vocab_size", c.vocab_size, 1, int64_t{1} << 24));
+  NORMRT_RETURN_IF_ERROR(check_config_range("word_size", c.word_size, 1, 1 << 16));
+  NORMRT_RETURN_IF_ERROR(check_config_range("hidden_size", c.hidden_size, 1, 1 << 16));
+  NORMRT_RETURN_IF_ERROR(check_config_range("answer_size", c.answer_size, 1, 1 << 16));
+  NORMRT_RETURN_IF_ERROR(check_config_range("num_answers", c.num_answers, 1, 1 << 24));
+  NORMRT_RETURN_IF_ERROR(check_config_range("question_length", c.question_length, 1, 1 << 16));
+  NORMRT_RETURN_IF_ERROR(
+      check_config_range("max_document_length", c.max_document_length, 1, 1 << 20));
   if (c.weight_format != "theano" && c.weight_format != "torch")
     return Status::error("config: weight_format '" + c.weight_format + "' is not theano or torch");
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
-  if (c.norm.is(NormKind::kPRmsNorm)) {
-    const NormParams params = c.norm.params();
-    if (norm_stat_count(params, static_cast<size_t>(c.hidden_size)) == 0)
-      return Status::error("config: p = " + std::to_string(c.norm.p) + " keeps floor(p·" +
-                           std::to_string(c.hidden_size) + ") = 0 of the cell's columns");
-  }
+  NORMRT_RETURN_IF_ERROR(check_partial_keeps_one(c.norm, c.hidden_size, "of the cell's columns"));
   return Status::ok();
 }
 

@@ -47,14 +47,7 @@ using Entry = PlannedGraph<AttentiveReaderConfig, plan, build_attentive_reader>;
 }  // namespace
 
 const Architecture& attentive_reader_architecture() {
-  static const Architecture entry = [] {
-    Architecture a;
-    a.name = kName;
-    a.match.architecture = {kName};
-    a.read_config = Entry::read;
-    a.build = Entry::build;
-    return a;
-  }();
+  static const Architecture entry = Entry::entry(kName);
   return entry;
 }
 

@@ -1,24 +1,18 @@
 #include "models/rnn/rnn_config.h"
 
+#include "models/config_checks.h"
+
 namespace normrt {
-namespace {
-
-Status check_range(const char* field, int64_t value, int64_t low, int64_t high) {
-  if (value >= low && value <= high) return Status::ok();
-  return Status::error(std::string("config: ") + field + " = " + std::to_string(value) +
-                       " is outside [" + std::to_string(low) + ", " + std::to_string(high) + "]");
-}
-
-}  // namespace
 
 Status check_rnn_config(const RnnConfig& config, bool is_lstm) {
-  for (Status s : {check_range("input_size", config.input_size, 1, kMaxRnnSize),
-                   check_range("hidden_size", config.hidden_size, 1, kMaxRnnSize),
-                   check_range("num_layers", config.num_layers, 1, kMaxRnnLayers),
-                   check_range("vocab_size", config.vocab_size, 0, kMaxRnnSize * 16),
-                   check_range("output_size", config.output_size, 0, kMaxRnnSize * 16),
-                   check_range("max_sequence_length", config.max_sequence_length, 1, 1 << 20),
-                   check_norm_config(config.norm)}) {
+  for (Status s :
+       {check_config_range("input_size", config.input_size, 1, kMaxRnnSize),
+        check_config_range("hidden_size", config.hidden_size, 1, kMaxRnnSize),
+        check_config_range("num_layers", config.num_layers, 1, kMaxRnnLayers),
+        check_config_range("vocab_size", config.vocab_size, 0, kMaxRnnSize * 16),
+        check_config_range("output_size", config.output_size, 0, kMaxRnnSize * 16),
+        check_config_range("max_sequence_length", config.max_sequence_length, 1, 1 << 20),
+        check_norm_config(config.norm)}) {
     if (!s) return s;
   }
   if (is_lstm && config.norm.enabled && config.placement != "projections_and_cell" &&

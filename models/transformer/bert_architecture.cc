@@ -2,13 +2,14 @@
 // config.json with "model_type": "bert", or without model_type an
 // "architectures" list naming a Bert* class; its reader; the options.
 #include <algorithm>
-#include <nlohmann/json.hpp>
+#include <string>
 #include <utility>
+#include <vector>
 
-#include "models/architecture_support.h"
 #include "models/config_json.h"
 #include "models/registry.h"
 #include "models/transformer/bert_encoder.h"
+#include "models/transformer/encoder_plan.h"
 
 namespace normrt {
 
@@ -43,40 +44,16 @@ Expected<BertConfig> read_bert_config(const JsonConfig& config) {
 namespace {
 
 bool names_bert_class(const JsonConfig& config) {
-  const nlohmann::json& list = config.root().value("architectures", nlohmann::json());
-  if (!list.is_array()) return false;
-  return std::any_of(list.begin(), list.end(), [](const nlohmann::json& name) {
-    return name.is_string() && name.get<std::string>().rfind("Bert", 0) == 0;
-  });
+  const std::vector<std::string> classes = architecture_classes(config);
+  return std::any_of(classes.begin(), classes.end(),
+                     [](const std::string& name) { return name.rfind("Bert", 0) == 0; });
 }
 
-struct BertPlan {
-  BertConfig config;
-  BertBuildOptions build;
-};
-
-Expected<BertPlan> plan(const JsonConfig& config, const ModelBuildOptions& options) {
-  BertPlan plan;
-  NORMRT_ASSIGN_OR_RETURN(plan.config, read_bert_config(config));
-  NORMRT_ASSIGN_OR_RETURN(plan.build.norm, transformer_norm(options, "layer_norm", "BERT"));
-  NORMRT_RETURN_IF_ERROR(check_p_option(plan.build.norm, options.p, plan.config.hidden_size));
-  plan.build.p = options.p;
-  NORMRT_RETURN_IF_ERROR(check_pooling(options.pooling));
-  plan.build.pooling = options.pooling;
-  plan.build.max_sequence_length = options.max_sequence_length;
-  return plan;
-}
-
-Status read(const JsonConfig& config, const ModelBuildOptions& options) {
-  return plan(config, options).status();
-}
-
-Expected<BuiltModel> build(const JsonConfig& config, const WeightSource& weights,
-                           const ModelBuildOptions& options) {
-  NORMRT_ASSIGN_OR_RETURN(BertPlan p, plan(config, options));
-  NORMRT_ASSIGN_OR_RETURN(Graph graph,
-                          build_bert_encoder(p.config, weights, options.dtype, p.build));
-  return one_graph(std::move(graph), "layer_norm");
+// BERT's plan is the one every BERT-shaped family shares (encoder_plan.h);
+// the graph keeps BertBuildOptions' architecture name "bert_encoder".
+Expected<EncoderPlan> plan(const JsonConfig& config, const ModelBuildOptions& options) {
+  NORMRT_ASSIGN_OR_RETURN(BertConfig c, read_bert_config(config));
+  return plan_encoder(std::move(c), options, "BERT", "bert_encoder");
 }
 
 }  // namespace
@@ -88,8 +65,8 @@ const Architecture& bert_encoder_architecture() {
     a.match.model_type = {"bert"};
     a.match.claims = names_bert_class;
     a.match.claims_keys = "'architectures' naming a Bert* class (Hugging Face config.json)";
-    a.read_config = read;
-    a.build = build;
+    a.read_config = read_encoder<plan>;
+    a.build = build_encoder<plan>;
     return a;
   }();
   return entry;

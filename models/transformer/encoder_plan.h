@@ -1,8 +1,9 @@
 #pragma once
-// What the registry entries of the BERT-shaped encoder families (RoBERTa,
-// XLM-R, DistilBERT, the sequence classifiers) share: the normrt-convert
-// options turned into BertBuildOptions, checked the way BERT's are (--norm
-// against the checkpoint's layer_norm, --p against the width, --pooling).
+// What the registry entries of the BERT-shaped encoder families (BERT,
+// RoBERTa, XLM-R, DistilBERT, MPNet, the sequence classifiers) share: the
+// normrt-convert options turned into BertBuildOptions, checked one way
+// (--norm against the checkpoint's layer_norm, --p against the width,
+// --pooling).
 #include <string>
 
 #include "base/status.h"

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/write_all.h"
 #include "runtime/format/model_file.h"
 
 namespace normrt {
@@ -18,20 +19,6 @@ namespace {
 
 std::string system_error(const std::string& path, const std::string& action) {
   return path + ": cannot " + action + ": " + std::strerror(errno);
-}
-
-/// Writes all `size` bytes (write() may write fewer, or be interrupted).
-bool write_all(int fd, const std::byte* data, size_t size) {
-  while (size > 0) {
-    const ssize_t written = ::write(fd, data, size);
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += written;
-    size -= static_cast<size_t>(written);
-  }
-  return true;
 }
 
 }  // namespace

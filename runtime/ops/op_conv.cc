@@ -23,10 +23,12 @@
 #include "kernels/conv/conv_onednn.h"
 #include "kernels/norm/norm_spatial.h"
 #include "runtime/graph/norm_attributes.h"
+#include "runtime/ops/onednn_session_state.h"
 #include "runtime/ops/op_activation_attributes.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/op_support.h"
 #include "runtime/ops/spatial_norm_run.h"
+#include "runtime/ops/window_attributes.h"
 
 namespace normrt {
 namespace {
@@ -62,12 +64,7 @@ Status read_geometry(const Node& node, Conv2dShape& shape) {
   if (pads.size() != 4 || pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0) {
     return node_error(node, "attribute 'pads' must be [top, left, bottom, right] with all >= 0");
   }
-  shape.stride_h = static_cast<size_t>(strides[0]);
-  shape.stride_w = static_cast<size_t>(strides[1]);
-  shape.pad_top = static_cast<size_t>(pads[0]);
-  shape.pad_left = static_cast<size_t>(pads[1]);
-  shape.pad_bottom = static_cast<size_t>(pads[2]);
-  shape.pad_right = static_cast<size_t>(pads[3]);
+  set_strides_and_pads(shape, strides, pads);
   return Status::ok();
 }
 
@@ -153,11 +150,9 @@ Status infer_conv(const Graph& graph, const Node& node, std::vector<InferredTens
 
 // A session's way to run the primitive: its Context (and, for sessions with
 // more than one thread, a primitive of its own), or why it could not be made.
-struct ConvSessionState final : OpSessionState {
+struct ConvSessionState final : OneDnnSessionState<OneDnnConv2d> {
   std::unique_ptr<OneDnnConv2d> own;  // threads > 1 only
   const OneDnnConv2d* conv = nullptr;
-  std::unique_ptr<OneDnnConv2d::Context> context;
-  std::string error;
 };
 
 class Conv2dOp final : public OpKernel {
@@ -187,21 +182,13 @@ class Conv2dOp final : public OpKernel {
       state->own = std::move(own).value();
       state->conv = state->own.get();
     }
-    Expected<std::unique_ptr<OneDnnConv2d::Context>> context = state->conv->make_context();
-    if (!context) {
-      state->error = context.status().message();
-    } else {
-      state->context = std::move(context).value();
-    }
+    state->make_context(*state->conv);
     return state;
   }
 
   Status run(const OpRunContext& context) const override {
-    auto* state = static_cast<ConvSessionState*>(context.session_state);
-    if (state == nullptr || state->context == nullptr) {
-      return Status::error(label_ + ": oneDNN could not be prepared for this session: " +
-                           (state ? state->error : std::string("no session state")));
-    }
+    NORMRT_ASSIGN_OR_RETURN(ConvSessionState * state,
+                            prepared_onednn_state<ConvSessionState>(context, label_));
     float* y = context.outputs[0].f32();
     Status s = state->conv->run(*state->context, context.inputs[kX].f32(),
                                 optional_input_f32(context, kBias), y);

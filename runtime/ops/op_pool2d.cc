@@ -13,8 +13,10 @@
 #include <utility>
 
 #include "kernels/conv/pool_onednn.h"
+#include "runtime/ops/onednn_session_state.h"
 #include "runtime/ops/op_schemas.h"
 #include "runtime/ops/op_support.h"
+#include "runtime/ops/window_attributes.h"
 
 namespace normrt {
 namespace {
@@ -89,12 +91,7 @@ Expected<PoolConfig> check_pool_node(const Graph& graph, const Node& node,
   shape.width = static_cast<size_t>(x->shape[3]);
   shape.kernel_h = static_cast<size_t>(kernel[0]);
   shape.kernel_w = static_cast<size_t>(kernel[1]);
-  shape.stride_h = static_cast<size_t>(strides[0]);
-  shape.stride_w = static_cast<size_t>(strides[1]);
-  shape.pad_top = static_cast<size_t>(pads[0]);
-  shape.pad_left = static_cast<size_t>(pads[1]);
-  shape.pad_bottom = static_cast<size_t>(pads[2]);
-  shape.pad_right = static_cast<size_t>(pads[3]);
+  set_strides_and_pads(shape, strides, pads);
   if (Status valid = pool2d_validate_shape(shape); !valid) {
     return node_error(node, valid.message());
   }
@@ -109,10 +106,7 @@ Status infer_pool(const Graph& graph, const Node& node, std::vector<InferredTens
   return check_pool_node<kOp>(graph, node, outputs).status();
 }
 
-struct PoolSessionState final : OpSessionState {
-  std::unique_ptr<OneDnnPool2d::Context> context;
-  std::string error;
-};
+using PoolSessionState = OneDnnSessionState<OneDnnPool2d>;
 
 class Pool2dOp final : public OpKernel {
  public:
@@ -121,21 +115,13 @@ class Pool2dOp final : public OpKernel {
 
   std::unique_ptr<OpSessionState> create_session_state() const override {
     auto state = std::make_unique<PoolSessionState>();
-    Expected<std::unique_ptr<OneDnnPool2d::Context>> context = pool_->make_context();
-    if (context) {
-      state->context = std::move(context).value();
-    } else {
-      state->error = context.status().message();
-    }
+    state->make_context(*pool_);
     return state;
   }
 
   Status run(const OpRunContext& context) const override {
-    auto* state = static_cast<PoolSessionState*>(context.session_state);
-    if (state == nullptr || state->context == nullptr) {
-      return Status::error(label_ + ": oneDNN could not be prepared for this session: " +
-                           (state ? state->error : std::string("no session state")));
-    }
+    NORMRT_ASSIGN_OR_RETURN(PoolSessionState * state,
+                            prepared_onednn_state<PoolSessionState>(context, label_));
     Status s = pool_->run(*state->context, context.inputs[0].f32(), context.outputs[0].f32());
     return s ? s : Status::error(label_ + ": " + s.message());
   }

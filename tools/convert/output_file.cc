@@ -11,6 +11,7 @@
 #include <random>
 #include <utility>
 
+#include "base/write_all.h"
 #include "tools/convert/temp_file_cleanup.h"
 
 namespace normrt {
@@ -107,20 +108,6 @@ std::string temporary_name(const std::string& path) {
   std::string name = path + ".tmp-";
   for (int i = 0; i < 6; ++i) name += kLetters[random() % (sizeof kLetters - 1)];
   return name;
-}
-
-// Writes all `size` bytes (write() may write fewer, or be interrupted).
-bool write_all(int fd, const std::byte* data, size_t size) {
-  while (size > 0) {
-    const ssize_t written = ::write(fd, data, size);
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += written;
-    size -= static_cast<size_t>(written);
-  }
-  return true;
 }
 
 }  // namespace

@@ -1,34 +1,85 @@
 #include "kernels/linear/onednn/linear_onednn.h"
 
 #include <cstdint>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "base/bf16.h"
+#include "kernels/onednn/onednn_dims.h"
+#include "kernels/onednn/onednn_engine.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace normrt {
 namespace {
 
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
 dnnl::stream& cpu_stream() {
-  static dnnl::stream stream(cpu_engine());
+  static dnnl::stream stream(onednn_cpu_engine());
   return stream;
 }
 
 using dnnl::memory;
-memory::dims dims(size_t a, size_t b) {
-  return {static_cast<memory::dim>(a), static_cast<memory::dim>(b)};
+
+Status check_weights(const float* w, size_t n, size_t k, WeightType type) {
+  if (w == nullptr || n == 0 || k == 0) {
+    return Status::error("OneDnnLinear: empty shape or null weights");
+  }
+  if (type != WeightType::kF32 && type != WeightType::kBF16) {
+    return Status::error(std::string("OneDnnLinear: no ") + weight_type_name(type) +
+                         " backend (f32 and bf16 only; int8 runs on normrt's kernels)");
+  }
+  return Status::ok();
+}
+
+memory::data_type matmul_type(WeightType type) {
+  return type == WeightType::kF32 ? memory::data_type::f32 : memory::data_type::bf16;
+}
+
+// The matmul of x (rows, k) by W (n, k) row-major in `type` (+ bias (n)), and
+// its weights packed once (f32 → f32 or bf16, into the layout oneDNN prefers).
+// `rows`: m, or DNNL_RUNTIME_DIM_VAL for a row count given per call. Throws
+// dnnl::error.
+struct PackedMatmul {
+  dnnl::matmul matmul;
+  memory weights;  // (k, n) in oneDNN's layout, owned
+  std::string impl_name;
+};
+PackedMatmul pack_matmul(const float* w, size_t n, size_t k, WeightType type, memory::dim rows,
+                         bool with_bias) {
+  dnnl::engine& engine = onednn_cpu_engine();
+  const memory::data_type dt = matmul_type(type);
+  const memory::desc x_md({rows, static_cast<memory::dim>(k)}, dt, memory::format_tag::ab);
+  // W (n, k) row-major is Wᵀ (k, n) with format "ba".
+  const memory::desc user_w_md(onednn_dims({k, n}), memory::data_type::f32, memory::format_tag::ba);
+  const memory::desc w_any_md(onednn_dims({k, n}), dt, memory::format_tag::any);
+  const memory::desc y_md({rows, static_cast<memory::dim>(n)}, memory::data_type::f32,
+                          memory::format_tag::ab);
+  const memory::desc bias_md(onednn_dims({1, n}), memory::data_type::f32, memory::format_tag::ab);
+  dnnl::matmul::desc desc = with_bias ? dnnl::matmul::desc(x_md, w_any_md, bias_md, y_md)
+                                      : dnnl::matmul::desc(x_md, w_any_md, y_md);
+  dnnl::matmul::primitive_desc pd(desc, engine);
+  PackedMatmul packed;
+  packed.matmul = dnnl::matmul(pd);
+  packed.impl_name = pd.impl_info_str();
+  memory user_w(user_w_md, engine, const_cast<float*>(w));
+  packed.weights = memory(pd.weights_desc(), engine);
+  dnnl::stream stream(engine);
+  dnnl::reorder(user_w, packed.weights).execute(stream, user_w, packed.weights);
+  stream.wait();
+  return packed;
 }
 
 }  // namespace
 
 struct OneDnnLinear::Impl {
+  Impl(PackedMatmul packed, WeightType type, bool bias)
+      : matmul(std::move(packed.matmul)),
+        weights(std::move(packed.weights)),
+        convert_x(type != WeightType::kF32),
+        with_bias(bias),
+        impl_name(std::move(packed.impl_name)) {}
+
   dnnl::matmul matmul;
   memory user_x;            // (m, k) f32, the caller's buffer
   memory x;                 // (m, k) as the matmul reads it (bf16: own buffer)
@@ -45,44 +96,23 @@ struct OneDnnLinear::Impl {
 Expected<std::unique_ptr<OneDnnLinear>> OneDnnLinear::create(const float* w, size_t n, size_t k,
                                                              WeightType type, size_t m,
                                                              bool with_bias) {
-  if (w == nullptr || n == 0 || k == 0 || m == 0) {
-    return Status::error("OneDnnLinear: empty shape or null weights");
-  }
-  if (type != WeightType::kF32 && type != WeightType::kBF16) {
-    return Status::error(std::string("OneDnnLinear: no ") + weight_type_name(type) +
-                         " backend (f32 and bf16 only; int8 runs on normrt's kernels)");
-  }
+  if (m == 0) return Status::error("OneDnnLinear: empty shape or null weights");
+  NORMRT_RETURN_IF_ERROR(check_weights(w, n, k, type));
   try {
-    dnnl::engine& engine = cpu_engine();
-    const auto dt = type == WeightType::kF32 ? memory::data_type::f32 : memory::data_type::bf16;
-    const memory::desc user_x_md(dims(m, k), memory::data_type::f32, memory::format_tag::ab);
-    const memory::desc x_md(dims(m, k), dt, memory::format_tag::ab);
-    // W (n, k) row-major is Wᵀ (k, n) with format "ba".
-    const memory::desc user_w_md(dims(k, n), memory::data_type::f32, memory::format_tag::ba);
-    const memory::desc w_any_md(dims(k, n), dt, memory::format_tag::any);
-    const memory::desc y_md(dims(m, n), memory::data_type::f32, memory::format_tag::ab);
-    const memory::desc bias_md(dims(1, n), memory::data_type::f32, memory::format_tag::ab);
-
-    dnnl::matmul::desc desc = with_bias ? dnnl::matmul::desc(x_md, w_any_md, bias_md, y_md)
-                                        : dnnl::matmul::desc(x_md, w_any_md, y_md);
-    dnnl::matmul::primitive_desc pd(desc, engine);
-
-    auto impl = std::make_unique<Impl>();
-    impl->matmul = dnnl::matmul(pd);
-    impl->impl_name = pd.impl_info_str();
-    impl->with_bias = with_bias;
-    // Pack the weights once (f32 → f32 or bf16, into the blocked layout).
-    memory user_w(user_w_md, engine, const_cast<float*>(w));
-    impl->weights = memory(pd.weights_desc(), engine);
-    dnnl::reorder(user_w, impl->weights).execute(cpu_stream(), user_w, impl->weights);
-    cpu_stream().wait();
-
-    impl->user_x = memory(user_x_md, engine, DNNL_MEMORY_NONE);
-    impl->y = memory(y_md, engine, DNNL_MEMORY_NONE);
-    if (with_bias) impl->bias = memory(bias_md, engine, DNNL_MEMORY_NONE);
-    impl->convert_x = type != WeightType::kF32;
+    auto impl = std::make_unique<Impl>(
+        pack_matmul(w, n, k, type, static_cast<memory::dim>(m), with_bias), type, with_bias);
+    dnnl::engine& engine = onednn_cpu_engine();
+    impl->user_x = memory({onednn_dims({m, k}), memory::data_type::f32, memory::format_tag::ab},
+                          engine, DNNL_MEMORY_NONE);
+    impl->y = memory({onednn_dims({m, n}), memory::data_type::f32, memory::format_tag::ab}, engine,
+                     DNNL_MEMORY_NONE);
+    if (with_bias) {
+      impl->bias = memory({onednn_dims({1, n}), memory::data_type::f32, memory::format_tag::ab},
+                          engine, DNNL_MEMORY_NONE);
+    }
     if (impl->convert_x) {
-      impl->x = memory(x_md, engine);  // owned bf16 copy of x
+      // owned bf16 copy of x
+      impl->x = memory({onednn_dims({m, k}), matmul_type(type), memory::format_tag::ab}, engine);
       impl->x_to_bf16 = dnnl::reorder(impl->user_x, impl->x);
     }
     return std::unique_ptr<OneDnnLinear>(new OneDnnLinear(std::move(impl)));
@@ -94,40 +124,13 @@ Expected<std::unique_ptr<OneDnnLinear>> OneDnnLinear::create(const float* w, siz
 Expected<std::unique_ptr<OneDnnLinear>> OneDnnLinear::create_any_rows(const float* w, size_t n,
                                                                       size_t k, WeightType type,
                                                                       bool with_bias) {
-  if (w == nullptr || n == 0 || k == 0) {
-    return Status::error("OneDnnLinear: empty shape or null weights");
-  }
-  if (type != WeightType::kF32 && type != WeightType::kBF16) {
-    return Status::error(std::string("OneDnnLinear: no ") + weight_type_name(type) +
-                         " backend (f32 and bf16 only; int8 runs on normrt's kernels)");
-  }
+  NORMRT_RETURN_IF_ERROR(check_weights(w, n, k, type));
   try {
-    dnnl::engine& engine = cpu_engine();
-    const auto dt = type == WeightType::kF32 ? memory::data_type::f32 : memory::data_type::bf16;
-    const memory::dims x_dims = {DNNL_RUNTIME_DIM_VAL, static_cast<memory::dim>(k)};
-    const memory::dims y_dims = {DNNL_RUNTIME_DIM_VAL, static_cast<memory::dim>(n)};
-    const memory::desc x_md(x_dims, dt, memory::format_tag::ab);
-    const memory::desc user_w_md(dims(k, n), memory::data_type::f32, memory::format_tag::ba);
-    const memory::desc w_any_md(dims(k, n), dt, memory::format_tag::any);
-    const memory::desc y_md(y_dims, memory::data_type::f32, memory::format_tag::ab);
-    const memory::desc bias_md(dims(1, n), memory::data_type::f32, memory::format_tag::ab);
-    dnnl::matmul::desc desc = with_bias ? dnnl::matmul::desc(x_md, w_any_md, bias_md, y_md)
-                                        : dnnl::matmul::desc(x_md, w_any_md, y_md);
-    dnnl::matmul::primitive_desc pd(desc, engine);
-
-    auto impl = std::make_unique<Impl>();
-    impl->matmul = dnnl::matmul(pd);
-    impl->impl_name = pd.impl_info_str();
-    impl->with_bias = with_bias;
+    auto impl = std::make_unique<Impl>(pack_matmul(w, n, k, type, DNNL_RUNTIME_DIM_VAL, with_bias),
+                                       type, with_bias);
     impl->any_rows = true;
     impl->n = n;
     impl->k = k;
-    impl->convert_x = type != WeightType::kF32;
-    memory user_w(user_w_md, engine, const_cast<float*>(w));
-    impl->weights = memory(pd.weights_desc(), engine);
-    dnnl::stream stream(engine);
-    dnnl::reorder(user_w, impl->weights).execute(stream, user_w, impl->weights);
-    stream.wait();
     return std::unique_ptr<OneDnnLinear>(new OneDnnLinear(std::move(impl)));
   } catch (const dnnl::error& e) {
     return Status::error(std::string("OneDnnLinear: oneDNN matmul: ") + e.what());
@@ -143,7 +146,7 @@ Status OneDnnLinear::run_rows(const float* x, size_t m, float* y, const float* b
   }
   if (m == 0) return Status::ok();
   try {
-    dnnl::engine& engine = cpu_engine();
+    dnnl::engine& engine = onednn_cpu_engine();
     thread_local dnnl::stream stream(engine);
     const auto rows = static_cast<memory::dim>(m);
     const memory::desc y_md({rows, static_cast<memory::dim>(s.n)}, memory::data_type::f32,

@@ -1,4 +1,4 @@
-#include "kernels/conv/onednn_engine.h"
+#include "kernels/onednn/onednn_engine.h"
 
 namespace normrt {
 
