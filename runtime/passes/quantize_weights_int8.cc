@@ -80,20 +80,28 @@ bool glob_match(const std::string& pattern, const std::string& text) {
 Expected<Int8Report> quantize_weights_int8(Graph& graph, const std::vector<std::string>& keep) {
   Int8Report report;
   GraphUses uses(graph);
+  std::vector<bool> named(keep.size(), false);  // pattern i named some matrix
   for (TensorId id = 0; id < graph.tensors.size(); ++id) {
     const Tensor& tensor = graph.tensors[id];
     if (tensor.kind != TensorKind::kWeight || tensor.shape.size() != 2) continue;
     if (tensor.dtype != DataType::kF32 && tensor.dtype != DataType::kBF16) continue;
     const std::vector<TensorUse>& readers = uses.readers(id);
     bool matrix = !readers.empty();
-    bool kept = false;
-    for (const std::string& pattern : keep) kept |= glob_match(pattern, tensor.name);
-    for (const TensorUse& use : readers) {
-      const Node& node = graph.nodes[use.node];
-      matrix &= is_matrix_operand(node.op, use.input);
-      for (const std::string& pattern : keep) kept |= glob_match(pattern, node.name);
-    }
+    for (const TensorUse& use : readers)
+      matrix &= is_matrix_operand(graph.nodes[use.node].op, use.input);
     if (!matrix || tensor.shape[0] < 1 || tensor.shape[1] < 1) continue;
+    if (report.example_weight.empty()) {
+      report.example_weight = tensor.name;
+      report.example_node = graph.nodes[readers.front().node].name;
+    }
+    bool kept = false;
+    for (size_t i = 0; i < keep.size(); ++i) {
+      bool hit = glob_match(keep[i], tensor.name);
+      for (const TensorUse& use : readers)
+        hit = hit || glob_match(keep[i], graph.nodes[use.node].name);
+      named[i] = named[i] || hit;
+      kept = kept || hit;
+    }
     if (kept) {
       report.kept += 1;
       report.kept_names.push_back(tensor.name);
@@ -105,6 +113,9 @@ Expected<Int8Report> quantize_weights_int8(Graph& graph, const std::vector<std::
     NORMRT_ASSIGN_OR_RETURN(Tensor quantized, make_int8_weight(tensor.name, n, k, values.data()));
     graph.tensors[id] = std::move(quantized);
     report.quantized += 1;
+  }
+  for (size_t i = 0; i < keep.size(); ++i) {
+    if (!named[i]) report.unmatched.push_back(keep[i]);
   }
   return report;
 }

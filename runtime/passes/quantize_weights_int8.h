@@ -22,6 +22,13 @@ struct Int8Report {
   size_t quantized = 0;  ///< weights now int8
   size_t kept = 0;       ///< matrices a keep pattern left in their dtype
   std::vector<std::string> kept_names;
+  /// The keep patterns that named no matrix (neither its weight nor a node
+  /// that reads it), in the order given: a misspelt one would otherwise
+  /// quantize what it meant to keep, unseen (the converter refuses them).
+  std::vector<std::string> unmatched;
+  /// The first matrix's weight and node names, for a message that shows how
+  /// the names of this graph read ("" if it has no matrix).
+  std::string example_weight, example_node;
 };
 
 /// `keep`: glob patterns (`*` any run of characters, `?` one character) over

@@ -34,6 +34,11 @@ struct ConvertOptions {
   /// f32 (runtime/passes/quantize_weights_int8.h); empty: every matrix int8.
   /// The command line's default is kDefaultInt8KeepF32 (quantize_weights_int8.h).
   std::vector<std::string> keep_f32;
+  /// kInt8: refuse a keep_f32 pattern that names no matrix of the model (a
+  /// misspelt pattern would quantize what it meant to keep). The command
+  /// line sets it for the patterns a user gives, not for its default list,
+  /// which spans several architectures' names.
+  bool keep_f32_must_match = false;
   /// kInt8: the storage of the matrices keep_f32 matches, kF32 or kBF16
   /// (--keep-dtype). bf16 halves their bytes and lets a model loaded with bf16
   /// activations run them on the fast bf16 kernel; the int8 matrices are then

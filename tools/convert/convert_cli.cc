@@ -61,8 +61,9 @@ options:
                             int8: per output channel, x quantized per row at run
                             time; norms, softmax and attention stay f32 (docs/int8.md)
   --keep-f32 GLOBS          with --dtype int8: comma-separated glob patterns (*, ?)
-                            over weight and node names of matrices kept f32;
-                            "none" keeps none. Default: the attention value and
+                            over weight and node names of matrices kept f32,
+                            each naming at least one; "none" keeps none.
+                            Default: the attention value and
                             both FFN matrices of each layer (docs/int8.md: the
                             measured choice)
   --keep-dtype f32|bf16     with --dtype int8: storage of the kept matrices (default
@@ -226,6 +227,7 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
   if (have_keep_dtype && o.dtype != DataType::kInt8)
     return Status::error("--keep-dtype applies to --dtype int8 only");
   if (o.dtype == DataType::kInt8 && !have_keep) o.keep_f32 = split_patterns(kDefaultInt8KeepF32);
+  o.keep_f32_must_match = have_keep;
   if (!command.quiet) o.progress = stderr;
   return command;
 }

@@ -61,6 +61,15 @@ Expected<size_t> finish_graph(Graph& graph, const ConvertOptions& options, Tenso
     return Status::error("the built graph is invalid (a builder bug): " + s.message());
   if (options.dtype == DataType::kInt8) {
     NORMRT_ASSIGN_OR_RETURN(Int8Report report, quantize_weights_int8(graph, options.keep_f32));
+    if (options.keep_f32_must_match && !report.unmatched.empty()) {
+      if (report.example_weight.empty())
+        return Status::error("--keep-f32: this model has no matrix to keep ('" +
+                             report.unmatched.front() + "' names none)");
+      return Status::error("--keep-f32: '" + report.unmatched.front() +
+                           "' names no matrix of this model (patterns match a weight, e.g. '" +
+                           report.example_weight + "', or a node that reads one, e.g. '" +
+                           report.example_node + "'; * and ? are the only wildcards)");
+    }
     std::string keep;
     for (const std::string& pattern : options.keep_f32) keep += (keep.empty() ? "" : ",") + pattern;
     set_metadata(graph, "int8_keep_f32", keep);

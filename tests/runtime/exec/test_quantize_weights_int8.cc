@@ -107,7 +107,25 @@ TEST_CASE("quantize_weights_int8 quantizes the Linear matrices only, keeps what 
     CHECK(report->kept == 1);
     CHECK(report->kept_names == std::vector<std::string>{"fc2.weight"});
     CHECK(kept.tensors[kept.find_tensor("fc2.weight")].dtype == DataType::kF32);
+    CHECK(report->unmatched.empty());
   }
+}
+
+TEST_CASE("quantize_weights_int8 reports the keep patterns that name no matrix") {
+  Graph graph = small_model();
+  // "embed.*" names a weight, but not a matrix operand (the embedding table).
+  Expected<Int8Report> report =
+      quantize_weights_int8(graph, {"fc2.*", "no_such_layer*", "embed.*", "fc?"});
+  REQUIRE(report.is_ok());
+  CHECK(report->unmatched == std::vector<std::string>{"no_such_layer*", "embed.*"});
+  CHECK(report->kept == 2);  // "fc?" names both nodes
+  CHECK(report->quantized == 0);
+  CHECK((report->example_weight == "fc1.weight" || report->example_weight == "fc2.weight"));
+  CHECK(report->example_node == report->example_weight.substr(0, 3));
+  Graph all = small_model();
+  Expected<Int8Report> none = quantize_weights_int8(all, {});
+  REQUIRE(none.is_ok());
+  CHECK(none->unmatched.empty());
 }
 
 TEST_CASE("the int8 model runs as the f32 model over its dequantized weights, and says so") {

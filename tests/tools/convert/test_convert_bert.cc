@@ -106,6 +106,7 @@ TEST_CASE("an int8 BERT file: the matrices int8 (some kept f32 by pattern), near
       options.output_path = scratch_path(std::string("bert.int8.") + layout + ".nrmt");
       options.dtype = DataType::kInt8;
       options.keep_f32 = {"*layer.0.*"};  // layer 0's matrices (6) stay f32
+      options.keep_f32_must_match = true;
       options.layout = layout;
       options.max_sequence_length = 16;
       auto summary = convert(options);
@@ -127,6 +128,31 @@ TEST_CASE("an int8 BERT file: the matrices int8 (some kept f32 by pattern), near
       CHECK(worst <= 3e-2 * scale);  // half the matrices int8: measured below 1.5e-2
     }
   }
+}
+
+TEST_CASE("an int8 conversion refuses a keep pattern that names no matrix, and writes nothing") {
+  const Case c = load_case("tiny_bert_gelu");
+  ConvertOptions options;
+  options.config_path = c.config_path;
+  options.weights_path = c.weights_path;
+  options.output_path = scratch_path("bert.int8.typo.nrmt");
+  options.dtype = DataType::kInt8;
+  options.keep_f32 = {"*layer.0.*", "*layer.7.*"};  // the tiny BERT has layers 0 and 1
+  options.keep_f32_must_match = true;
+  options.max_sequence_length = 16;
+  write_text(options.output_path, "what was there");
+  auto refused = convert(options);
+  REQUIRE_FALSE(refused.is_ok());
+  const std::string message = refused.status().message();
+  CHECK_MESSAGE(message.find("'*layer.7.*' names no matrix") != std::string::npos, message);
+  CHECK_MESSAGE(message.find("'*layer.0.*'") == std::string::npos, message);
+  CHECK_MESSAGE(message.find(".weight'") != std::string::npos, message);  // an example name
+  CHECK(read_text(options.output_path) == "what was there");
+  // Without the check (the command line's default list) the same patterns convert.
+  options.keep_f32_must_match = false;
+  auto converted = convert(options);
+  REQUIRE_MESSAGE(converted.is_ok(), converted.status().message());
+  CHECK(converted.value().kept_f32 == 6);
 }
 
 TEST_CASE("int8 with the kept matrices bf16 (--keep-dtype bf16): their dtype, near PyTorch") {

@@ -93,6 +93,8 @@ TEST_CASE("parse_convert_args reads every option and rejects bad values by name"
   auto keep = with({"--dtype", "int8", "--keep-f32", "a.*,,b?c"});
   REQUIRE(keep.is_ok());
   CHECK(keep.value().options.keep_f32 == std::vector<std::string>{"a.*", "b?c"});
+  CHECK(keep.value().options.keep_f32_must_match);        // a user's patterns must name a matrix
+  CHECK_FALSE(int8.value().options.keep_f32_must_match);  // the default list spans architectures
   auto none = with({"--dtype", "int8", "--keep-f32", "none"});
   REQUIRE(none.is_ok());
   CHECK(none.value().options.keep_f32.empty());
