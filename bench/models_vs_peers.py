@@ -59,7 +59,10 @@ def parse_args(argv):
                              "one thread, where no side keeps spinning pool threads)")
     parser.add_argument("--int8-keep-f32", metavar="GLOBS",
                         help="normrt-convert --keep-f32 for the int8 and int8+bf16-fast models "
-                             "(default: the converter's own list); the report names it")
+                             "(default: the converter's own list); the report names it. Every "
+                             "pattern must name a matrix of each case's model (the converter "
+                             "refuses one that names none), so a per-model list goes with "
+                             "--cases for that model")
     parser.add_argument("--json", help="write every row, the cosines and the machine here")
     parser.add_argument("--markdown", help="also write the tables as Markdown to this file")
     parser.add_argument("--build-dir", default="build/release",
