@@ -7,6 +7,7 @@
 #include "normrt/normrt.hpp"
 #include "runtime/graph/norm_attributes.h"
 #include "runtime/passes/quantize_weights_int8.h"
+#include "tools/cli/given_once.h"
 #include "tools/convert/temp_file_cleanup.h"
 #include "tools/convert/unused_tensors.h"
 
@@ -121,6 +122,7 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
   ConvertCommand command;
   ConvertOptions& o = command.options;
   bool have_p = false, have_keep = false, have_keep_dtype = false;
+  cli::GivenOnce given;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
     if (flag == "--help" || flag == "-h") {
@@ -150,6 +152,7 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
     if (flag.rfind("--", 0) != 0) return Status::error("unexpected argument '" + flag + "'");
     if (i + 1 >= args.size()) return Status::error(flag + ": missing value");
     const std::string& value = args[++i];
+    NORMRT_RETURN_IF_ERROR(given.note(flag, value));
     if (flag == "--model") {
       o.model_dir = value;
     } else if (flag == "--tokenizer") {

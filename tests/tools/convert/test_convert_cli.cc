@@ -62,7 +62,11 @@ TEST_CASE("parse_convert_args reads every option and rejects bad values by name"
       {{"--max-seq", "12abc"}, "--max-seq"},
       {{"--bogus", "1"}, "unknown option '--bogus'"},
       {{"stray"}, "unexpected argument 'stray'"},
-      {{"--dtype"}, "--dtype: missing value"}};
+      {{"--dtype"}, "--dtype: missing value"},
+      {{"--dtype", "int8", "--dtype", "bf16"},
+       "--dtype given twice ('int8', then 'bf16'): give it once"},
+      {{"--output", "p"}, "--output given twice ('o', then 'p')"},
+      {{"--max-seq", "64", "--max-seq", "64"}, "--max-seq given twice"}};
   for (const auto& [extra, wanted] : bad) {
     auto result = with(extra);
     REQUIRE_FALSE(result.is_ok());
