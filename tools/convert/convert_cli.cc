@@ -225,6 +225,9 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
   const bool partial = o.norm == norm_kind_name(NormKind::kPRmsNorm);
   if (partial && !have_p) return Status::error("--norm prms_norm needs --p");
   if (have_p && !partial) return Status::error("--p applies to --norm prms_norm only");
+  if (o.allow_norm_change && o.norm.empty())
+    return Status::error(
+        "--allow-norm-change applies with --norm (a norm other than the checkpoint's)");
   if (have_keep && o.dtype != DataType::kInt8)
     return Status::error("--keep-f32 applies to --dtype int8 only");
   if (have_keep_dtype && o.dtype != DataType::kInt8)

@@ -53,6 +53,7 @@ TEST_CASE("parse_convert_args reads every option and rejects bad values by name"
       {{"--norm", "batch_norm"}, "--norm"},
       {{"--norm", "prms_norm"}, "needs --p"},
       {{"--p", "0.5"}, "--p applies"},
+      {{"--allow-norm-change"}, "--allow-norm-change applies with --norm"},
       {{"--norm", "prms_norm", "--p", "0"}, "(0, 1]"},
       {{"--norm", "prms_norm", "--p", "x"}, "number"},
       {{"--pooling", "sum"}, "--pooling: expected none, cls, mean or max"},
