@@ -8,6 +8,7 @@
 
 #include "base/status.h"
 #include "normrt/normrt.hpp"
+#include "tools/cli/given_once.h"
 #include "tools/cli/parse_count.h"
 
 namespace normrt::run {
@@ -172,6 +173,7 @@ exit codes: 0 ran, 1 the model or an input was rejected, 2 bad arguments
 Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
   RunOptions options;
   std::vector<std::string> decode_flags;  // given, to refuse them without --generate
+  cli::GivenOnce given;                   // every value option but --input, once
   *help = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
@@ -192,6 +194,7 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
       if (arg != flag) continue;
       if (i + 1 >= argc) return Status::error(std::string(arg) + " needs a value");
       v = argv[++i];
+      if (arg != "--input") NORMRT_RETURN_IF_ERROR(given.note(arg, v));
     }
     Status status = Status::ok();
     auto count = [&](size_t min, size_t* out) {
