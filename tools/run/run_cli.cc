@@ -88,6 +88,9 @@ Status check_combinations(const RunOptions& o, const std::vector<std::string>& d
   }
   if (o.has_text_pair && o.generate > 0)
     return Status::error("--text-pair cannot be decoded after");
+  if (!o.vocab.empty() && !o.has_text)
+    return Status::error(
+        "--vocab applies to --text (it tokenizes the text; --ids are ids already)");
   if (o.keep_case && o.vocab.empty()) {
     return Status::error("--cased applies to --vocab (a stored tokenizer carries its own casing)");
   }
