@@ -175,6 +175,9 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
     } else if (flag == "--keep-f32") {
       have_keep = true;
       o.keep_f32 = split_patterns(value);
+      if (o.keep_f32.empty() && value != "none")
+        return Status::error("--keep-f32: '" + value +
+                             "' names no pattern (expected comma-separated globs, or none)");
     } else if (flag == "--keep-dtype") {
       if (value != "f32" && value != "bf16")
         return Status::error("--keep-dtype: expected f32 or bf16, found '" + value + "'");
