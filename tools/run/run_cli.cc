@@ -225,6 +225,10 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
       if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) {
         return Status::error("--input: expected name=file, got '" + v + "'");
       }
+      for (const auto& [name, file] : options.input_files)
+        if (name == v.substr(0, eq))
+          return Status::error("--input: '" + name + "' given twice ('" + file + "', then '" +
+                               v.substr(eq + 1) + "'): one file per input");
       options.input_files.emplace_back(v.substr(0, eq), v.substr(eq + 1));
     } else if (arg == "--repeat") {
       count(1, &options.repeat);
