@@ -235,10 +235,6 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
     return Status::error("--keep-f32 applies to --dtype int8 only");
   if (have_keep_dtype && o.dtype != DataType::kInt8)
     return Status::error("--keep-dtype applies to --dtype int8 only");
-  if (have_keep_dtype && have_keep && o.keep_f32.empty())
-    return Status::error(
-        "--keep-dtype sets the storage of the matrices --keep-f32 keeps: not with --keep-f32 "
-        "none");
   if (o.dtype == DataType::kInt8 && !have_keep) o.keep_f32 = split_patterns(kDefaultInt8KeepF32);
   o.keep_f32_must_match = have_keep;
   if (!command.quiet) o.progress = stderr;

@@ -51,8 +51,6 @@ TEST_CASE("parse_convert_args reads every option and rejects bad values by name"
       {{"--dtype", "int8", "--keep-dtype", "int8"}, "--keep-dtype: expected f32 or bf16"},
       {{"--dtype", "int8", "--keep-f32", ""}, "--keep-f32: '' names no pattern"},
       {{"--dtype", "int8", "--keep-f32", ","}, "--keep-f32: ',' names no pattern"},
-      {{"--dtype", "int8", "--keep-f32", "none", "--keep-dtype", "bf16"},
-       "--keep-dtype sets the storage of the matrices --keep-f32 keeps: not with --keep-f32 none"},
       {{"--layout", "col_major"}, "--layout"},
       {{"--norm", "batch_norm"}, "--norm"},
       {{"--norm", "prms_norm"}, "needs --p"},
