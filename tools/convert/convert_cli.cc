@@ -67,9 +67,10 @@ options:
                             Default: the attention value and
                             both FFN matrices of each layer (docs/int8.md: the
                             measured choice)
-  --keep-dtype f32|bf16     with --dtype int8: storage of the kept matrices (default
-                            f32; bf16 runs them on the fast bf16 kernel when the
-                            model is loaded with bf16 activations)
+  --keep-dtype f32|bf16     with --dtype int8: storage of the kept matrices and the
+                            embedding tables (default f32; bf16 runs the kept ones
+                            on the fast bf16 kernel when the model is loaded with
+                            bf16 activations)
   --layout L                native (default: pre-packed for this CPU, used from the
                             file without copying), row_major (portable, packed at
                             load), panels16, panels32, panels64
