@@ -156,6 +156,13 @@ Expected<ConvertSummary> convert(const ConvertOptions& given) {
   if (options.keep_dtype != DataType::kF32 && options.dtype != DataType::kInt8)
     return Status::error("--keep-dtype applies to --dtype int8 only");
   NORMRT_ASSIGN_OR_RETURN(TensorLayout layout, resolve_layout(options.layout));
+  // Asked for, not filled in from the folder: a pooling-less model would ignore it.
+  if (given.normalize == std::optional<bool>(false) &&
+      (options.pooling.empty() || options.pooling == "none"))
+    return Status::error(
+        "--no-normalize applies to a pooling head, and this model has none (no --pooling, "
+        "and no Pooling module in the folder): give --pooling cls, mean or max, or drop "
+        "--no-normalize");
   if (options.p != 0 && options.norm != "prms_norm")  // as the command line refuses it
     return Status::error("--p applies to --norm prms_norm only");
 

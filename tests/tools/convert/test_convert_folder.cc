@@ -7,6 +7,7 @@
 // refused, naming the file.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <string>
@@ -306,6 +307,38 @@ TEST_CASE("a pooling flag wins over the folder's") {
   CHECK(model_metadata(path, "pooling") == "cls");
   CHECK(summary.value().folder_settings ==
         std::vector<std::string>{"max sequence 12 (sentence_bert_config.json)"});
+}
+
+TEST_CASE("--no-normalize without a pooling head is an error, and nothing is written") {
+  Folder no_pooling;  // modules.json with the Transformer only: no Pooling, no Normalize
+  no_pooling.modules = R"([
+    {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"}
+  ])";
+  const std::string dir = make_folder("st_no_pooling", no_pooling);
+  const std::string path = scratch_path("st_no_pooling.nrmt");
+  ::unlink(path.c_str());
+  ConvertOptions from_folder;
+  from_folder.model_dir = dir;
+  from_folder.output_path = path;
+  from_folder.normalize = false;
+  ConvertOptions from_config;  // --config/--weights: no folder, no --pooling
+  from_config.config_path = dir + "/config.json";
+  from_config.weights_path = dir + "/model.safetensors";
+  from_config.output_path = path;
+  from_config.normalize = false;
+  for (const ConvertOptions& options : {from_folder, from_config}) {
+    auto refused = convert(options);
+    REQUIRE_FALSE(refused.is_ok());
+    CHECK_MESSAGE(refused.status().message().find("--no-normalize applies to a pooling head, and "
+                                                  "this model has none") != std::string::npos,
+                  refused.status().message());
+    CHECK(::access(path.c_str(), F_OK) != 0);
+  }
+  // The same folder without --no-normalize converts (no pooling: nothing to normalize).
+  from_folder.normalize.reset();
+  auto plain = convert(from_folder);
+  REQUIRE_MESSAGE(plain.is_ok(), plain.status().message());
+  CHECK(model_metadata(path, "pooling") == "none");
 }
 
 }  // namespace normrt::testing
