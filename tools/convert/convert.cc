@@ -115,7 +115,8 @@ Expected<ConvertOptions> with_model_folder(const ConvertOptions& given,
   if (options.pooling.empty() && !folder.pooling.empty()) {
     options.pooling = folder.pooling;
     if (!options.normalize) options.normalize = folder.normalize;
-    *said = folder.said;
+    for (const std::string& line : folder.said)  // --no-normalize overrides the folder's
+      if (!given.normalize || line.rfind("L2 normalization", 0) != 0) said->push_back(line);
   } else {
     for (const std::string& line : folder.said)
       if (line.rfind("max sequence", 0) == 0) said->push_back(line);

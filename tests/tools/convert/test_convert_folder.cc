@@ -341,4 +341,19 @@ TEST_CASE("--no-normalize without a pooling head is an error, and nothing is wri
   CHECK(model_metadata(path, "pooling") == "none");
 }
 
+TEST_CASE("--no-normalize over a folder with Normalize: not normalized, and not said to be") {
+  const std::string dir = make_folder("st_no_l2", Folder{});
+  const std::string path = scratch_path("st_no_l2.nrmt");
+  ConvertOptions options;
+  options.model_dir = dir;
+  options.output_path = path;
+  options.normalize = false;
+  auto summary = convert(options);
+  REQUIRE_MESSAGE(summary.is_ok(), summary.status().message());
+  CHECK(model_metadata(path, "pooling") == "mean");
+  CHECK(summary.value().folder_settings ==
+        std::vector<std::string>{"pooling mean (1_Pooling/config.json)",
+                                 "max sequence 12 (sentence_bert_config.json)"});
+}
+
 }  // namespace normrt::testing
