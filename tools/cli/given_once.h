@@ -20,6 +20,8 @@ class GivenOnce {
                          "'): give it once");
   }
 
+  bool has(std::string_view flag) const { return values_.count(std::string(flag)) != 0; }
+
  private:
   std::map<std::string, std::string> values_;
 };

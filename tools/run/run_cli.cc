@@ -71,7 +71,8 @@ Expected<std::vector<int32_t>> parse_ids(const std::string& text) {
 }
 
 // The combinations of flags that cannot work.
-Status check_combinations(const RunOptions& o, const std::vector<std::string>& decode_flags) {
+Status check_combinations(const RunOptions& o, const std::vector<std::string>& decode_flags,
+                          bool print_given) {
   if (o.model.empty()) return Status::error("no model file given");
   if (o.has_text && !o.ids.empty()) return Status::error("give only one of --text and --ids");
   if (o.has_text_pair && !o.has_text)
@@ -98,6 +99,9 @@ Status check_combinations(const RunOptions& o, const std::vector<std::string>& d
     if (!decode_flags.empty()) return Status::error(decode_flags.front() + " needs --generate N");
     return Status::ok();
   }
+  if (print_given)
+    return Status::error(
+        "--print applies to a plain run: --generate prints token ids, not outputs");
   if (!o.has_text && o.ids.empty()) {
     return Status::error("--generate needs a prefix to decode after: --ids (or --text)");
   }
@@ -157,7 +161,7 @@ options:
                       use, its CPU affinity; at most 1024)
   --isa ISA           scalar, avx2, avx512, neon (default: the best this CPU runs)
   --no-fuse           run unfused (no fusion, no norm folding), to compare
-  --print N           values printed per output (default 8, 0: all)
+  --print N           values printed per output (default 8, 0: all; not with --generate)
   --version           print the version and exit
   --help              this text
 
@@ -273,7 +277,7 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
     }
     if (!status) return status;
   }
-  NORMRT_RETURN_IF_ERROR(check_combinations(options, decode_flags));
+  NORMRT_RETURN_IF_ERROR(check_combinations(options, decode_flags, given.has("--print")));
   return options;
 }
 
