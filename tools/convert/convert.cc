@@ -1,5 +1,7 @@
 #include "tools/convert/convert.h"
 
+#include <algorithm>
+
 #include "formats/json/json_config.h"
 #include "kernels/common/isa.h"
 #include "models/registry.h"
@@ -135,6 +137,15 @@ Expected<std::string> store_tokenizer(const ConvertOptions& options, BuiltModel&
                          std::to_string(built.graphs.size()) +
                          " files; a tokenizer is stored in single-file models only");
   Graph& graph = built.graphs[0].graph;
+  // A model fed with vectors would carry a tokenizer nobody can use (normrt-run
+  // --text would only fail later, at the first text).
+  const bool takes_ids = std::any_of(graph.inputs.begin(), graph.inputs.end(), [&](TensorId id) {
+    return graph.tensors[id].dtype == DataType::kI32;
+  });
+  if (!takes_ids)
+    return Status::error("--tokenizer " + options.tokenizer_dir +
+                         ": this model takes no token ids (no i32 input), so a tokenizer stored "
+                         "in it would never be used");
   NORMRT_ASSIGN_OR_RETURN(StoredTokenizer stored,
                           read_stored_tokenizer(options.tokenizer_dir, graph.max_sequence_length));
   graph.metadata.push_back({"tokenizer", Blob{std::move(stored.bytes)}});

@@ -209,6 +209,26 @@ TEST_CASE("a plain converted file stores no tokenizer; --tokenizer stores one") 
   CHECK(model_metadata(options.output_path, "tokenizer") == "");  // bytes are not text
 }
 
+TEST_CASE("--tokenizer on a model without a token-id input is an error; nothing is written") {
+  const std::string dir = make_folder("tokenizer_for_gru", Folder{});
+  ConvertOptions options;  // gru_layer_norm: vocab_size 0, its input x is f32
+  options.config_path = rnn_fixture("gru_layer_norm", ".json");
+  options.weights_path = rnn_fixture("gru_layer_norm", ".safetensors");
+  options.output_path = scratch_path("gru_tokenizer.nrmt");
+  ::unlink(options.output_path.c_str());
+  REQUIRE(convert(options).is_ok());  // without it, the fixture converts
+  ::unlink(options.output_path.c_str());
+  options.tokenizer_dir = dir;
+  auto refused = convert(options);
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK_MESSAGE(refused.status().message() ==
+                    "--tokenizer " + dir +
+                        ": this model takes no token ids (no i32 input), so a tokenizer stored in "
+                        "it would never be used",
+                refused.status().message());
+  CHECK(::access(options.output_path.c_str(), F_OK) != 0);
+}
+
 TEST_CASE("--model refuses what the folder says normrt cannot do, naming the file") {
   const auto refused = [](const std::string& name, const Folder& f,
                           std::initializer_list<std::string> fragments) {
