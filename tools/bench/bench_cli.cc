@@ -7,6 +7,7 @@
 
 #include "normrt/normrt.hpp"
 #include "runtime/graph/norm_attributes.h"
+#include "tools/cli/given_once.h"
 #include "tools/cli/parse_count.h"
 
 namespace normrt::bench {
@@ -153,6 +154,7 @@ Expected<BenchOptions> parse_bench_options(int argc, char** argv, bool* help) {
   BenchOptions options;
   *help = false;
   bool norms_given = false, widths_given = false;
+  cli::GivenOnce given;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -169,6 +171,7 @@ Expected<BenchOptions> parse_bench_options(int argc, char** argv, bool* help) {
         arg == "--plot" || arg == "--max-seconds") {
       if (i + 1 >= argc) return Status::error(arg + " needs a value");
       v = argv[++i];
+      NORMRT_RETURN_IF_ERROR(given.note(arg, v));
     }
     if (arg == "--seq-len") {
       NORMRT_ASSIGN_OR_RETURN(auto n, parse_count(arg, v, 1, 1u << 20));

@@ -1,5 +1,7 @@
 #include "tools/convert/convert.h"
 
+#include <algorithm>
+
 #include "formats/json/json_config.h"
 #include "kernels/common/isa.h"
 #include "models/registry.h"
@@ -115,7 +117,8 @@ Expected<ConvertOptions> with_model_folder(const ConvertOptions& given,
   if (options.pooling.empty() && !folder.pooling.empty()) {
     options.pooling = folder.pooling;
     if (!options.normalize) options.normalize = folder.normalize;
-    *said = folder.said;
+    for (const std::string& line : folder.said)  // --no-normalize overrides the folder's
+      if (!given.normalize || line.rfind("L2 normalization", 0) != 0) said->push_back(line);
   } else {
     for (const std::string& line : folder.said)
       if (line.rfind("max sequence", 0) == 0) said->push_back(line);
@@ -134,6 +137,15 @@ Expected<std::string> store_tokenizer(const ConvertOptions& options, BuiltModel&
                          std::to_string(built.graphs.size()) +
                          " files; a tokenizer is stored in single-file models only");
   Graph& graph = built.graphs[0].graph;
+  // A model fed with vectors would carry a tokenizer nobody can use (normrt-run
+  // --text would only fail later, at the first text).
+  const bool takes_ids = std::any_of(graph.inputs.begin(), graph.inputs.end(), [&](TensorId id) {
+    return graph.tensors[id].dtype == DataType::kI32;
+  });
+  if (!takes_ids)
+    return Status::error("--tokenizer " + options.tokenizer_dir +
+                         ": this model takes no token ids (no i32 input), so a tokenizer stored "
+                         "in it would never be used");
   NORMRT_ASSIGN_OR_RETURN(StoredTokenizer stored,
                           read_stored_tokenizer(options.tokenizer_dir, graph.max_sequence_length));
   graph.metadata.push_back({"tokenizer", Blob{std::move(stored.bytes)}});
@@ -156,6 +168,13 @@ Expected<ConvertSummary> convert(const ConvertOptions& given) {
   if (options.keep_dtype != DataType::kF32 && options.dtype != DataType::kInt8)
     return Status::error("--keep-dtype applies to --dtype int8 only");
   NORMRT_ASSIGN_OR_RETURN(TensorLayout layout, resolve_layout(options.layout));
+  // Asked for, not filled in from the folder: a pooling-less model would ignore it.
+  if (given.normalize == std::optional<bool>(false) &&
+      (options.pooling.empty() || options.pooling == "none"))
+    return Status::error(
+        "--no-normalize applies to a pooling head, and this model has none (no --pooling, "
+        "and no Pooling module in the folder): give --pooling cls, mean or max, or drop "
+        "--no-normalize");
   if (options.p != 0 && options.norm != "prms_norm")  // as the command line refuses it
     return Status::error("--p applies to --norm prms_norm only");
 

@@ -7,6 +7,7 @@
 #include "normrt/normrt.hpp"
 #include "runtime/graph/norm_attributes.h"
 #include "runtime/passes/quantize_weights_int8.h"
+#include "tools/cli/given_once.h"
 #include "tools/convert/temp_file_cleanup.h"
 #include "tools/convert/unused_tensors.h"
 
@@ -66,9 +67,10 @@ options:
                             Default: the attention value and
                             both FFN matrices of each layer (docs/int8.md: the
                             measured choice)
-  --keep-dtype f32|bf16     with --dtype int8: storage of the kept matrices (default
-                            f32; bf16 runs them on the fast bf16 kernel when the
-                            model is loaded with bf16 activations)
+  --keep-dtype f32|bf16     with --dtype int8: storage of the kept matrices and the
+                            embedding tables (default f32; bf16 runs the kept ones
+                            on the fast bf16 kernel when the model is loaded with
+                            bf16 activations)
   --layout L                native (default: pre-packed for this CPU, used from the
                             file without copying), row_major (portable, packed at
                             load), panels16, panels32, panels64
@@ -121,6 +123,7 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
   ConvertCommand command;
   ConvertOptions& o = command.options;
   bool have_p = false, have_keep = false, have_keep_dtype = false;
+  cli::GivenOnce given;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
     if (flag == "--help" || flag == "-h") {
@@ -150,6 +153,7 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
     if (flag.rfind("--", 0) != 0) return Status::error("unexpected argument '" + flag + "'");
     if (i + 1 >= args.size()) return Status::error(flag + ": missing value");
     const std::string& value = args[++i];
+    NORMRT_RETURN_IF_ERROR(given.note(flag, value));
     if (flag == "--model") {
       o.model_dir = value;
     } else if (flag == "--tokenizer") {
@@ -172,6 +176,9 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
     } else if (flag == "--keep-f32") {
       have_keep = true;
       o.keep_f32 = split_patterns(value);
+      if (o.keep_f32.empty() && value != "none")
+        return Status::error("--keep-f32: '" + value +
+                             "' names no pattern (expected comma-separated globs, or none)");
     } else if (flag == "--keep-dtype") {
       if (value != "f32" && value != "bf16")
         return Status::error("--keep-dtype: expected f32 or bf16, found '" + value + "'");
@@ -222,6 +229,9 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
   const bool partial = o.norm == norm_kind_name(NormKind::kPRmsNorm);
   if (partial && !have_p) return Status::error("--norm prms_norm needs --p");
   if (have_p && !partial) return Status::error("--p applies to --norm prms_norm only");
+  if (o.allow_norm_change && o.norm.empty())
+    return Status::error(
+        "--allow-norm-change applies with --norm (a norm other than the checkpoint's)");
   if (have_keep && o.dtype != DataType::kInt8)
     return Status::error("--keep-f32 applies to --dtype int8 only");
   if (have_keep_dtype && o.dtype != DataType::kInt8)

@@ -8,6 +8,7 @@
 
 #include "base/status.h"
 #include "normrt/normrt.hpp"
+#include "tools/cli/given_once.h"
 #include "tools/cli/parse_count.h"
 
 namespace normrt::run {
@@ -70,7 +71,8 @@ Expected<std::vector<int32_t>> parse_ids(const std::string& text) {
 }
 
 // The combinations of flags that cannot work.
-Status check_combinations(const RunOptions& o, const std::vector<std::string>& decode_flags) {
+Status check_combinations(const RunOptions& o, const std::vector<std::string>& decode_flags,
+                          bool print_given) {
   if (o.model.empty()) return Status::error("no model file given");
   if (o.has_text && !o.ids.empty()) return Status::error("give only one of --text and --ids");
   if (o.has_text_pair && !o.has_text)
@@ -87,6 +89,9 @@ Status check_combinations(const RunOptions& o, const std::vector<std::string>& d
   }
   if (o.has_text_pair && o.generate > 0)
     return Status::error("--text-pair cannot be decoded after");
+  if (!o.vocab.empty() && !o.has_text)
+    return Status::error(
+        "--vocab applies to --text (it tokenizes the text; --ids are ids already)");
   if (o.keep_case && o.vocab.empty()) {
     return Status::error("--cased applies to --vocab (a stored tokenizer carries its own casing)");
   }
@@ -94,6 +99,9 @@ Status check_combinations(const RunOptions& o, const std::vector<std::string>& d
     if (!decode_flags.empty()) return Status::error(decode_flags.front() + " needs --generate N");
     return Status::ok();
   }
+  if (print_given)
+    return Status::error(
+        "--print applies to a plain run: --generate prints token ids, not outputs");
   if (!o.has_text && o.ids.empty()) {
     return Status::error("--generate needs a prefix to decode after: --ids (or --text)");
   }
@@ -153,7 +161,7 @@ options:
                       use, its CPU affinity; at most 1024)
   --isa ISA           scalar, avx2, avx512, neon (default: the best this CPU runs)
   --no-fuse           run unfused (no fusion, no norm folding), to compare
-  --print N           values printed per output (default 8, 0: all)
+  --print N           values printed per output (default 8, 0: all; not with --generate)
   --version           print the version and exit
   --help              this text
 
@@ -172,6 +180,7 @@ exit codes: 0 ran, 1 the model or an input was rejected, 2 bad arguments
 Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
   RunOptions options;
   std::vector<std::string> decode_flags;  // given, to refuse them without --generate
+  cli::GivenOnce given;                   // every value option but --input, once
   *help = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
@@ -192,6 +201,7 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
       if (arg != flag) continue;
       if (i + 1 >= argc) return Status::error(std::string(arg) + " needs a value");
       v = argv[++i];
+      if (arg != "--input") NORMRT_RETURN_IF_ERROR(given.note(arg, v));
     }
     Status status = Status::ok();
     auto count = [&](size_t min, size_t* out) {
@@ -219,6 +229,10 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
       if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) {
         return Status::error("--input: expected name=file, got '" + v + "'");
       }
+      for (const auto& [name, file] : options.input_files)
+        if (name == v.substr(0, eq))
+          return Status::error("--input: '" + name + "' given twice ('" + file + "', then '" +
+                               v.substr(eq + 1) + "'): one file per input");
       options.input_files.emplace_back(v.substr(0, eq), v.substr(eq + 1));
     } else if (arg == "--repeat") {
       count(1, &options.repeat);
@@ -263,7 +277,7 @@ Expected<RunOptions> parse_run_options(int argc, char** argv, bool* help) {
     }
     if (!status) return status;
   }
-  NORMRT_RETURN_IF_ERROR(check_combinations(options, decode_flags));
+  NORMRT_RETURN_IF_ERROR(check_combinations(options, decode_flags, given.has("--print")));
   return options;
 }
 

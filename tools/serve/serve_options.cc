@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "tools/cli/given_once.h"
 #include "tools/cli/parse_count.h"
 
 namespace normrt::serve {
@@ -91,6 +92,7 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
   // very large machine.
   const size_t default_workers = std::clamp<size_t>(available_cpus(), 1, max_serve_threads() / 4);
   options.service.workers = default_workers;
+  cli::GivenOnce given;  // every value option but --served-name (aliases), once
   *help = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -112,6 +114,7 @@ Expected<ServeOptions> parse_serve_options(int argc, char** argv, bool* help) {
     if (takes_value) {
       if (i + 1 >= argc) return Status::error(std::string(arg) + " needs a value");
       value = argv[++i];
+      if (Status s = arg == "--served-name" ? Status::ok() : given.note(arg, value); !s) return s;
     }
     auto count = [&](size_t min, size_t max) { return parse_count(arg, value, min, max); };
     Expected<size_t> n = size_t{0};

@@ -110,6 +110,10 @@ TEST_SUITE("bench_cli") {
     CHECK(contains(error_of({"--json"}), "--json needs a value"));
     CHECK(contains(error_of({"a.nrmt", "b.nrmt"}), "unexpected argument 'b.nrmt'"));
     CHECK(contains(error_of({"--json", "x.out", "--plot", "x.out"}), "same file"));
+    CHECK(error_of({"--runs", "10", "--runs", "20"}) ==
+          "--runs given twice ('10', then '20'): give it once");
+    CHECK(contains(error_of({"--norms", "rms_norm", "--norms", "layer_norm"}),
+                   "--norms given twice ('rms_norm', then 'layer_norm')"));
   }
 
   TEST_CASE("percentile is the nearest rank; summarize derives p50, p99, shares and ratios") {

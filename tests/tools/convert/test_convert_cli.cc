@@ -49,10 +49,13 @@ TEST_CASE("parse_convert_args reads every option and rejects bad values by name"
       {{"--keep-f32", "*.weight"}, "--keep-f32 applies to --dtype int8 only"},
       {{"--keep-dtype", "bf16"}, "--keep-dtype applies to --dtype int8 only"},
       {{"--dtype", "int8", "--keep-dtype", "int8"}, "--keep-dtype: expected f32 or bf16"},
+      {{"--dtype", "int8", "--keep-f32", ""}, "--keep-f32: '' names no pattern"},
+      {{"--dtype", "int8", "--keep-f32", ","}, "--keep-f32: ',' names no pattern"},
       {{"--layout", "col_major"}, "--layout"},
       {{"--norm", "batch_norm"}, "--norm"},
       {{"--norm", "prms_norm"}, "needs --p"},
       {{"--p", "0.5"}, "--p applies"},
+      {{"--allow-norm-change"}, "--allow-norm-change applies with --norm"},
       {{"--norm", "prms_norm", "--p", "0"}, "(0, 1]"},
       {{"--norm", "prms_norm", "--p", "x"}, "number"},
       {{"--pooling", "sum"}, "--pooling: expected none, cls, mean or max"},
@@ -62,7 +65,11 @@ TEST_CASE("parse_convert_args reads every option and rejects bad values by name"
       {{"--max-seq", "12abc"}, "--max-seq"},
       {{"--bogus", "1"}, "unknown option '--bogus'"},
       {{"stray"}, "unexpected argument 'stray'"},
-      {{"--dtype"}, "--dtype: missing value"}};
+      {{"--dtype"}, "--dtype: missing value"},
+      {{"--dtype", "int8", "--dtype", "bf16"},
+       "--dtype given twice ('int8', then 'bf16'): give it once"},
+      {{"--output", "p"}, "--output given twice ('o', then 'p')"},
+      {{"--max-seq", "64", "--max-seq", "64"}, "--max-seq given twice"}};
   for (const auto& [extra, wanted] : bad) {
     auto result = with(extra);
     REQUIRE_FALSE(result.is_ok());

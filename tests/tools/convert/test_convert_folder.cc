@@ -7,6 +7,7 @@
 // refused, naming the file.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <string>
@@ -208,6 +209,26 @@ TEST_CASE("a plain converted file stores no tokenizer; --tokenizer stores one") 
   CHECK(model_metadata(options.output_path, "tokenizer") == "");  // bytes are not text
 }
 
+TEST_CASE("--tokenizer on a model without a token-id input is an error; nothing is written") {
+  const std::string dir = make_folder("tokenizer_for_gru", Folder{});
+  ConvertOptions options;  // gru_layer_norm: vocab_size 0, its input x is f32
+  options.config_path = rnn_fixture("gru_layer_norm", ".json");
+  options.weights_path = rnn_fixture("gru_layer_norm", ".safetensors");
+  options.output_path = scratch_path("gru_tokenizer.nrmt");
+  ::unlink(options.output_path.c_str());
+  REQUIRE(convert(options).is_ok());  // without it, the fixture converts
+  ::unlink(options.output_path.c_str());
+  options.tokenizer_dir = dir;
+  auto refused = convert(options);
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK_MESSAGE(refused.status().message() ==
+                    "--tokenizer " + dir +
+                        ": this model takes no token ids (no i32 input), so a tokenizer stored in "
+                        "it would never be used",
+                refused.status().message());
+  CHECK(::access(options.output_path.c_str(), F_OK) != 0);
+}
+
 TEST_CASE("--model refuses what the folder says normrt cannot do, naming the file") {
   const auto refused = [](const std::string& name, const Folder& f,
                           std::initializer_list<std::string> fragments) {
@@ -306,6 +327,53 @@ TEST_CASE("a pooling flag wins over the folder's") {
   CHECK(model_metadata(path, "pooling") == "cls");
   CHECK(summary.value().folder_settings ==
         std::vector<std::string>{"max sequence 12 (sentence_bert_config.json)"});
+}
+
+TEST_CASE("--no-normalize without a pooling head is an error, and nothing is written") {
+  Folder no_pooling;  // modules.json with the Transformer only: no Pooling, no Normalize
+  no_pooling.modules = R"([
+    {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"}
+  ])";
+  const std::string dir = make_folder("st_no_pooling", no_pooling);
+  const std::string path = scratch_path("st_no_pooling.nrmt");
+  ::unlink(path.c_str());
+  ConvertOptions from_folder;
+  from_folder.model_dir = dir;
+  from_folder.output_path = path;
+  from_folder.normalize = false;
+  ConvertOptions from_config;  // --config/--weights: no folder, no --pooling
+  from_config.config_path = dir + "/config.json";
+  from_config.weights_path = dir + "/model.safetensors";
+  from_config.output_path = path;
+  from_config.normalize = false;
+  for (const ConvertOptions& options : {from_folder, from_config}) {
+    auto refused = convert(options);
+    REQUIRE_FALSE(refused.is_ok());
+    CHECK_MESSAGE(refused.status().message().find("--no-normalize applies to a pooling head, and "
+                                                  "this model has none") != std::string::npos,
+                  refused.status().message());
+    CHECK(::access(path.c_str(), F_OK) != 0);
+  }
+  // The same folder without --no-normalize converts (no pooling: nothing to normalize).
+  from_folder.normalize.reset();
+  auto plain = convert(from_folder);
+  REQUIRE_MESSAGE(plain.is_ok(), plain.status().message());
+  CHECK(model_metadata(path, "pooling") == "none");
+}
+
+TEST_CASE("--no-normalize over a folder with Normalize: not normalized, and not said to be") {
+  const std::string dir = make_folder("st_no_l2", Folder{});
+  const std::string path = scratch_path("st_no_l2.nrmt");
+  ConvertOptions options;
+  options.model_dir = dir;
+  options.output_path = path;
+  options.normalize = false;
+  auto summary = convert(options);
+  REQUIRE_MESSAGE(summary.is_ok(), summary.status().message());
+  CHECK(model_metadata(path, "pooling") == "mean");
+  CHECK(summary.value().folder_settings ==
+        std::vector<std::string>{"pooling mean (1_Pooling/config.json)",
+                                 "max sequence 12 (sentence_bert_config.json)"});
 }
 
 }  // namespace normrt::testing

@@ -96,6 +96,21 @@ TEST_SUITE("serve_options") {
                     parsed.status().message());
     }
   }
+
+  TEST_CASE("an option given twice is refused naming both values; --served-name repeats") {
+    auto port = parse({"m.nrmt", "--port", "8080", "--port", "9090"});
+    REQUIRE_FALSE(port.is_ok());
+    CHECK_MESSAGE(
+        port.status().message() == "--port given twice ('8080', then '9090'): give it once",
+        port.status().message());
+    auto vocab = parse({"m.nrmt", "--vocab", "a.txt", "--vocab", "b.txt"});
+    REQUIRE_FALSE(vocab.is_ok());
+    CHECK(vocab.status().message().find("--vocab given twice") != std::string::npos);
+    auto names = parse({"m.nrmt", "--served-name", "a", "--served-name", "b"});
+    REQUIRE_MESSAGE(names.is_ok(), names.status().message());
+    CHECK(names.value().service.model_name == "a");
+    CHECK(names.value().service.model_aliases == std::vector<std::string>{"b"});
+  }
 }
 
 }  // namespace normrt::serve
