@@ -1,12 +1,19 @@
 // The shared test helpers themselves: a comparison that cannot fail, or a
-// hex decoder that truncates, would let every test built on them pass.
+// hex decoder that truncates, would let every test built on them pass; a
+// scratch directory that is never removed fills the build tree.
 #include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "tests/support/compare.h"
 #include "tests/support/hex.h"
+#include "tests/support/scratch_dir.h"
 
 namespace normrt::test {
 
@@ -49,6 +56,57 @@ TEST_CASE("compare_rows bounds each row by its own largest value; an all-zero ro
   const float nan_row[] = {NAN, 1};
   const float ones[] = {1, 1};
   CHECK(!compare_rows(nan_row, ones, 1, 2, 1).ok());
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Forks a child that makes a scratch directory under `root` with a file in
+// it, writes the directory's path to `report`, and leaves through exit(0)
+// (static destructors run). `keep` sets NORMRT_KEEP_SCRATCH in the child only.
+// Returns the directory the child reported.
+fs::path scratch_of_child(const fs::path& root, const fs::path& report, bool keep) {
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (keep) {
+      ::setenv("NORMRT_KEEP_SCRATCH", "1", 1);
+    } else {
+      ::unsetenv("NORMRT_KEEP_SCRATCH");
+    }
+    const std::string dir = scratch_dir(root.string(), "child");
+    std::ofstream(dir + "/model.nrmt") << "contents";
+    std::ofstream(report) << dir;
+    std::exit(fs::exists(dir + "/model.nrmt") ? 0 : 3);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  std::ifstream in(report);
+  std::string dir;
+  std::getline(in, dir);
+  CHECK(dir == (root / ("child-" + std::to_string(pid))).string());
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("scratch_dir: one directory per process, removed at exit unless NORMRT_KEEP_SCRATCH") {
+  const fs::path root = scratch_dir(fs::temp_directory_path().string(), "scratch-test");
+  CHECK(fs::is_directory(root));
+  CHECK(root.filename() == "scratch-test-" + std::to_string(::getpid()));
+  CHECK(scratch_dir(root.parent_path().string(), "scratch-test") == root.string());  // same one
+  const fs::path report = root / "child-dir.txt";
+
+  const fs::path removed = scratch_of_child(root, report, false);
+  CHECK(!fs::exists(removed));
+  CHECK(fs::is_directory(root));  // the child did not remove its parent's directory
+
+  const fs::path kept = scratch_of_child(root, report, true);
+  CHECK(fs::exists(kept / "model.nrmt"));
+  fs::remove_all(kept);
 }
 
 }  // namespace normrt::test

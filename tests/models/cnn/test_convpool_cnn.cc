@@ -23,6 +23,7 @@
 #include "models/cnn/convpool_cnn_c.h"
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
+#include "tests/support/scratch_dir.h"
 #include "tools/convert/convert.h"
 #include "tools/convert/readers/safetensors_file.h"
 
@@ -34,7 +35,7 @@ std::string fixture(const std::string& name, const std::string& suffix) {
 }
 
 std::string scratch(const std::string& name) {
-  return std::string(NORMRT_CNN_SCRATCH_DIR) + "/" + name;
+  return test::scratch_dir(NORMRT_CNN_SCRATCH_DIR, "cnn-scratch") + "/" + name;
 }
 
 struct Io {

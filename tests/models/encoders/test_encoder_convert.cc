@@ -2,18 +2,18 @@
 // Model::load (native and row_major layouts, so packed and unpacked weights),
 // gives transformers' float64 outputs, and records the family's architecture.
 #include <doctest/doctest.h>
-#include <unistd.h>
 
 #include <string>
 
 #include "encoder_fixture.h"
+#include "tests/support/scratch_dir.h"
 #include "tools/convert/convert.h"
 
 namespace normrt {
 namespace {
 
 std::string scratch(const std::string& name) {
-  return std::string(NORMRT_ENCODER_SCRATCH_DIR) + "/" + name + "." + std::to_string(getpid());
+  return test::scratch_dir(NORMRT_ENCODER_SCRATCH_DIR, "encoder-scratch") + "/" + name;
 }
 
 }  // namespace

@@ -14,13 +14,14 @@
 #include <vector>
 
 #include "encoder_fixture.h"
+#include "tests/support/scratch_dir.h"
 #include "tools/convert/convert.h"
 
 namespace normrt {
 namespace {
 
 std::string scratch(const std::string& name) {
-  return std::string(NORMRT_ENCODER_SCRATCH_DIR) + "/" + name + "." + std::to_string(getpid());
+  return test::scratch_dir(NORMRT_ENCODER_SCRATCH_DIR, "encoder-scratch") + "/" + name;
 }
 
 struct Captured {

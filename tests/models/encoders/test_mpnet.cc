@@ -5,7 +5,6 @@
 // encode() does); an MPNetForMaskedLM checkpoint converting with
 // --ignore-unused only; configs the graph cannot follow refused by name.
 #include <doctest/doctest.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -14,6 +13,7 @@
 #include "encoder_fixture.h"
 #include "formats/json/json_config.h"
 #include "runtime/ops/relative_position.h"
+#include "tests/support/scratch_dir.h"
 #include "tools/convert/convert.h"
 #include "tools/convert/readers/safetensors_file.h"
 #include "tools/text/tokenizer_serialize.h"
@@ -24,7 +24,7 @@ namespace {
 constexpr double kAtol = 1e-5, kRtol = 1e-4;
 
 std::string scratch(const std::string& name) {
-  return std::string(NORMRT_ENCODER_SCRATCH_DIR) + "/" + name + "." + std::to_string(getpid());
+  return test::scratch_dir(NORMRT_ENCODER_SCRATCH_DIR, "encoder-scratch") + "/" + name;
 }
 
 test::EncoderFixture load(const std::string& name) {

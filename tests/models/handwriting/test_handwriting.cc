@@ -23,6 +23,7 @@
 #include "runtime/exec/compiled_model.h"
 #include "runtime/graph/graph_builder.h"
 #include "tests/models/seed_fixture_support.h"
+#include "tests/support/scratch_dir.h"
 
 namespace normrt::testing {
 namespace {
@@ -30,9 +31,10 @@ namespace {
 std::string fixture(const std::string& name) {
   return std::string(NORMRT_HANDWRITING_FIXTURE_DIR) + "/" + name;
 }
-std::string scratch(const std::string& name) {
-  return std::string(NORMRT_HANDWRITING_SCRATCH_DIR) + "/" + name;
+std::string scratch_dir() {
+  return test::scratch_dir(NORMRT_HANDWRITING_SCRATCH_DIR, "handwriting-scratch");
 }
+std::string scratch(const std::string& name) { return scratch_dir() + "/" + name; }
 
 const char* const kNorms[] = {"layer_norm", "rms_norm", "prms_norm", "none"};
 
@@ -198,7 +200,7 @@ TEST_CASE(
 TEST_CASE("handwriting configs and weights: errors name the key or the tensors") {
   const std::string good = read_text(fixture("handwriting_layer_norm.json"));
   const std::string weights = fixture("handwriting_layer_norm.safetensors");
-  const std::string dir = NORMRT_HANDWRITING_SCRATCH_DIR;
+  const std::string dir = scratch_dir();
   CHECK(convert_error(good, weights, dir) == "converted");
   auto with = [&](const std::string& from, const std::string& to) {
     return replace_once(good, from, to);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/models/seed_fixture_support.h"
+#include "tests/support/scratch_dir.h"
 
 namespace normrt::testing {
 namespace {
@@ -21,9 +22,8 @@ namespace {
 std::string fixture(const std::string& name) {
   return std::string(NORMRT_ORDER_FIXTURE_DIR) + "/" + name;
 }
-std::string scratch(const std::string& name) {
-  return std::string(NORMRT_ORDER_SCRATCH_DIR) + "/" + name;
-}
+std::string scratch_dir() { return test::scratch_dir(NORMRT_ORDER_SCRATCH_DIR, "order-scratch"); }
+std::string scratch(const std::string& name) { return scratch_dir() + "/" + name; }
 
 const char* const kOutputs[] = {"sentence", "image_embeddings", "order_violation"};
 
@@ -100,7 +100,7 @@ TEST_CASE(
 TEST_CASE("order_embeddings configs and weights: errors name the key or the tensors") {
   const std::string good = read_text(fixture("order_rms_norm.json"));
   const std::string npz = fixture("order_rms_norm.npz");
-  const std::string dir = NORMRT_ORDER_SCRATCH_DIR;
+  const std::string dir = scratch_dir();
   CHECK(convert_error(good, npz, dir) == "converted");
   auto with = [&](const std::string& from, const std::string& to) {
     return replace_once(good, from, to);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/models/seed_fixture_support.h"
+#include "tests/support/scratch_dir.h"
 
 namespace normrt::testing {
 namespace {
@@ -21,9 +22,8 @@ namespace {
 std::string fixture(const std::string& name) {
   return std::string(NORMRT_READER_FIXTURE_DIR) + "/" + name;
 }
-std::string scratch(const std::string& name) {
-  return std::string(NORMRT_READER_SCRATCH_DIR) + "/" + name;
-}
+std::string scratch_dir() { return test::scratch_dir(NORMRT_READER_SCRATCH_DIR, "reader-scratch"); }
+std::string scratch(const std::string& name) { return scratch_dir() + "/" + name; }
 
 struct Outputs {
   std::vector<float> probs, alignment;
@@ -96,7 +96,7 @@ TEST_CASE("attentive reader: a document longer than planned and a wrong question
 TEST_CASE("attentive_reader configs and weights: errors name the key or the tensors") {
   const std::string good = read_text(fixture("reader_rms_norm.json"));
   const std::string npz = fixture("reader_rms_norm.npz");
-  const std::string dir = NORMRT_READER_SCRATCH_DIR;
+  const std::string dir = scratch_dir();
   CHECK(convert_error(good, npz, dir) == "converted");
   auto with = [&](const std::string& from, const std::string& to) {
     return replace_once(good, from, to);

@@ -1,12 +1,12 @@
 #include "tests/models/rnnsearch/rnnsearch_fixture.h"
 
 #include <doctest/doctest.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
+#include "tests/support/scratch_dir.h"
 #include "tools/convert/convert.h"
 #include "tools/convert/readers/npz_file.h"
 
@@ -68,9 +68,7 @@ std::string rnnsearch_fixture_path(const std::string& name, const std::string& s
 }
 
 std::string rnnsearch_scratch_path(const std::string& file) {
-  const std::string dir = std::string(NORMRT_RNNSEARCH_SCRATCH_DIR) + "/rnnsearch-scratch";
-  ::mkdir(dir.c_str(), 0755);
-  return dir + "/" + file;
+  return scratch_dir(NORMRT_RNNSEARCH_SCRATCH_DIR, "rnnsearch-scratch") + "/" + file;
 }
 
 std::vector<SentenceExpectation> load_expectations(const std::string& name) {

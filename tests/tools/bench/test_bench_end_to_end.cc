@@ -14,13 +14,14 @@
 
 #include "bench_output_checks.h"
 #include "runtime/format/model_file.h"
+#include "tests/support/scratch_dir.h"
 #include "tiny_encoder.h"
 
 namespace normrt::bench {
 namespace {
 
 const std::string kBinary = NORMRT_BENCH_BINARY;
-const std::string kScratch = NORMRT_BENCH_SCRATCH_DIR;
+std::string scratch() { return test::scratch_dir(NORMRT_BENCH_SCRATCH_DIR, "bench-scratch"); }
 
 struct Outcome {
   int exit_code = -1;
@@ -28,7 +29,7 @@ struct Outcome {
 };
 
 Outcome run_bench(const std::string& arguments, const std::string& tag) {
-  const std::string log = kScratch + "/" + tag + ".log";
+  const std::string log = scratch() + "/" + tag + ".log";
   const int status = std::system((kBinary + " " + arguments + " > " + log + " 2>&1").c_str());
   Outcome outcome;
   outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -42,7 +43,7 @@ bool contains(const std::string& text, const std::string& part) {
 
 std::string tiny_model_path() {
   static const std::string path = [] {
-    const std::string file = kScratch + "/tiny_encoder.nrmt";
+    const std::string file = scratch() + "/tiny_encoder.nrmt";
     Status written = write_model_file(test::tiny_encoder(), file);
     REQUIRE_MESSAGE(written.is_ok(), written.message());
     return file;
@@ -65,7 +66,7 @@ TEST_SUITE("bench_end_to_end") {
   }
 
   TEST_CASE("a model file: every variant measured, the JSON consistent, the SVG well-formed") {
-    const std::string json_path = kScratch + "/tiny.json", svg_path = kScratch + "/tiny.svg";
+    const std::string json_path = scratch() + "/tiny.json", svg_path = scratch() + "/tiny.svg";
     const Outcome outcome =
         run_bench(tiny_model_path() + " --seq-len 5 --runs 4 --warmup 1 --max-seconds 0 --json " +
                       json_path + " --plot " + svg_path,
@@ -98,7 +99,7 @@ TEST_SUITE("bench_end_to_end") {
   }
 
   TEST_CASE("--json - writes only JSON to stdout; --no-unfused and --norms select the variants") {
-    const std::string out = kScratch + "/stdout.json";
+    const std::string out = scratch() + "/stdout.json";
     const int status = std::system((kBinary + " " + tiny_model_path() +
                                     " --runs 2 --warmup 0 --no-unfused --norms "
                                     "rms_norm,prms_norm:1/4 --json - > " +
@@ -116,7 +117,8 @@ TEST_SUITE("bench_end_to_end") {
   }
 
   TEST_CASE("the built-in encoder at two small widths: one model per width, a group per width") {
-    const std::string json_path = kScratch + "/builtin.json", svg_path = kScratch + "/builtin.svg";
+    const std::string json_path = scratch() + "/builtin.json",
+                      svg_path = scratch() + "/builtin.svg";
     const Outcome outcome = run_bench(
         "--widths 64,96 --seq-len 3 --runs 2 --warmup 0 --norms "
         "layer_norm,prms_norm:0.125 --quiet --json " +

@@ -3,7 +3,6 @@
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -12,15 +11,12 @@
 #include <sstream>
 
 #include "normrt/normrt.hpp"
+#include "tests/support/scratch_dir.h"
 
 namespace normrt::testing {
 
 std::string scratch_path(const std::string& name) {
-  const std::string dir =
-      std::string(NORMRT_CONVERT_SCRATCH_DIR) + "/scratch-" + std::to_string(::getpid());
-  ::mkdir(NORMRT_CONVERT_SCRATCH_DIR, 0755);
-  ::mkdir(dir.c_str(), 0755);
-  const std::string path = dir + "/" + name;
+  const std::string path = test::scratch_dir(NORMRT_CONVERT_SCRATCH_DIR, "scratch") + "/" + name;
   std::remove(path.c_str());
   return path;
 }

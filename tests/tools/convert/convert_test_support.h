@@ -11,7 +11,8 @@
 
 namespace normrt::testing {
 
-/// <build dir>/scratch-<pid>/<name>, the folder created on first use; the
+/// <build dir>/scratch-<pid>/<name> (test::scratch_dir: the folder created on
+/// first use, removed when the process exits); the
 /// file itself is removed first so that "does not exist afterwards" checks
 /// are meaningful.
 std::string scratch_path(const std::string& name);

@@ -1,8 +1,6 @@
 #include "tests/tools/serve/serve_test_support.h"
 
 #include <doctest/doctest.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -14,16 +12,13 @@
 #include "runtime/format/model_file.h"
 #include "runtime/graph/graph_builder.h"
 #include "tests/models/transformer/bert_fixture.h"
+#include "tests/support/scratch_dir.h"
 #include "tools/convert/convert.h"
 
 namespace normrt::testing {
 
 std::string scratch_path(const std::string& name) {
-  const std::string dir =
-      std::string(NORMRT_SERVE_SCRATCH_DIR) + "/serve-scratch-" + std::to_string(::getpid());
-  ::mkdir(NORMRT_SERVE_SCRATCH_DIR, 0755);
-  ::mkdir(dir.c_str(), 0755);
-  return dir + "/" + name;
+  return test::scratch_dir(NORMRT_SERVE_SCRATCH_DIR, "serve-scratch") + "/" + name;
 }
 
 namespace {

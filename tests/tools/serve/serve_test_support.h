@@ -13,7 +13,8 @@
 
 namespace normrt::testing {
 
-/// <build dir>/serve-scratch-<pid>/<name> (the folder made on first use).
+/// <build dir>/serve-scratch-<pid>/<name> (test::scratch_dir: made on first use,
+/// removed when the process exits).
 std::string scratch_path(const std::string& name);
 
 /// The tiny random-weight BERT (tests/models/transformer/tiny_bert_gelu:
