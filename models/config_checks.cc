@@ -17,4 +17,9 @@ Status check_partial_keeps_one(const NormConfig& norm, int64_t width, const std:
                        std::to_string(width) + ") = 0 " + what);
 }
 
+Status check_seed_weight_format(const std::string& weight_format) {
+  if (weight_format == "theano" || weight_format == "torch") return Status::ok();
+  return Status::error("config: weight_format '" + weight_format + "' is not theano or torch");
+}
+
 }  // namespace normrt

@@ -19,4 +19,8 @@ Status check_config_range(const std::string& field, int64_t value, int64_t lo, i
 /// for any other norm. `norm` must have passed check_norm_config().
 Status check_partial_keeps_one(const NormConfig& norm, int64_t width, const std::string& what);
 
+/// "config: weight_format '<f>' is not theano or torch" unless it is one of
+/// them (the seed models' two checkpoint layouts).
+Status check_seed_weight_format(const std::string& weight_format);
+
 }  // namespace normrt

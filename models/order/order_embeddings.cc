@@ -83,8 +83,7 @@ Status check_order_embedding_config(const OrderEmbeddingConfig& c) {
   NORMRT_RETURN_IF_ERROR(check_config_range("num_images", c.num_images, 1, 1 << 16));
   NORMRT_RETURN_IF_ERROR(
       check_config_range("max_sentence_length", c.max_sentence_length, 1, 1 << 20));
-  if (c.weight_format != "theano" && c.weight_format != "torch")
-    return Status::error("config: weight_format '" + c.weight_format + "' is not theano or torch");
+  NORMRT_RETURN_IF_ERROR(check_seed_weight_format(c.weight_format));
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
   NORMRT_RETURN_IF_ERROR(check_partial_keeps_one(c.norm, c.dim, "of the candidate's columns"));
   return Status::ok();

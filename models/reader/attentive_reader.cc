@@ -156,8 +156,7 @@ Status check_attentive_reader_config(const AttentiveReaderConfig& c) {
   NORMRT_RETURN_IF_ERROR(check_config_range("question_length", c.question_length, 1, 1 << 16));
   NORMRT_RETURN_IF_ERROR(
       check_config_range("max_document_length", c.max_document_length, 1, 1 << 20));
-  if (c.weight_format != "theano" && c.weight_format != "torch")
-    return Status::error("config: weight_format '" + c.weight_format + "' is not theano or torch");
+  NORMRT_RETURN_IF_ERROR(check_seed_weight_format(c.weight_format));
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
   NORMRT_RETURN_IF_ERROR(check_partial_keeps_one(c.norm, c.hidden_size, "of the cell's columns"));
   return Status::ok();
