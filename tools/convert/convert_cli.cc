@@ -122,8 +122,7 @@ std::vector<std::string> split_patterns(const std::string& value) {
 Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args) {
   ConvertCommand command;
   ConvertOptions& o = command.options;
-  bool have_p = false, have_keep = false, have_keep_dtype = false;
-  cli::GivenOnce given;
+  cli::GivenOnce given;  // each value option once; given.has() says which came
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
     if (flag == "--help" || flag == "-h") {
@@ -174,7 +173,6 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
       else
         return Status::error("--dtype: expected f32, bf16 or int8, found '" + value + "'");
     } else if (flag == "--keep-f32") {
-      have_keep = true;
       o.keep_f32 = split_patterns(value);
       if (o.keep_f32.empty() && value != "none")
         return Status::error("--keep-f32: '" + value +
@@ -183,7 +181,6 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
       if (value != "f32" && value != "bf16")
         return Status::error("--keep-dtype: expected f32 or bf16, found '" + value + "'");
       o.keep_dtype = value == "bf16" ? DataType::kBF16 : DataType::kF32;
-      have_keep_dtype = true;
     } else if (flag == "--layout") {
       if (value != "native" && value != "row_major" && value != "panels16" && value != "panels32" &&
           value != "panels64")
@@ -201,7 +198,6 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
       if (!(p > 0 && p <= 1))
         return Status::error("--p: expected a number in (0, 1], found '" + value + "'");
       o.p = p;
-      have_p = true;
     } else if (flag == "--pooling") {
       if (value != "none" && value != "cls" && value != "mean" && value != "max")
         return Status::error("--pooling: expected none, cls, mean or max, found '" + value + "'");
@@ -227,6 +223,7 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
   if (o.normalize && o.pooling == "none")
     return Status::error("--no-normalize applies to a pooling head: not with --pooling none");
   const bool partial = o.norm == norm_kind_name(NormKind::kPRmsNorm);
+  const bool have_p = given.has("--p"), have_keep = given.has("--keep-f32");
   if (partial && !have_p) return Status::error("--norm prms_norm needs --p");
   if (have_p && !partial) return Status::error("--p applies to --norm prms_norm only");
   if (o.allow_norm_change && o.norm.empty())
@@ -234,7 +231,7 @@ Expected<ConvertCommand> parse_convert_args(const std::vector<std::string>& args
         "--allow-norm-change applies with --norm (a norm other than the checkpoint's)");
   if (have_keep && o.dtype != DataType::kInt8)
     return Status::error("--keep-f32 applies to --dtype int8 only");
-  if (have_keep_dtype && o.dtype != DataType::kInt8)
+  if (given.has("--keep-dtype") && o.dtype != DataType::kInt8)
     return Status::error("--keep-dtype applies to --dtype int8 only");
   if (o.dtype == DataType::kInt8 && !have_keep) o.keep_f32 = split_patterns(kDefaultInt8KeepF32);
   o.keep_f32_must_match = have_keep;
