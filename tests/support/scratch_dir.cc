@@ -32,7 +32,7 @@ class ScratchRegistry {
     const std::string path = root + "/" + prefix + "-" + std::to_string(self);
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto& entry : created_) {
-      if (entry.first == path && entry.second == self) return path;
+      if (entry.first == path) return path;  // the path names its pid
     }
     std::filesystem::create_directories(path);
     created_.emplace_back(path, self);
