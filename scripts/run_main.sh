@@ -85,9 +85,21 @@ else
   about="the built-in MiniLM-shaped model (random weights)"
 fi
 
+# Where the table and chart go, unless the caller named its own (normrt-bench
+# refuses an option given twice).
+json="$out/latency_per_norm.json"
+plot="$out/latency_per_norm.svg"
+for arg in "$@"; do
+  [[ "$arg" == --json || "$arg" == --json=* ]] && json=""
+  [[ "$arg" == --plot || "$arg" == --plot=* ]] && plot=""
+done
+outputs=()
+[[ -n "$json" ]] && outputs+=(--json "$json")
+[[ -n "$plot" ]] && outputs+=(--plot "$plot")
+
 echo "== latency per normalization: $about, batch 1, one thread${pin:+, core $core} =="
-"${pin[@]}" "$bench" "${bench_model[@]}" --json "$out/latency_per_norm.json" \
-  --plot "$out/latency_per_norm.svg" "$@"
+"${pin[@]}" "$bench" "${bench_model[@]}" "${outputs[@]}" "$@"
 echo
-echo "run_main: table as JSON in $out/latency_per_norm.json, chart in $out/latency_per_norm.svg"
+[[ -n "$json" ]] && echo "run_main: table as JSON in $json"
+[[ -n "$plot" ]] && echo "run_main: chart in $plot"
 echo "run_main: done in $((SECONDS - started)) s"
