@@ -1,5 +1,7 @@
 #include "tools/bench/bench_cli.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -78,6 +80,15 @@ Expected<std::vector<int64_t>> parse_widths(const std::string& text) {
     widths.push_back(value);
   }
   return widths;
+}
+
+// The chart writer emits SVG only; a .png name would get SVG bytes.
+bool ends_with_svg(const std::string& path) {
+  if (path.size() <= 4) return false;
+  std::string suffix = path.substr(path.size() - 4);
+  std::transform(suffix.begin(), suffix.end(), suffix.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  return suffix == ".svg";
 }
 
 std::vector<NormReplacement> default_norms() {
@@ -222,6 +233,10 @@ Expected<BenchOptions> parse_bench_options(int argc, char** argv, bool* help) {
   }
   if (!widths_given) options.widths = kDefaultWidths;
   if (!options.model.empty()) options.widths.clear();
+  if (!options.plot_path.empty() && !ends_with_svg(options.plot_path)) {
+    return Status::error("--plot '" + options.plot_path +
+                         "': the chart is written as SVG; name the file with the .svg suffix");
+  }
   if (!options.plot_path.empty() && options.plot_path == options.json_path) {
     return Status::error("--plot and --json name the same file '" + options.plot_path + "'");
   }
