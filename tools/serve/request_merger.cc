@@ -21,6 +21,18 @@ class Unlocked {
   std::unique_lock<std::mutex>& lock_;
 };
 
+// The runner's lease, or its exception (bad_alloc) as an error for every
+// member: a claimed batch must always finish, or its members and every
+// request that joins it would wait out their deadlines.
+ApiResult<SessionPool::Lease> lease_or_error(const RequestMerger::Runner& runner,
+                                             const RequestControl& control) {
+  try {
+    return runner.lease(control);
+  } catch (const std::exception& e) {
+    return ApiError{500, "internal", e.what()};
+  }
+}
+
 }  // namespace
 
 struct RequestMerger::Batch {
@@ -134,7 +146,7 @@ RequestControl RequestMerger::claim(Batch& batch, const RequestControl& control)
 void RequestMerger::run(const std::shared_ptr<Batch>& batch, const RequestControl& batch_control,
                         const Runner& runner) {
   {
-    ApiResult<SessionPool::Lease> lease = runner.lease(batch_control);
+    ApiResult<SessionPool::Lease> lease = lease_or_error(runner, batch_control);
     const std::vector<Part*> parts = start(batch, lease);
     if (!parts.empty()) {
       try {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <stdexcept>
 #include <thread>
 
 #include "runtime/format/model_file.h"
@@ -444,6 +445,47 @@ TEST_CASE("merge: http: a client that closes its connection mid-wait is dropped 
   const MergeCounts counts = merge_counts(server.service());
   CHECK(counts.runs == 1);
   CHECK(counts.requests == 2);
+}
+
+TEST_CASE("merge: a lease that throws answers every member of its batch; the next batch runs") {
+  using Merger = serve::RequestMerger;
+  Merger merger(std::chrono::milliseconds(kLongWaitMs), 2);  // two texts close a batch
+  const std::vector<serve::EncodedInput> one_text(1);
+  std::atomic<int> runs{0};
+  auto run = [&](Session&, const std::vector<Merger::Part*>&) { ++runs; };
+  const Merger::Runner throwing{
+      [](const serve::RequestControl&) -> serve::ApiResult<serve::SessionPool::Lease> {
+        throw std::runtime_error("lease threw");
+      },
+      run};
+  const Merger::Runner refused{
+      [](const serve::RequestControl&) -> serve::ApiResult<serve::SessionPool::Lease> {
+        return serve::ApiError{503, "overloaded", "no worker"};
+      },
+      run};
+  // A deadline the passing test never reaches: a member left waiting on a
+  // batch that never finishes would come back kExpired after it.
+  serve::RequestControl control;
+  control.deadline = serve::RequestControl::Clock::now() + std::chrono::seconds(30);
+
+  for (const Merger::Runner* runner : {&throwing, &refused}) {
+    Merger::Part first{&one_text, {}, {}}, second{&one_text, {}, {}};
+    Merger::Outcome second_outcome = Merger::Outcome::kExpired;
+    std::thread other([&] { second_outcome = merger.submit(second, control, *runner); });
+    const Merger::Outcome first_outcome = merger.submit(first, control, *runner);
+    other.join();
+    const int status = runner == &throwing ? 500 : 503;
+    const std::string message = runner == &throwing ? "lease threw" : "no worker";
+    for (const auto& [outcome, part] :
+         {std::pair{first_outcome, &first}, {second_outcome, &second}}) {
+      CHECK(outcome == Merger::Outcome::kRan);
+      REQUIRE(part->error.has_value());
+      CHECK(part->error->status == status);
+      CHECK(part->error->message == message);
+    }
+    CHECK(merger.open_texts() == 0);
+  }
+  CHECK(runs == 0);
 }
 
 }  // namespace normrt::testing
