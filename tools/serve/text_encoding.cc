@@ -72,7 +72,11 @@ Expected<TextTokenizer::PairFirst> TextTokenizer::encode_first(std::string_view 
   NORMRT_RETURN_IF_ERROR(check_utf8(first));
   NORMRT_ASSIGN_OR_RETURN(std::vector<int32_t> pieces, impl_->pair_pieces(first));
   const size_t own = impl_->own_limit();
-  return PairFirst(impl_, std::move(pieces), own == 0 ? max_length : std::min(max_length, own));
+  const size_t limit = own == 0 ? max_length : std::min(max_length, own);
+  // A first text too long for any pair (only_second truncation cannot cut
+  // it) is this text's error, not that of every second text it meets.
+  NORMRT_RETURN_IF_ERROR(impl_->pair(pieces, {}, limit).status());
+  return PairFirst(impl_, std::move(pieces), limit);
 }
 
 Expected<EncodedPair> TextTokenizer::PairFirst::pair(std::string_view second) const {

@@ -55,7 +55,8 @@ class TextTokenizer {
                                     size_t max_length) const;
   /// The first text of pairs, checked and tokenized once: its pair() with
   /// each second text is encode_pair(first, second, max_length). An error
-  /// (invalid UTF-8, no pair template) is about `first` alone.
+  /// (invalid UTF-8, no pair template, too long for any pair under
+  /// only_second truncation) is about `first` alone.
   Expected<PairFirst> encode_first(std::string_view first, size_t max_length) const;
   /// Ids run from 0 to vocab_size() − 1.
   size_t vocab_size() const;

@@ -151,10 +151,15 @@ Expected<Encoding> Tokenizer::join_pair(std::vector<int32_t> pieces_a,
     size_t keep_a = pieces_a.size(), keep_b = pieces_b.size();
     const size_t budget = truncation_.max_length - PostProcessor::added(post_.pair);
     truncated_lengths(budget, truncation_.strategy, &keep_a, &keep_b);
-    if (keep_a + keep_b > budget)  // only_first / only_second: the other is too long alone
-      return Status::error("tokenizer: the pair needs " + std::to_string(keep_a + keep_b) +
-                           " pieces; truncating only one sequence cannot reach " +
-                           std::to_string(budget));
+    if (keep_a + keep_b > budget) {  // only_first / only_second: the other is too long alone
+      const bool second_only = truncation_.strategy == TruncationStrategy::kOnlySecond;
+      return Status::error(std::string("tokenizer: the ") + (second_only ? "first" : "second") +
+                           " text alone has " + std::to_string(second_only ? keep_a : keep_b) +
+                           " pieces, more than the " + std::to_string(budget) +
+                           " a pair may hold; truncation " +
+                           (second_only ? "only_second" : "only_first") + " shortens only the " +
+                           (second_only ? "second" : "first"));
+    }
     truncate(pieces_a, keep_a, truncation_.from_left);
     truncate(pieces_b, keep_b, truncation_.from_left);
   }

@@ -2,10 +2,16 @@
 // (encode_first) and paired with many second texts gives, pair by pair,
 // Hugging Face's ids and token types for the tokenizer fixtures of
 // tests/tools/text (make_tokenizer_fixtures.py: pairs cut longest-first on
-// either side, and whole), and the same as encode_pair; errors name the text.
+// either side, and whole), and the same as encode_pair; errors name the text,
+// also a first text too long for any pair under only_second truncation.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "tests/tools/serve/serve_test_support.h"
 #include "tests/tools/text/tokenizer_cases.h"
+#include "tools/serve/rerank_pairs.h"
 #include "tools/serve/text_encoding.h"
 #include "tools/text/tokenizer_folder.h"
 
@@ -117,6 +123,51 @@ TEST_CASE("pair errors name the text: invalid UTF-8 in the first or the second")
         "first text: text: invalid UTF-8 at byte 0");
   CHECK(tokenizer.encode_pair("a", "bb\xFF", 16).status().message() ==
         "second text: text: invalid UTF-8 at byte 2");
+}
+
+TEST_CASE("only_second truncation: a first text too long for any pair is that text's error") {
+  // bert_uncased's folder, its tokenizer.json cutting pairs OnlySecond at 8
+  // ids: [CLS] a [SEP] b [SEP] leaves 5 pieces for the two texts.
+  const std::string dir = scratch_path("only_second_tokenizer");
+  std::filesystem::create_directories(dir);
+  for (const auto& entry : std::filesystem::directory_iterator(kTextFixtures + "bert_uncased"))
+    std::filesystem::copy_file(entry.path(), dir + "/" + entry.path().filename().string());
+  std::ifstream in(dir + "/tokenizer.json");
+  nlohmann::json config = nlohmann::json::parse(in);
+  in.close();
+  config["truncation"] = {
+      {"max_length", 8}, {"strategy", "OnlySecond"}, {"direction", "Right"}, {"stride", 0}};
+  std::ofstream(dir + "/tokenizer.json") << config.dump();
+  auto loaded = text::load_tokenizer_folder(dir);
+  REQUIRE_MESSAGE(loaded.is_ok(), loaded.status().message());
+  REQUIRE(loaded.value().tokenizer.truncation().strategy == text::TruncationStrategy::kOnlySecond);
+  const serve::TextTokenizer tokenizer = serve::TextTokenizer::stored(loaded.value().tokenizer);
+
+  // The first text stays whole, the second is cut to what is left.
+  const text::Tokenizer& plain = loaded.value().tokenizer;
+  auto fits = tokenizer.encode_pair("the fox", "a b c d e f", 8);
+  REQUIRE_MESSAGE(fits.is_ok(), fits.status().message());
+  auto want = plain.encode_pair("the fox", "a b c d e f");
+  REQUIRE(want.is_ok());
+  CHECK(fits->ids == want->ids);
+  CHECK(fits->ids.size() == 8);
+  CHECK(fits->ids[2] == plain.tokenize("fox").value().at(0));
+
+  // Six pieces cannot leave room for any second text: the error is the first's.
+  const std::string six = "a b c d e f";
+  const std::string message =
+      "tokenizer: the first text alone has 6 pieces, more than the 5 a pair may hold; "
+      "truncation only_second shortens only the second";
+  auto first = tokenizer.encode_first(six, 8);
+  REQUIRE_FALSE(first.is_ok());
+  CHECK(first.status().message() == message);
+  CHECK(tokenizer.encode_pair(six, "x", 8).status().message() == "first text: " + message);
+  CHECK(plain.encode_pair(six, "x").status().message() == message);
+  // A reranker names the query, not documents[0].
+  auto pairs = serve::encode_rerank_pairs(tokenizer, six, {"x", "y"}, 8);
+  REQUIRE_FALSE(pairs.is_ok());
+  CHECK(pairs.error().param == "query");
+  CHECK(pairs.error().message == "query: " + message);
 }
 
 }  // namespace normrt::testing
