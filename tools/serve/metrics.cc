@@ -1,15 +1,18 @@
 #include "tools/serve/metrics.h"
 
+#include <charconv>
 #include <chrono>
-#include <cstdio>
 
 namespace normrt::serve {
 namespace {
 
+// The shortest text that reads back as `value` ("0.005", not %.17g's
+// "0.0050000000000000001"), as Prometheus' own clients print bounds.
 std::string number(double value) {
   char text[40];
-  std::snprintf(text, sizeof text, "%.17g", value);
-  return text;
+  const std::to_chars_result end =
+      std::to_chars(text, text + sizeof text, value, std::chars_format::general);
+  return std::string(text, end.ptr);
 }
 
 // Label values are ours (route patterns, versions, ISA names), but escape

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <regex>
@@ -224,14 +225,20 @@ std::string family_lines(const std::string& text, const std::string& family) {
 }
 
 // A histogram's exposition written from its definition: for each bound the
-// number of values ≤ it (counted afresh), +Inf = all, the sum in %.17g.
+// number of values ≤ it (counted afresh), +Inf = all, numbers as the
+// shortest text that reads back as the same double.
 std::string expected_histogram(const std::string& family, const std::string& labels,
                                const double* bounds, size_t size,
                                const std::vector<double>& values) {
-  auto g17 = [](double x) {
-    char text[40];
-    std::snprintf(text, sizeof text, "%.17g", x);
-    return std::string(text);
+  auto shortest = [](double x) {  // the shortest %g text of any precision that reads back
+    std::string best;
+    for (int digits = 1; digits <= 17; ++digits) {
+      char text[40];
+      std::snprintf(text, sizeof text, "%.*g", digits, x);
+      if (std::strtod(text, nullptr) == x && (best.empty() || std::strlen(text) < best.size()))
+        best = text;
+    }
+    return best;
   };
   const std::string comma = labels.empty() ? "" : labels + ",";
   const std::string braces = labels.empty() ? " " : "{" + labels + "} ";
@@ -239,12 +246,12 @@ std::string expected_histogram(const std::string& family, const std::string& lab
   for (size_t b = 0; b <= size; ++b) {
     size_t at_most = 0;
     for (double v : values) at_most += b == size || v <= bounds[b];
-    out += family + "_bucket{" + comma + "le=\"" + (b == size ? "+Inf" : g17(bounds[b])) + "\"} " +
-           std::to_string(at_most) + "\n";
+    out += family + "_bucket{" + comma + "le=\"" + (b == size ? "+Inf" : shortest(bounds[b])) +
+           "\"} " + std::to_string(at_most) + "\n";
   }
   double sum = 0;
   for (double v : values) sum += v;
-  out += family + "_sum" + braces + g17(sum) + "\n";
+  out += family + "_sum" + braces + shortest(sum) + "\n";
   out += family + "_count" + braces + std::to_string(values.size()) + "\n";
   return out;
 }
@@ -274,6 +281,9 @@ TEST_CASE("metrics: each histogram's exposition, byte for byte, bounds and +Inf 
         expected_histogram(runs, "", per_run.data(), per_run.size(), merged));
   // Two lines as a reader sees them.
   CHECK(text.find("\nnormrt_merged_run_requests_bucket{le=\"4\"} 4\n") != std::string::npos);
+  CHECK(
+      text.find("\nnormrt_http_request_duration_seconds_bucket{endpoint=\"/v1/run\",le=\"0.0005\"} "
+                "2\n") != std::string::npos);
   CHECK(text.find("\nnormrt_http_request_duration_seconds_bucket{endpoint=\"/v1/run\",le=\"+Inf\"} "
                   "6\n") != std::string::npos);
   CHECK(text.find("# TYPE normrt_merged_run_requests histogram\n") != std::string::npos);
