@@ -80,8 +80,10 @@ Status check_combinations(const RunOptions& o, const std::vector<std::string>& d
   if (!o.has_text && o.ids.empty() && o.input_files.empty()) {
     return Status::error("no input: give --text, --ids or --input");
   }
-  if (o.has_text_pair && !o.has_text)
-    return Status::error("--text-pair needs --text (the first text)");
+  if (o.check_finite && o.input_files.empty()) {
+    return Status::error(
+        "--check-finite applies to --input data (--text and --ids are token ids, always finite)");
+  }
   if (o.has_text_pair && !o.vocab.empty()) {
     return Status::error(
         "--text-pair needs the model file's tokenizer (its pair template); --vocab tokenizes "
@@ -153,7 +155,7 @@ decoding (docs/decoding.md):
 
 options:
   --cased             with --text: keep case and accents (default: lowercase, as uncased BERT)
-  --check-finite      refuse f32 input data holding NaN or Inf (default: used as given,
+  --check-finite      refuse f32 --input data holding NaN or Inf (default: used as given,
                       so NaN/Inf propagate to the outputs; decoding then stops with an
                       error at the first non-finite logits)
   --repeat N          run N more times and print the latency (p50, p90, p99)
