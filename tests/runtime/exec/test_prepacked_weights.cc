@@ -2,10 +2,10 @@
 // mapping (no copy) when the layout is the CPU's own, repacked otherwise, and
 // the results are bit-identical to a file with row-major weights.
 #include <doctest/doctest.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include "normrt/normrt.hpp"
@@ -13,6 +13,7 @@
 #include "runtime/format/model_file.h"
 #include "runtime/passes/prepack_linear_weights.h"
 #include "runtime_test_graphs.h"
+#include "tests/support/scratch_dir.h"
 
 namespace normrt {
 namespace {
@@ -38,7 +39,8 @@ TEST_SUITE("prepacked_weights") {
     Expected<Isa> isa = selected_isa();
     REQUIRE(isa.is_ok());
     const TensorLayout native = native_weight_layout(*isa);
-    const std::string dir = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
+    const std::string dir =
+        test::scratch_dir(std::filesystem::temp_directory_path().string(), "prepacked-weights");
     for (bool bf16 : {false, true}) {
       for (TensorLayout layout :
            {TensorLayout::kPanels16, TensorLayout::kPanels32, TensorLayout::kPanels64}) {
@@ -46,8 +48,8 @@ TEST_SUITE("prepacked_weights") {
         CAPTURE(tensor_layout_name(layout));
         const size_t d = 40, s = 3;
         auto weights = test::mixed_blocks_weights(d, 9);
-        std::string plain_path = dir + "/normrt_plain_" + std::to_string(getpid()) + ".nrmt";
-        std::string packed_path = dir + "/normrt_packed_" + std::to_string(getpid()) + ".nrmt";
+        const std::string plain_path = dir + "/plain.nrmt";
+        const std::string packed_path = dir + "/packed.nrmt";
         REQUIRE(write_model_file(test::mixed_blocks(weights, 4, bf16), plain_path).is_ok());
         Graph packed = test::mixed_blocks(weights, 4, bf16);
         auto rewritten = prepack_linear_weights(packed, layout);
@@ -71,8 +73,6 @@ TEST_SUITE("prepacked_weights") {
             CHECK(packed_copied == plain_copied);  // repacked for this CPU
           }
         }
-        std::remove(plain_path.c_str());
-        std::remove(packed_path.c_str());
       }
     }
   }

@@ -1,13 +1,15 @@
 #include "reader_test_support.h"
 
 #include <doctest/doctest.h>
-#include <unistd.h>
 #include <zip.h>
 
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+
+#include "tests/support/scratch_dir.h"
 
 namespace normrt::test {
 
@@ -68,9 +70,9 @@ std::string npy_dict(const std::string& descr, const std::string& shape, bool fo
 
 std::string write_temp_file(const Bytes& bytes, const std::string& suffix) {
   static std::atomic<int> counter{0};
-  const char* dir = std::getenv("TMPDIR");
-  const std::string path = std::string(dir ? dir : "/tmp") + "/normrt_readers_" +
-                           std::to_string(::getpid()) + "_" + std::to_string(counter++) + suffix;
+  static const std::string dir =
+      test::scratch_dir(std::filesystem::temp_directory_path().string(), "readers");
+  const std::string path = dir + "/" + std::to_string(counter++) + suffix;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes.data()),
             static_cast<std::streamsize>(bytes.size()));
