@@ -35,7 +35,8 @@ std::string convert_error(const std::string& config_text, const std::string& wei
 
 std::shared_ptr<const Model> load_model(const std::string& path, bool fuse);
 
-/// max_i |got − ref| / max_i |ref|.
+/// max_i |got − ref| / max_i |ref|; NaN if any got is NaN (so that every
+/// `<=` bound fails), infinity if any is infinite.
 double relative_error(const std::vector<float>& got, const std::vector<double>& ref);
 /// max_i |a − b| / max_i |b|.
 double relative_difference(const std::vector<float>& a, const std::vector<float>& b);

@@ -30,6 +30,7 @@
 #include "runtime/exec/compiled_model.h"
 #include "runtime/passes/quantize_weights_int8.h"
 #include "tests/models/rnn/fixture_support.h"
+#include "tests/support/compare.h"
 
 namespace normrt::testing {
 namespace {
@@ -112,15 +113,15 @@ double run_and_compare(Session& session, const Io& io, size_t first, size_t coun
     double magnitude = 0;
     for (float v : reference) magnitude = std::max(magnitude, std::fabs(double(v)));
     const std::vector<float> ref = rows(reference, cols, first, count);
-    for (size_t i = 0; i < ref.size(); ++i) {
-      const double error = std::fabs(double(y.value().f32()[i]) - ref[i]);
-      worst = std::max(worst, error / magnitude);
-      if (error > tolerance * magnitude) {
-        FAIL_CHECK(what << ": " << output << "[" << first + i / cols << ", " << i % cols
-                        << "] = " << y.value().f32()[i] << ", PyTorch " << ref[i] << ", |error| "
-                        << error << " > " << tolerance << " * max|ref| " << magnitude);
-        return worst;
-      }
+    const std::vector<double> want(ref.begin(), ref.end());
+    const test::Comparison c =
+        test::compare(y.value().f32(), want.data(), want.size(), tolerance * magnitude, 0);
+    worst = std::max(worst, c.worst / magnitude);
+    if (!c.ok()) {  // also a NaN, which c.worst does not count
+      FAIL_CHECK(what << ": " << output << " (rows " << first << ".., " << cols
+                      << " per row) against PyTorch, bound " << tolerance << " * max|ref| "
+                      << magnitude << ": " << c.first_failure);
+      return worst;
     }
   }
   return worst;

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "tests/support/compare.h"
 #include "tests/tools/convert/convert_test_support.h"
 #include "tools/convert/convert.h"
 #include "tools/convert/readers/safetensors_file.h"
@@ -75,14 +76,11 @@ std::vector<std::vector<float>> convert_and_check(const std::string& name, DataT
     REQUIRE(got.size() == want.value().size());
     double magnitude = 0;
     for (float v : want.value()) magnitude = std::max(magnitude, std::fabs(double(v)));
-    for (size_t i = 0; i < got.size(); ++i) {
-      const double error = std::fabs(double(got[i]) - want.value()[i]);
-      if (error > 1e-4 * magnitude) {
-        FAIL_CHECK(name << " " << data_type_name(dtype) << " " << layout << ": " << output << "["
-                        << i << "] = " << got[i] << ", PyTorch " << want.value()[i] << ", |error| "
-                        << error << " > 1e-4 * " << magnitude);
-        break;
-      }
+    const std::vector<double> reference_values(want.value().begin(), want.value().end());
+    const test::Comparison c = test::compare(got, reference_values, 1e-4 * magnitude, 0);
+    if (!c.ok()) {  // also a NaN
+      FAIL_CHECK(name << " " << data_type_name(dtype) << " " << layout << ": " << output
+                      << " against PyTorch, bound 1e-4 * " << magnitude << ": " << c.first_failure);
     }
     outputs.push_back(got);
   }
