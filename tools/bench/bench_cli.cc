@@ -147,7 +147,7 @@ options:
   --threads N        intra-op threads (default 1; 0: as many as this process may
                      use, its CPU affinity; at most 1024)
   --json FILE        every measurement as JSON (docs/bench.md); '-' for stdout
-  --plot FILE.svg    a chart of p50 latency per norm variant (and width)
+  --plot FILE.svg    a chart of p50 latency per norm variant (and width); '-' for stdout
   --quiet            no table and no progress on the terminal
   --max-seconds T    time budget (default 60; 0: none): fewer rounds if it runs out
   --version          print the version and exit
@@ -233,7 +233,7 @@ Expected<BenchOptions> parse_bench_options(int argc, char** argv, bool* help) {
   }
   if (!widths_given) options.widths = kDefaultWidths;
   if (!options.model.empty()) options.widths.clear();
-  if (!options.plot_path.empty() && !ends_with_svg(options.plot_path)) {
+  if (!options.plot_path.empty() && options.plot_path != "-" && !ends_with_svg(options.plot_path)) {
     return Status::error("--plot '" + options.plot_path +
                          "': the chart is written as SVG; name the file with the .svg suffix");
   }

@@ -3,7 +3,7 @@
 // docs/bench.md.
 #include <chrono>
 #include <cstdio>
-#include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +16,7 @@
 #include "tools/bench/bench_table.h"
 #include "tools/bench/builtin_encoder.h"
 #include "tools/bench/machine_info.h"
+#include "tools/output/output_file.h"
 
 namespace normrt::bench {
 namespace {
@@ -55,31 +56,39 @@ std::string metadata_text(const Graph& graph, const std::string& key) {
   return "";
 }
 
-// Writes `text` to `path` ("-": stdout).
-Status write_text(const std::string& path, const std::string& text) {
-  if (path == "-") {
+// Where --json or --plot goes: checked before minutes of measuring (a
+// regular file or none, not the model itself); nullopt: stdout ("-") or not asked for.
+Expected<std::optional<OutputTarget>> output_target(const std::string& path,
+                                                    const std::string& model) {
+  if (path.empty() || path == "-") return std::optional<OutputTarget>();
+  std::vector<NamedInput> inputs;
+  if (!model.empty()) inputs.push_back({"model", model});
+  NORMRT_ASSIGN_OR_RETURN(OutputTarget target, check_output_target(path, inputs));
+  return std::optional<OutputTarget>(std::move(target));
+}
+
+// Writes `text` complete under a temporary name, then renames it over the
+// target, so a failed write leaves what was there; no target: stdout.
+Status write_text(const std::optional<OutputTarget>& target, const std::string& text) {
+  if (!target) {
     std::fputs(text.c_str(), stdout);
     return Status::ok();
   }
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file || !file.write(text.data(), std::streamsize(text.size())) || !file.flush()) {
-    return Status::error(path + ": cannot write");
-  }
+  NORMRT_ASSIGN_OR_RETURN(
+      PendingOutput pending,
+      PendingOutput::write(*target, reinterpret_cast<const std::byte*>(text.data()), text.size()));
+  std::string warning;
+  NORMRT_RETURN_IF_ERROR(pending.commit(&warning));
+  if (!warning.empty()) std::fprintf(stderr, "normrt-bench: %s\n", warning.c_str());
   return Status::ok();
-}
-
-// Fails early (before minutes of measuring) if an output file cannot be created.
-Status check_writable(const std::string& path) {
-  if (path.empty() || path == "-") return Status::ok();
-  std::ofstream file(path, std::ios::binary | std::ios::app);
-  return file ? Status::ok() : Status::error(path + ": cannot create the output file");
 }
 
 int run(const BenchOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  for (const std::string& path : {options.json_path, options.plot_path}) {
-    if (Status s = check_writable(path); !s) return fail(s.message());
-  }
+  auto json_target = output_target(options.json_path, options.model);
+  if (!json_target) return fail("--json " + json_target.status().message());
+  auto plot_target = output_target(options.plot_path, options.model);
+  if (!plot_target) return fail("--plot " + plot_target.status().message());
   FILE* terminal = options.json_path == "-" ? stderr : stdout;
   ProgressFn progress;
   if (!options.quiet) {
@@ -157,10 +166,10 @@ int run(const BenchOptions& options) {
 
   if (!options.quiet) std::fputs(format_table(report).c_str(), terminal);
   if (!options.json_path.empty()) {
-    if (Status s = write_text(options.json_path, format_json(report)); !s) return fail(s.message());
+    if (Status s = write_text(*json_target, format_json(report)); !s) return fail(s.message());
   }
   if (!options.plot_path.empty()) {
-    if (Status s = write_text(options.plot_path, format_svg(report)); !s) return fail(s.message());
+    if (Status s = write_text(*plot_target, format_svg(report)); !s) return fail(s.message());
   }
   return 0;
 }

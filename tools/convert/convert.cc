@@ -8,12 +8,12 @@
 #include "runtime/passes/prepack_linear_weights.h"
 #include "tools/convert/convert_steps.h"
 #include "tools/convert/model_folder.h"
-#include "tools/convert/output_file.h"
 #include "tools/convert/progress.h"
 #include "tools/convert/stored_tokenizer.h"
 #include "tools/convert/unused_tensors.h"
 #include "tools/convert/weights_file.h"
 #include "tools/convert/write_outputs.h"
+#include "tools/output/output_file.h"
 
 namespace normrt {
 namespace {

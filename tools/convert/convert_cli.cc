@@ -8,8 +8,8 @@
 #include "runtime/graph/norm_attributes.h"
 #include "runtime/passes/quantize_weights_int8.h"
 #include "tools/cli/given_once.h"
-#include "tools/convert/temp_file_cleanup.h"
 #include "tools/convert/unused_tensors.h"
+#include "tools/output/temp_file_cleanup.h"
 
 namespace normrt {
 namespace {

@@ -9,7 +9,7 @@
 #include "models/weight_source.h"
 #include "runtime/graph/graph.h"
 #include "tools/convert/convert.h"
-#include "tools/convert/output_file.h"
+#include "tools/output/output_file.h"
 
 namespace normrt {
 

@@ -11,7 +11,7 @@
 
 #include "base/status.h"
 #include "runtime/graph/graph.h"
-#include "tools/convert/output_file.h"
+#include "tools/output/output_file.h"
 
 namespace normrt {
 

@@ -113,6 +113,7 @@ TEST_SUITE("bench_cli") {
     CHECK(contains(error_of({"--plot", "chart.png"}), "'chart.png': the chart is written as SVG"));
     CHECK(contains(error_of({"--plot", "svg"}), "the .svg suffix"));
     CHECK(parse({"--plot", "chart.SVG"}).is_ok());
+    CHECK(parse({"--plot", "-"}).is_ok());
     CHECK(error_of({"--runs", "10", "--runs", "20"}) ==
           "--runs given twice ('10', then '20'): give it once");
     CHECK(contains(error_of({"--norms", "rms_norm", "--norms", "layer_norm"}),

@@ -3,6 +3,7 @@
 // itself and with what was asked, its SVG is well-formed with one series per
 // variant, and bad arguments fail with a clear message and exit code.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -153,7 +154,7 @@ TEST_SUITE("bench_end_to_end") {
         {tiny_model_path() + " --seq-len 9", "exceeds the model's max_sequence_length 8", 1},
         {tiny_model_path() + " --norms prms_norm:0.01 --runs 1", "floor(p·n) = 0", 1},
         {tiny_model_path() + " --isa bogus --runs 1", "bogus", 1},
-        {"--json /nonexistent/dir/out.json", "/nonexistent/dir/out.json", 1},
+        {"--json /nonexistent/dir/out.json", "the folder '/nonexistent/dir' does not exist", 1},
     };
     for (const Case& c : cases) {
       CAPTURE(c.arguments);
@@ -163,6 +164,35 @@ TEST_SUITE("bench_end_to_end") {
       CHECK(contains(outcome.output, "normrt-bench: "));
       CHECK(contains(outcome.output, c.message));
     }
+  }
+
+  TEST_CASE(
+      "--json and --plot never replace the model, a FIFO or a device, and say so before "
+      "measuring") {
+    const std::string model = tiny_model_path();
+    const std::string before = test::read_text(model);
+    const std::string fifo = scratch() + "/pipe.svg";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const std::string folder = scratch() + "/folder.svg";
+    REQUIRE(::mkdir(folder.c_str(), 0700) == 0);
+    struct Case {
+      std::string arguments, message;
+    };
+    const Case cases[] = {
+        {"--json " + model, "is the model input"},
+        {"--json /dev/null", "is not a regular file (a character device)"},
+        {"--plot " + fifo, "is not a regular file (a FIFO)"},  // opening it would hang
+        {"--plot " + folder, "is a directory"},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.arguments);
+      const Outcome outcome = run_bench(model + " --runs 1 " + c.arguments, "refused");
+      INFO(outcome.output);
+      CHECK(outcome.exit_code == 1);
+      CHECK(contains(outcome.output, c.message));
+      CHECK_FALSE(contains(outcome.output, "p50"));  // refused before any measuring
+    }
+    CHECK(test::read_text(model) == before);
   }
 }
 

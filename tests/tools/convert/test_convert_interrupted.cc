@@ -17,8 +17,8 @@
 
 #include "tests/tools/convert/convert_test_support.h"
 #include "tools/convert/convert.h"
-#include "tools/convert/output_file.h"
-#include "tools/convert/temp_file_cleanup.h"
+#include "tools/output/output_file.h"
+#include "tools/output/temp_file_cleanup.h"
 
 namespace normrt::testing {
 namespace {

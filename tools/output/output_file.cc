@@ -1,4 +1,4 @@
-#include "tools/convert/output_file.h"
+#include "tools/output/output_file.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "base/write_all.h"
-#include "tools/convert/temp_file_cleanup.h"
+#include "tools/output/temp_file_cleanup.h"
 
 namespace normrt {
 namespace {
@@ -119,11 +119,21 @@ Expected<OutputTarget> check_output_target(const std::string& requested,
   target.requested = requested;
   struct stat info {};
   NORMRT_RETURN_IF_ERROR(resolve_symlinks(&target, &info));
-  if (!target.exists) return target;
+  if (!target.exists) {
+    // Found now, not after minutes of work: the file will be made in this folder.
+    const std::string folder = folder_of(target.path);
+    struct stat folder_info {};
+    if (::stat(folder.c_str(), &folder_info) != 0 || !S_ISDIR(folder_info.st_mode))
+      return Status::error(describe(target) + ": the folder " + quoted(folder) + " does not exist");
+    if (::access(folder.c_str(), W_OK | X_OK) != 0)
+      return Status::error(
+          system_error(describe(target) + ": cannot create files in the folder " + quoted(folder)));
+    return target;
+  }
   if (S_ISDIR(info.st_mode)) return Status::error(describe(target) + " is a directory");
   if (!S_ISREG(info.st_mode))
     return Status::error(describe(target) + " is not a regular file (" + file_kind(info.st_mode) +
-                         "): normrt-convert replaces only regular files");
+                         "): only a regular file is replaced");
   for (const NamedInput& input : inputs) {
     struct stat input_info {};
     if (::stat(input.path.c_str(), &input_info) != 0) continue;
@@ -133,7 +143,7 @@ Expected<OutputTarget> check_output_target(const std::string& requested,
   }
   if (!writable_by_user(info))
     return Status::error(describe(target) + " is read-only (mode " + mode_text(info.st_mode) +
-                         "): normrt-convert does not replace a file you may not write; make it "
+                         "): a file you may not write is not replaced; make it "
                          "writable (chmod u+w) or remove it first");
   target.mode = info.st_mode;
   target.owner = info.st_uid;
@@ -203,7 +213,7 @@ Expected<PendingOutput> PendingOutput::write(const OutputTarget& target, const s
 }
 
 Status PendingOutput::commit(std::string* warning) {
-  if (temporary_.empty()) return Status::error("commit: no pending file (a converter bug)");
+  if (temporary_.empty()) return Status::error("commit: no pending file (a bug)");
   {
     TempFileSignalBlock block;  // the file is either registered or renamed, never neither
     struct stat info {};

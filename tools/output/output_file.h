@@ -1,12 +1,14 @@
 #pragma once
-// Where a converted model goes and how it gets there without losing anything
-// (docs/convert.md, "Output"):
+// Where an output file (a converted model, normrt-bench's JSON and chart)
+// goes and how it gets there without losing anything (docs/convert.md, "Output"):
 //   - the requested path is followed through symlinks to its final target;
 //     the target is replaced and the links stay links;
 //   - an existing target must be a regular file (not a device, FIFO, socket
 //     or directory), must not be one of the inputs (same device and inode,
 //     whatever the names), and must be writable by the user according to its
 //     permission bits — root included, so a chmod a-w file is never replaced;
+//     a new target's folder must exist and take new files (checked up front,
+//     before the work whose result is written);
 //   - the new file is written to a temporary file beside the target and
 //     flushed; the caller checks it; commit() renames it over the target and
 //     flushes the folder. It keeps an existing target's permission bits (and

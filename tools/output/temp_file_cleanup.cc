@@ -1,4 +1,4 @@
-#include "tools/convert/temp_file_cleanup.h"
+#include "tools/output/temp_file_cleanup.h"
 
 #include <limits.h>
 #include <signal.h>
