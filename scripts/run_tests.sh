@@ -24,6 +24,8 @@
 #   scripts/run_tests.sh                    all stages
 #   scripts/run_tests.sh release aarch64    only these stages
 #   NORMRT_SKIP_DEPS=1 scripts/run_tests.sh skip scripts/install_deps.sh
+#   NORMRT_PRUNE_BUILDS=1                   remove the sanitize, tsan, aarch64 and fuzz
+#                                           trees once their tests ran (.ci/run)
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
@@ -55,6 +57,34 @@ else
 fi
 
 fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+
+# Disk: what each stage's tree (and venv) grows to, with room to spare
+# (README.md, "CI"). A stage that would not fit fails before it
+# builds, saying so, instead of as a linker's "No space left on device".
+declare -A disk_need_mib=([release]=1500 [sanitize]=6000 [tsan]=1500 [aarch64]=200
+  [fuzz]=800 [python]=1500 [clients]=800 [ray]=1500)
+free_mib() { df -Pk build | awk 'NR == 2 { print int($4 / 1024) }'; }
+check_disk() {
+  local stage="$1" need="${disk_need_mib[$1]:-0}" have used=0
+  # A tree left by an earlier run already holds part of what the stage needs.
+  [[ -d "build/$stage" ]] && used="$(du -sk "build/$stage" | awk '{ print int($1 / 1024) }')"
+  have="$(free_mib)"
+  ((have + used >= need)) && return 0
+  detail[$stage]="not run: ${have} MiB free on the disk, needs ~$((need - used)) MiB"
+  echo "run_tests: [$stage] not run: only ${have} MiB free on the disk that holds build/" \
+    "($(df -P build | awk 'NR == 2 { print $6 }')); this stage needs about $((need - used)) MiB." \
+    "Free some space (old trees under build/, other checkouts) and rerun." >&2
+  return 1
+}
+# NORMRT_PRUNE_BUILDS=1 (.ci/run): a stage's tree that no later stage reads is
+# removed once its tests ran, so the disk holds one sanitizer tree at a time.
+prune_tree() {
+  local stage="$1"
+  [[ "${NORMRT_PRUNE_BUILDS:-0}" == 1 && -d "build/$stage" ]] || return 0
+  [[ "$stage" == sanitize || "$stage" == tsan || "$stage" == aarch64 || "$stage" == fuzz ]] || return 0
+  echo "run_tests: removing build/$stage ($(du -sh "build/$stage" | cut -f1)); no later stage reads it"
+  rm -rf "build/$stage"
+}
 
 declare -A result detail seconds
 total_passed=0
@@ -150,6 +180,11 @@ run_pytest_stage() {
 
 for stage in "${stages[@]}"; do
   start=$SECONDS
+  if [[ "$stage" != format ]] && ! check_disk "$stage"; then
+    result[$stage]=FAILED
+    seconds[$stage]=0
+    continue
+  fi
   if [[ "$stage" == python || "$stage" == clients || "$stage" == ray ]]; then
     if run_pytest_stage "$stage" "scripts/test_$stage.sh"; then result[$stage]=passed; else result[$stage]=FAILED; fi
     seconds[$stage]=$((SECONDS - start))
@@ -163,6 +198,7 @@ for stage in "${stages[@]}"; do
   if [[ "$stage" == fuzz ]]; then
     if run_fuzz_stage; then result[$stage]=passed; else result[$stage]=FAILED; fi
     seconds[$stage]=$((SECONDS - start))
+    prune_tree "$stage"
     continue
   fi
   if run_stage "$stage"; then
@@ -171,6 +207,7 @@ for stage in "${stages[@]}"; do
     result[$stage]=FAILED
   fi
   seconds[$stage]=$((SECONDS - start))
+  prune_tree "$stage"
 done
 
 echo
