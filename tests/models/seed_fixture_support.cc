@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/compare.h"
 #include "tools/convert/convert.h"
 #include "tools/convert/readers/safetensors_file.h"
 
@@ -77,11 +78,7 @@ double relative_error(const std::vector<float>& got, const std::vector<double>& 
   REQUIRE(got.size() == ref.size());
   double m = 0, worst = 0;
   for (double r : ref) m = std::max(m, std::fabs(r));
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double error = std::fabs(got[i] - ref[i]);
-    if (std::isnan(error) || error > worst) worst = error;  // a NaN stays: std::max would drop it
-    if (std::isnan(worst)) break;
-  }
+  for (size_t i = 0; i < got.size(); ++i) worst = test::worst_of(worst, std::fabs(got[i] - ref[i]));
   return m > 0 ? worst / m : worst;
 }
 

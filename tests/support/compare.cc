@@ -7,13 +7,18 @@
 
 namespace normrt::test {
 
+double worst_of(double worst, double error) {
+  if (std::isnan(worst) || std::isnan(error)) return std::numeric_limits<double>::quiet_NaN();
+  return std::max(worst, error);
+}
+
 Comparison compare(const float* got, const double* want, size_t n, double atol, double rtol) {
   Comparison c;
   double scale = 0;
   for (size_t i = 0; i < n; ++i) scale = std::max(scale, std::fabs(want[i]));
   for (size_t i = 0; i < n; ++i) {
     const double error = std::fabs(got[i] - want[i]);
-    c.worst = std::max(c.worst, error);
+    c.worst = worst_of(c.worst, error);
     if (c.first_failure.empty() && !(error <= atol + rtol * std::fabs(want[i]))) {
       std::ostringstream message;
       message << "index " << i << " got " << got[i] << ", want " << want[i] << ", |diff| " << error
@@ -52,8 +57,8 @@ Comparison compare_rows(const float* got, const float* want, size_t rows, size_t
     }
     for (size_t j = 0; j < cols; ++j) {
       const double error = std::fabs(double(g[j]) - w[j]);
-      c.worst = std::max(c.worst, error);
-      c.relative = std::max(c.relative, error / scale);
+      c.worst = worst_of(c.worst, error);
+      c.relative = worst_of(c.relative, error / scale);
       if (c.first_failure.empty() && !(error <= rtol * scale)) {
         std::ostringstream message;
         message << "row " << r << " column " << j << " got " << g[j] << ", want " << w[j]

@@ -10,7 +10,7 @@
 namespace normrt::test {
 
 struct Comparison {
-  double worst = 0;           ///< max |got − want|
+  double worst = 0;           ///< max |got − want|; NaN if any difference is NaN (worst_of)
   double relative = 0;        ///< the worst error relative to the rule's scale (see each rule)
   std::string first_failure;  ///< empty if every value is within its bound
   bool ok() const { return first_failure.empty(); }
@@ -29,5 +29,9 @@ Comparison compare(const std::vector<float>& got, const std::vector<double>& wan
 /// largest |got − want| / max|want row|. A row of want that is all zero
 /// fails: it gives the bound no scale.
 Comparison compare_rows(const float* got, const float* want, size_t rows, size_t cols, double rtol);
+
+/// The larger of a running worst error and a new one, but NaN once either is
+/// NaN (std::max(worst, NaN) keeps worst, so a NaN result would pass `worst <= tol`).
+double worst_of(double worst, double error);
 
 }  // namespace normrt::test

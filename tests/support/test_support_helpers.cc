@@ -39,7 +39,9 @@ TEST_CASE("compare: atol + rtol·|want| per element, the first failure named, Na
   CHECK(c.worst == doctest::Approx(0.1).epsilon(1e-6));
   CHECK(c.relative == doctest::Approx(0.1 / 4).epsilon(1e-6));
   CHECK(compare(std::vector<float>{1.0f, -2.1f, 4.0f}, want, 0.01, 0.05).ok());  // bound 0.11
-  CHECK(!compare(std::vector<float>{1.0f, NAN, 4.0f}, want, 1, 1).ok());
+  c = compare(std::vector<float>{1.0f, NAN, 4.0f}, want, 1, 1);
+  CHECK(!c.ok());
+  CHECK(std::isnan(c.worst));  // the worst error reported is the NaN, not the finite rest
   CHECK(!compare(std::vector<float>{1.0f}, want, 1, 1).ok());  // sizes differ
 }
 
@@ -55,7 +57,24 @@ TEST_CASE("compare_rows bounds each row by its own largest value; an all-zero ro
   CHECK(compare_rows(zeros, zeros, 1, 2, 1).first_failure.find("all zero") != std::string::npos);
   const float nan_row[] = {NAN, 1};
   const float ones[] = {1, 1};
-  CHECK(!compare_rows(nan_row, ones, 1, 2, 1).ok());
+  const Comparison n = compare_rows(nan_row, ones, 1, 2, 1);
+  CHECK(!n.ok());
+  CHECK(std::isnan(n.worst));
+  CHECK(std::isnan(n.relative));
+}
+
+TEST_CASE("worst_of is the maximum, and NaN once either side is NaN") {
+  CHECK(worst_of(0, 2) == 2);
+  CHECK(worst_of(3, 2) == 3);
+  CHECK(worst_of(0, INFINITY) == INFINITY);
+  CHECK(std::isnan(worst_of(1, NAN)));
+  CHECK(std::isnan(worst_of(NAN, 1)));
+  CHECK(std::isnan(worst_of(NAN, NAN)));
+  CHECK(std::isnan(worst_of(0, INFINITY - INFINITY)));
+  double worst = 0;  // as the tests use it: a NaN anywhere in a run survives the later values
+  for (double error : {0.5, double(NAN), 2.0, 0.0}) worst = worst_of(worst, error);
+  CHECK(std::isnan(worst));
+  CHECK(!(worst <= 1e9));
 }
 
 namespace {

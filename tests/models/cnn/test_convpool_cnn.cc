@@ -23,6 +23,7 @@
 #include "models/cnn/convpool_cnn_c.h"
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
+#include "tests/support/compare.h"
 #include "tests/support/scratch_dir.h"
 #include "tools/convert/convert.h"
 #include "tools/convert/readers/safetensors_file.h"
@@ -140,9 +141,10 @@ TEST_CASE("ConvPool-CNN-C fixtures: converted and run, within 1e-4 of PyTorch fl
       const double m = max_abs(io.logits);
       double worst = 0, worst_fusion = 0, worst_threads = 0;
       for (size_t i = 0; i < fused.size(); ++i) {
-        worst = std::max(worst, std::fabs(fused[i] - io.logits[i]) / m);
-        worst_fusion = std::max(worst_fusion, std::fabs(double(fused[i]) - unfused[i]) / m);
-        worst_threads = std::max(worst_threads, std::fabs(double(fused[i]) - threaded[i]) / m);
+        worst = test::worst_of(worst, std::fabs(fused[i] - io.logits[i]) / m);
+        worst_fusion = test::worst_of(worst_fusion, std::fabs(double(fused[i]) - unfused[i]) / m);
+        worst_threads =
+            test::worst_of(worst_threads, std::fabs(double(fused[i]) - threaded[i]) / m);
       }
       MESSAGE(std::string(name) << " " << std::string(algorithm) << ": max |logit − PyTorch| / M = "
                                 << worst << " (M = " << m << "); fused vs unfused " << worst_fusion
@@ -292,7 +294,7 @@ TEST_CASE("full-width ConvPool-CNN-C: Winograd and direct convolutions agree") {
   double m = 0, worst = 0;
   for (float v : logits[0]) m = std::max(m, std::fabs(double(v)));
   for (size_t i = 0; i < 10; ++i)
-    worst = std::max(worst, std::fabs(double(logits[0][i]) - logits[1][i]) / m);
+    worst = test::worst_of(worst, std::fabs(double(logits[0][i]) - logits[1][i]) / m);
   MESSAGE("full width: max |Winograd − direct| / M = " << worst << " (M = " << m << ")");
   CHECK(worst <= 1e-4);
 }

@@ -23,6 +23,7 @@
 #include "runtime/exec/compiled_model.h"
 #include "runtime/graph/graph_builder.h"
 #include "tests/models/seed_fixture_support.h"
+#include "tests/support/compare.h"
 #include "tests/support/scratch_dir.h"
 
 namespace normrt::testing {
@@ -173,7 +174,7 @@ TEST_CASE(
         continue;
       }
       max_ref = std::max(max_ref, std::fabs(ref_points.values[i]));
-      worst = std::max(worst, std::fabs(points[i] - ref_points.values[i]));
+      worst = test::worst_of(worst, std::fabs(points[i] - ref_points.values[i]));
     }
     const double params_err = relative_error(params, ref_params.values);
     for (size_t t = 0; t < steps; ++t) {

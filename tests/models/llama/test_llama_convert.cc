@@ -13,6 +13,7 @@
 #include "models/registry.h"
 #include "models/transformer/llama_decoder.h"
 #include "normrt/normrt.hpp"
+#include "tests/support/compare.h"
 #include "tools/convert/convert.h"
 
 namespace normrt {
@@ -104,7 +105,7 @@ TEST_SUITE("llama_decoder") {
       double scale = 0, worst = 0;
       for (double v : expected) scale = std::max(scale, std::fabs(v));
       for (size_t i = 0; i < expected.size(); ++i)
-        worst = std::max(worst, std::fabs(out.value().f32()[i] - expected[i]));
+        worst = test::worst_of(worst, std::fabs(out.value().f32()[i] - expected[i]));
       CHECK_MESSAGE(worst <= 1e-4 * scale,
                     name << ": max |diff| " << worst << " > 1e-4 * " << scale);
       std::remove(options.output_path.c_str());

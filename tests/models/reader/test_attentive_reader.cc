@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/models/seed_fixture_support.h"
+#include "tests/support/compare.h"
 #include "tests/support/scratch_dir.h"
 
 namespace normrt::testing {
@@ -66,8 +67,8 @@ TEST_CASE("attentive reader fixtures: Theano .npz and PyTorch port, within 1e-4 
       const Outputs unfused = run(model, false, io);
       const double err_probs = relative_error(fused.probs, io.at("probs").values);
       const double err_align = relative_error(fused.alignment, io.at("alignment").values);
-      const double fusion = std::max(relative_difference(fused.probs, unfused.probs),
-                                     relative_difference(fused.alignment, unfused.alignment));
+      const double fusion = test::worst_of(relative_difference(fused.probs, unfused.probs),
+                                           relative_difference(fused.alignment, unfused.alignment));
       MESSAGE(name << std::string(weights) << ": probs " << err_probs << ", alignment " << err_align
                    << " of max|ref|; fused vs unfused " << fusion);
       CHECK(err_probs <= 1e-4);

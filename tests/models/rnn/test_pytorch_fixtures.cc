@@ -117,7 +117,7 @@ double run_and_compare(Session& session, const Io& io, size_t first, size_t coun
     const test::Comparison c =
         test::compare(y.value().f32(), want.data(), want.size(), tolerance * magnitude, 0);
     worst = std::max(worst, c.worst / magnitude);
-    if (!c.ok()) {  // also a NaN, which c.worst does not count
+    if (!c.ok()) {  // also a NaN
       FAIL_CHECK(what << ": " << output << " (rows " << first << ".., " << cols
                       << " per row) against PyTorch, bound " << tolerance << " * max|ref| "
                       << magnitude << ": " << c.first_failure);

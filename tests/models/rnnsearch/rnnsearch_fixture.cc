@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "tests/support/compare.h"
 #include "tests/support/scratch_dir.h"
 #include "tools/convert/convert.h"
 #include "tools/convert/readers/npz_file.h"
@@ -170,7 +171,7 @@ std::vector<float> decoder_step(Session& session, int32_t prev_id, std::vector<f
 double normwise_error(const float* actual, const double* expected, size_t n) {
   double diff = 0, scale = 0;
   for (size_t i = 0; i < n; ++i) {
-    diff = std::max(diff, std::fabs(actual[i] - expected[i]));
+    diff = worst_of(diff, std::fabs(actual[i] - expected[i]));
     scale = std::max(scale, std::fabs(expected[i]));
   }
   return scale == 0 ? diff : diff / scale;

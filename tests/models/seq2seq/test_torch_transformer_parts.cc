@@ -12,6 +12,7 @@
 #include "normrt/normrt.hpp"
 #include "runtime/exec/compiled_model.h"
 #include "seq2seq_fixture.h"
+#include "tests/support/compare.h"
 
 namespace normrt {
 namespace {
@@ -112,7 +113,7 @@ TEST_SUITE("torch_transformer parts") {
           std::vector<float> got = decoder_step(*decoder, token);
           REQUIRE(got.size() == want.size());
           for (size_t i = 0; i < got.size(); ++i) {
-            worst = std::max(worst, static_cast<double>(std::fabs(got[i] - want[i])));
+            worst = test::worst_of(worst, static_cast<double>(std::fabs(got[i] - want[i])));
           }
         }
         // The same kernels on the same values: only the memory layout differs.

@@ -14,6 +14,7 @@
 #include "runtime/passes/fuse_linear_chains.h"
 #include "runtime/validate/graph_validate.h"
 #include "runtime_test_graphs.h"
+#include "tests/support/compare.h"
 
 namespace normrt {
 namespace {
@@ -299,7 +300,7 @@ TEST_SUITE("passes") {
           double tolerance = 2e-5 * scale;
           double worst = 0;
           for (size_t i = 0; i < out.size(); ++i) {
-            worst = std::max(worst, std::abs(out[i] - reference[i]));
+            worst = test::worst_of(worst, std::abs(out[i] - reference[i]));
           }
           INFO("worst |out - reference| = ", worst, ", tolerance ", tolerance);
           CHECK(worst <= tolerance);
@@ -307,7 +308,7 @@ TEST_SUITE("passes") {
           if (mode == 1) {  // fused vs unfused, same weights: rounding only
             double gap = 0;
             for (size_t i = 0; i < out.size(); ++i)
-              gap = std::max(gap, double(std::abs(out[i] - plain[i])));
+              gap = test::worst_of(gap, double(std::abs(out[i] - plain[i])));
             INFO("fused vs unfused: ", gap);
             CHECK(gap <= 1e-5 * scale);
           }

@@ -15,6 +15,7 @@
 #include "runtime/exec/compiled_model.h"
 #include "runtime/graph/int8_weight.h"
 #include "runtime/passes/quantize_weights_int8.h"
+#include "tests/support/compare.h"
 
 namespace normrt::testing {
 namespace {
@@ -148,7 +149,7 @@ TEST_CASE("the int8 model runs as the f32 model over its dequantized weights, an
   double scale = 0, worst = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     scale = std::max(scale, double(std::fabs(want[i])));
-    worst = std::max(worst, double(std::fabs(got[i] - want[i])));
+    worst = test::worst_of(worst, double(std::fabs(got[i] - want[i])));
   }
   MESSAGE("int8 vs dequantized f32: max |diff| / max|y| = " << worst / scale);
   CHECK(worst <= 2e-2 * scale);
