@@ -86,6 +86,8 @@ prune_tree() {
   rm -rf "build/$stage"
 }
 
+echo "run_tests: $(free_mib) MiB free on the disk that holds build/ ($(df -P build | awk 'NR == 2 { print $6 }'))"
+
 declare -A result detail seconds
 total_passed=0
 total_failed=0
