@@ -89,6 +89,8 @@ int run(const BenchOptions& options) {
   if (!json_target) return fail("--json " + json_target.status().message());
   auto plot_target = output_target(options.plot_path, options.model);
   if (!plot_target) return fail("--plot " + plot_target.status().message());
+  if (*json_target && *plot_target && (*json_target)->path == (*plot_target)->path)
+    return fail("--json and --plot lead to the same file '" + (*json_target)->path + "'");
   FILE* terminal = options.json_path == "-" ? stderr : stdout;
   ProgressFn progress;
   if (!options.quiet) {

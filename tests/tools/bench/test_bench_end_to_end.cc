@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -175,6 +176,9 @@ TEST_SUITE("bench_end_to_end") {
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
     const std::string folder = scratch() + "/folder.svg";
     REQUIRE(::mkdir(folder.c_str(), 0700) == 0);
+    const std::string chart = scratch() + "/chart.svg", link = scratch() + "/link.svg";
+    std::ofstream(chart) << "an earlier chart";
+    REQUIRE(::symlink("chart.svg", link.c_str()) == 0);
     struct Case {
       std::string arguments, message;
     };
@@ -183,6 +187,7 @@ TEST_SUITE("bench_end_to_end") {
         {"--json /dev/null", "is not a regular file (a character device)"},
         {"--plot " + fifo, "is not a regular file (a FIFO)"},  // opening it would hang
         {"--plot " + folder, "is a directory"},
+        {"--json " + chart + " --plot " + link, "lead to the same file"},
     };
     for (const Case& c : cases) {
       CAPTURE(c.arguments);
@@ -193,6 +198,7 @@ TEST_SUITE("bench_end_to_end") {
       CHECK_FALSE(contains(outcome.output, "p50"));  // refused before any measuring
     }
     CHECK(test::read_text(model) == before);
+    CHECK(test::read_text(chart) == "an earlier chart");
   }
 }
 
