@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "models/config_checks.h"
 #include "models/config_json.h"
 #include "runtime/graph/norm_attributes.h"
 
@@ -30,8 +31,7 @@ Status check_p_option(const std::string& norm, double p, int64_t hidden_size) {
   NormConfig partial;
   if (Expected<NormKind> kind = norm_kind_from_name(norm)) partial.kind = *kind;
   partial.p = p;
-  Status s = check_partial_width(partial, hidden_size, "hidden_size");
-  return s ? s : Status::error("--p" + s.message());
+  return check_partial_width(partial, hidden_size, "hidden_size", "--p");
 }
 
 Status refuse_pooling(const ModelBuildOptions& options, const char* architecture) {

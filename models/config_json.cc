@@ -1,6 +1,5 @@
 #include "models/config_json.h"
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "kernels/norm/norm.h"
@@ -27,19 +26,6 @@ Expected<NormConfig> read_norm_config(const JsonConfig& config) {
   Expected<NormConfig> norm = norm_config_from_names(*kind, *eps, *placement, *gain, p);
   if (!norm) return Status::error(config.description() + ": " + norm.status().message());
   return norm;
-}
-
-Status check_partial_width(const NormConfig& norm, int64_t width, const std::string& what) {
-  if (!norm.is(NormKind::kPRmsNorm) || width <= 0) return Status::ok();
-  const NormParams params = norm.params();
-  const size_t n = static_cast<size_t>(width);
-  if (norm_stat_count(params, n) >= 1) return Status::ok();
-  char text[200];
-  std::snprintf(text, sizeof text,
-                " %g leaves pRMSNorm no element to average over %s = %zu (floor(p·%zu) = 0): "
-                "p must be at least 1/%zu = %.6g",
-                norm.p, what.c_str(), n, n, n, 1.0 / static_cast<double>(n));
-  return Status::error(text);
 }
 
 Status check_known_keys(const JsonConfig& config, const std::set<std::string>& keys,

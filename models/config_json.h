@@ -18,12 +18,6 @@ namespace normrt {
 /// "p" with a norm other than prms_norm is an error.
 Expected<NormConfig> read_norm_config(const JsonConfig& config);
 
-/// For prms_norm: an error unless floor(p·width) ≥ 1 (the kernel's rule,
-/// norm_stat_count()) for the smallest width the model normalizes, named
-/// `what` ("hidden_size"). The message continues the caller's "key 'p' ="
-/// or "--p": " 0.1 leaves pRMSNorm no element ... p must be at least 1/7 ...".
-Status check_partial_width(const NormConfig& norm, int64_t width, const std::string& what);
-
 /// An error listing every top-level key of `config` outside `keys`;
 /// `documented` says where the keys are listed ("docs/cnn.md lists the keys
 /// of the convpool_cnn_c config").

@@ -51,13 +51,13 @@ Status check_convpool_cnn_config(const ConvPoolCnnConfig& c) {
   }
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
   const int64_t side = last_side(c.image_size);
-  NORMRT_RETURN_IF_ERROR(check_partial_keeps_one(c.norm, side * side,
-                                                 "values of the last layers' " +
-                                                     std::to_string(side) + "x" +
-                                                     std::to_string(side) + " planes"));
+  NORMRT_RETURN_IF_ERROR(check_partial_width(
+      c.norm, side * side,
+      "a plane of the last layers (" + std::to_string(side) + "x" + std::to_string(side) + ")",
+      "config: p ="));
   if (c.normalize_dense) {
     NORMRT_RETURN_IF_ERROR(
-        check_partial_keeps_one(c.norm, c.num_classes, "of the dense layer's outputs"));
+        check_partial_width(c.norm, c.num_classes, "the dense layer's outputs", "config: p ="));
   }
   return Status::ok();
 }

@@ -23,7 +23,8 @@ Status check_handwriting_config(const HandwritingConfig& c) {
   if (c.graph != "predict" && c.graph != "sample")
     return Status::error("config: graph '" + c.graph + "' is not predict or sample");
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
-  NORMRT_RETURN_IF_ERROR(check_partial_keeps_one(c.norm, c.hidden_size, "of the cell's columns"));
+  NORMRT_RETURN_IF_ERROR(
+      check_partial_width(c.norm, c.hidden_size, "the cell's columns", "config: p ="));
   return Status::ok();
 }
 

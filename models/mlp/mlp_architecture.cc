@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "models/architecture_support.h"
+#include "models/config_checks.h"
 #include "models/config_json.h"
 #include "models/mlp/mlp_builder.h"
 #include "models/registry.h"
@@ -42,8 +43,8 @@ Expected<MlpConfig> read_mlp_config(const JsonConfig& config) {
     return Status::error(config.description() + ": " + s.message());
   for (size_t i = 0; i < c.hidden_sizes.size(); ++i) {
     const std::string what = "hidden_sizes[" + std::to_string(i) + "]";
-    if (Status s = check_partial_width(c.norm, c.hidden_sizes[i], what); !s)
-      return Status::error(config.description() + ": key 'p' =" + s.message());
+    if (Status s = check_partial_width(c.norm, c.hidden_sizes[i], what, "key 'p' ="); !s)
+      return Status::error(config.description() + ": " + s.message());
   }
   return c;
 }

@@ -85,7 +85,8 @@ Status check_order_embedding_config(const OrderEmbeddingConfig& c) {
       check_config_range("max_sentence_length", c.max_sentence_length, 1, 1 << 20));
   NORMRT_RETURN_IF_ERROR(check_seed_weight_format(c.weight_format));
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
-  NORMRT_RETURN_IF_ERROR(check_partial_keeps_one(c.norm, c.dim, "of the candidate's columns"));
+  NORMRT_RETURN_IF_ERROR(
+      check_partial_width(c.norm, c.dim, "the candidate's columns", "config: p ="));
   return Status::ok();
 }
 

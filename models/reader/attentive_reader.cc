@@ -158,7 +158,8 @@ Status check_attentive_reader_config(const AttentiveReaderConfig& c) {
       check_config_range("max_document_length", c.max_document_length, 1, 1 << 20));
   NORMRT_RETURN_IF_ERROR(check_seed_weight_format(c.weight_format));
   NORMRT_RETURN_IF_ERROR(check_norm_config(c.norm));
-  NORMRT_RETURN_IF_ERROR(check_partial_keeps_one(c.norm, c.hidden_size, "of the cell's columns"));
+  NORMRT_RETURN_IF_ERROR(
+      check_partial_width(c.norm, c.hidden_size, "the cell's columns", "config: p ="));
   return Status::ok();
 }
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "models/architecture_support.h"
+#include "models/config_checks.h"
 #include "models/config_json.h"
 #include "models/registry.h"
 #include "models/rnn/rnn_builders.h"
@@ -38,8 +39,8 @@ Expected<RnnConfig> read_rnn_config(const JsonConfig& config, bool is_lstm) {
   if (Status s = check_rnn_config(c, is_lstm); !s)
     return Status::error(config.description() + ": " + s.message());
   // Every cell normalizes a vector of H (the cell state, or W·x_t of a GRU).
-  if (Status s = check_partial_width(c.norm, c.hidden_size, "hidden_size"); !s)
-    return Status::error(config.description() + ": key 'p' =" + s.message());
+  if (Status s = check_partial_width(c.norm, c.hidden_size, "hidden_size", "key 'p' ="); !s)
+    return Status::error(config.description() + ": " + s.message());
   return c;
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "models/architecture_support.h"
+#include "models/config_checks.h"
 #include "models/config_json.h"
 #include "models/registry.h"
 #include "models/transformer/torch_transformer.h"
@@ -81,8 +82,8 @@ Expected<TorchTransformerJson> read_torch_transformer_config(const JsonConfig& c
   c.norm = norm;
   if (Status s = check_torch_transformer_config(c); !s)
     return Status::error(config.description() + ": " + s.message());
-  if (Status s = check_partial_width(c.norm, c.d_model, "d_model"); !s)
-    return Status::error(config.description() + ": key 'p' =" + s.message());
+  if (Status s = check_partial_width(c.norm, c.d_model, "d_model", "key 'p' ="); !s)
+    return Status::error(config.description() + ": " + s.message());
   return json;
 }
 

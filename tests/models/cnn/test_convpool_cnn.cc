@@ -204,7 +204,8 @@ TEST_CASE("convpool_cnn_c configs and weights: errors name the key or the tensor
   CHECK(contains(convert_error(good, weights, DataType::kF32, 8),
                  "--max-seq does not apply to convpool_cnn_c"));
   CHECK(contains(convert_error(with("\"rms_norm\"", "\"prms_norm\", \"p\": 0.01"), weights),
-                 "p = 0.010000 keeps floor(p·36) = 0 values of the last layers' 6x6 planes"));
+                 "config: p = 0.01 leaves pRMSNorm no element to average over a plane of the last "
+                 "layers (6x6) = 36 (floor(p·36) = 0): p must be at least 1/36 = 0.0277778"));
 }
 
 // Random weights of realistic magnitude under the builder's names.

@@ -221,6 +221,10 @@ TEST_CASE("handwriting configs and weights: errors name the key or the tensors")
   CHECK(contains(
       convert_error(with("\"hidden_size\"", "\"window\": 10, \"hidden_size\""), weights, dir),
       "unknown key(s) 'window'"));
+  // pRMSNorm over 8 columns needs p ≥ 1/8.
+  CHECK(contains(convert_error(with("\"layer_norm\"", "\"prms_norm\", \"p\": 0.1"), weights, dir),
+                 "config: p = 0.1 leaves pRMSNorm no element to average over the cell's columns = "
+                 "8 (floor(p·8) = 0): p must be at least 1/8 = 0.125"));
 }
 
 }  // namespace normrt::testing
