@@ -11,13 +11,6 @@
 namespace normrt::bench {
 namespace {
 
-// One stream for the process on normrt's engine (kernels/onednn), both
-// created on first use (after onednn_use_one_thread() has run).
-dnnl::stream& cpu_stream() {
-  static dnnl::stream stream(onednn_cpu_engine());
-  return stream;
-}
-
 const char* threading_runtime_name() {
 #if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
   return "OpenMP";
@@ -116,8 +109,8 @@ OneDnnLayerNorm::~OneDnnLayerNorm() = default;
 
 Status OneDnnLayerNorm::run() {
   try {
-    impl_->primitive.execute(cpu_stream(), impl_->args);
-    cpu_stream().wait();
+    impl_->primitive.execute(onednn_thread_stream(), impl_->args);
+    onednn_thread_stream().wait();
     return Status::ok();
   } catch (const dnnl::error& e) {
     return Status::error(std::string("oneDNN execute: ") + e.what());

@@ -7,4 +7,9 @@ dnnl::engine& onednn_cpu_engine() {
   return engine;
 }
 
+dnnl::stream& onednn_thread_stream() {
+  thread_local dnnl::stream stream(onednn_cpu_engine());
+  return stream;
+}
+
 }  // namespace normrt

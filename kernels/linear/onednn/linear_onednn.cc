@@ -14,11 +14,6 @@
 namespace normrt {
 namespace {
 
-dnnl::stream& cpu_stream() {
-  static dnnl::stream stream(onednn_cpu_engine());
-  return stream;
-}
-
 using dnnl::memory;
 
 Status check_weights(const float* w, size_t n, size_t k, WeightType type) {
@@ -64,7 +59,7 @@ PackedMatmul pack_matmul(const float* w, size_t n, size_t k, WeightType type, me
   packed.impl_name = pd.impl_info_str();
   memory user_w(user_w_md, engine, const_cast<float*>(w));
   packed.weights = memory(pd.weights_desc(), engine);
-  dnnl::stream stream(engine);
+  dnnl::stream& stream = onednn_thread_stream();
   dnnl::reorder(user_w, packed.weights).execute(stream, user_w, packed.weights);
   stream.wait();
   return packed;
@@ -147,7 +142,7 @@ Status OneDnnLinear::run_rows(const float* x, size_t m, float* y, const float* b
   if (m == 0) return Status::ok();
   try {
     dnnl::engine& engine = onednn_cpu_engine();
-    thread_local dnnl::stream stream(engine);
+    dnnl::stream& stream = onednn_thread_stream();
     const auto rows = static_cast<memory::dim>(m);
     const memory::desc y_md({rows, static_cast<memory::dim>(s.n)}, memory::data_type::f32,
                             memory::format_tag::ab);
@@ -196,7 +191,7 @@ Status OneDnnLinear::run(const float* x, float* y, const float* bias) {
   }
   try {
     Impl& s = *impl_;
-    dnnl::stream& stream = cpu_stream();
+    dnnl::stream& stream = onednn_thread_stream();
     s.user_x.set_data_handle(const_cast<float*>(x));
     s.y.set_data_handle(y);
     if (s.convert_x) s.x_to_bf16.execute(stream, s.user_x, s.x);
