@@ -48,15 +48,16 @@ class Bf16FastLinear(torch.nn.Module):
         return (bf16(x.float()).to(torch.float64) @ self.w.T + self.b).to(torch.float32)
 
 
-def int8_from_bf16(linear):
+def int8_from_bf16(linear, asym):
     """--keep-dtype bf16 quantizes the int8 matrices from the bf16-rounded values."""
     rounded = copy.deepcopy(linear)
     rounded.weight.data = bf16(rounded.weight.data.float())
-    return sim.FakeInt8Linear(rounded)
+    return sim.FakeInt8Linear(rounded, asym=asym)
 
 
 class Search:
-    def __init__(self, model_dir):
+    def __init__(self, model_dir, asym):
+        self.asym = asym
         self.tok = AutoTokenizer.from_pretrained(model_dir)
         base = AutoModel.from_pretrained(model_dir).eval().float()
         self.base = base
@@ -80,7 +81,7 @@ class Search:
     def layer(self, name, kind):
         if (name, kind) not in self.layers:
             original = self.originals[name]
-            self.layers[name, kind] = (int8_from_bf16(original) if kind == "int8"
+            self.layers[name, kind] = (int8_from_bf16(original, self.asym) if kind == "int8"
                                        else Bf16FastLinear(original))
         return self.layers[name, kind]
 
@@ -97,9 +98,11 @@ def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--model", default="/work/main/build/models/all-MiniLM-L6-v2")
     p.add_argument("--threshold", type=float, default=0.999)
+    p.add_argument("--symmetric", action="store_true",
+                   help="x quantized symmetrically, as the kernels before 2026-11-26")
     args = p.parse_args(argv)
     torch.set_num_threads(1)
-    search = Search(args.model)
+    search = Search(args.model, asym=not args.symmetric)
     selection = search.sentences(os.path.join(HERE, "int8_selection_sentences.txt"))
     benchmark = search.sentences(os.path.join(HERE, "peer_sentences.txt"))
 

@@ -3,18 +3,21 @@
 
 Fake-quantizes the nn.Linear layers of the real model exactly as normrt's int8
 kernels do (kernels/linear/linear_int8.h): weights per output row, symmetric,
-q = clamp(rne(w * (127 / max|w|)), +-127) in float32; x per row the same; the
-integer dot product exact; y = acc * (sx * sw) + b. Then it measures the
+q = clamp(rne(w * (127 / max|w|)), +-127) in float32; x per row either the
+same ("plain", the kernels before 2026-11-26) or asymmetric with a zero point
+("asym", the kernels' formula since); the integer dot product exact;
+y = acc * (sx * sw) + b. Then it measures the
 mean-pooled, normalized sentence embedding against the float32 model over
 bench/peer_sentences.txt (worst and mean cosine), for these schemes:
 
-  plain       the kernels as they are
+  plain       x symmetric, as the weights (the kernels before 2026-11-26)
   smooth-A    per-input-channel smoothing inside the row quantization: the
               kernel quantizes x_j * (1/s_j) per row and packs W[:, j] * s_j,
               s_j = max|X_j|^A / max|W[:, j]|^(1 - A); max|X_j| from a
               calibration pass (data-free: seeded random token ids of the
               vocabulary; or, for comparison, the evaluated sentences)
-  asym        x per row asymmetric uint8 (zero point), weights as plain
+  asym        x per row asymmetric: 255 levels over [min(0, min x),
+              max(0, max x)], an integer zero point (the kernels' formula)
   smooth+asym both
   (c) others, cheap or not at run time, to locate the error: weights only
       int8 (x float), x only int8; per-group scales of 32/64/128 along k for
@@ -70,13 +73,17 @@ def quantize_rows_sym(v):
 
 
 def quantize_rows_asym(v):
-    """Per row asymmetric uint8 with an integer zero point (the alternative)."""
+    """Per row asymmetric, as the kernels: q - z and the scale (linear_int8.h)."""
     v = v.to(torch.float32)
     lo = torch.clamp(v.amin(dim=-1, keepdim=True), max=0)
     hi = torch.clamp(v.amax(dim=-1, keepdim=True), min=0)
-    scale = torch.where(hi > lo, (hi - lo) / 255.0, torch.ones_like(hi))
-    zero = torch.round(-lo / scale)
-    q = torch.clamp(torch.round(v / scale) + zero, 0, 255)
+    span = hi.double() - lo.double()  # in double, each result rounded to float once
+    tiny = span < 254.0 * np.finfo(np.float32).tiny
+    safe = torch.where(tiny, torch.ones_like(span), span)
+    scale = torch.where(tiny, torch.zeros_like(span), safe / 254.0).to(torch.float32)
+    inverse = torch.where(tiny, torch.zeros_like(span), 254.0 / safe).to(torch.float32)
+    zero = torch.clamp(-127 - torch.round(lo * inverse), -127, 127)  # torch.round: ties to even
+    q = torch.clamp(torch.round(v * inverse) + zero, -127, 127)
     return q - zero, scale
 
 

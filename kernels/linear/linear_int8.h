@@ -4,35 +4,44 @@
 // stores it), packing from float or from already-quantized weights, and the
 // accuracy contract.
 //
-// Quantization (weights per output channel at pack time, x per row at run
-// time; one formula, symmetric, no zero point):
+// Weights: per output channel at pack time, symmetric (no zero point):
 //   a      = max_i |v_i|                        (float)
 //   scale  = a / 127                            (float division)
 //   q_i    = clamp(rne(v_i · (127 / a)), −127, 127)
 // with 127 / a one float division, v_i · (127 / a) one float product and rne
-// round to nearest, ties to even. Every kernel computes exactly these q, so
-// every kernel sees the same integers. −128 never occurs: it keeps the AVX2
-// kernel's vpmaddubsw pairs inside int16 (127·127·2 < 2^15) and makes
-// q(−v) = −q(v).
-//   a = 0, or a < 127·FLT_MIN (the scale would be subnormal): scale 0, q = 0.
-//     A zero x row gives y = bias; a zero weight row gives y = bias.
-//   a not finite (an infinity or NaN in v): x rows get scale NaN (the whole
-//     output row is NaN, as a NaN or infinity in x makes the float kernels'
-//     outputs NaN; unlike them, a lone infinity gives NaN, not ±inf);
-//     weights are rejected by pack_weights.
-// Why symmetric activations: it keeps one integer product for every kernel
-// (vpdpbusd with a +128 shift, vpmaddubsw with the sign trick, sdot), and
-// an asymmetric zero point gains at most one bit, only on rows whose values
-// are all of one sign (docs/int8.md measures it).
+// round to nearest, ties to even.
+//   a = 0, or a < 127·FLT_MIN (the scale would be subnormal): scale 0, q = 0
+//     (a zero weight row gives y = bias); a not finite: pack_weights refuses.
 //
-// The kernels compute, for output column c of row r,
-//   acc = Σ_k qx[r][k] · qw[c][k]          exact, in int32
-//   y   = acc · (sx[r] · sw[c]) + bias[c]   in float
+// Activations: per row of x at run time, asymmetric, on a grid of 255
+// levels that spans the row's range and holds 0 exactly:
+//   lo     = min(0, min_i v_i),  hi = max(0, max_i v_i)
+//   scale  = (hi − lo) / 254,  inverse = 254 / (hi − lo)
+//                                (each computed in double, rounded to float)
+//   z      = clamp(−127 − rne(lo · inverse), −127, 127)   the zero point
+//   q_i    = clamp(rne(v_i · inverse) + z, −127, 127),  v_i ≈ scale·(q_i − z)
+// (v · inverse one float product). A row of both signs with hi = −lo is
+// the symmetric case, z = 0; a row of one sign (GELU outputs, ReLU) gets
+// twice the levels a symmetric grid would give it, and rows with a lopsided
+// range in between (docs/int8.md measures what it buys on MiniLM).
+//   hi − lo < 254·FLT_MIN: scale 0, z = 0, q = 0: y = bias.
+//   an infinity or NaN in the row: scale NaN, so the whole output row is NaN
+//     (as a NaN or infinity in x makes the float kernels' outputs NaN; unlike
+//     them, a lone infinity gives NaN, not ±inf).
+// Every kernel computes exactly these q and z, so every kernel sees the same
+// integers. −128 never occurs: it keeps the AVX2 kernel's vpmaddubsw pairs
+// inside int16 (127·127·2 < 2^15), and q − z stays within ±254.
+//
+// The kernels compute, for output column c of row r (colsum[c] = Σ_k qw[c][k],
+// stored in the panel),
+//   acc = Σ_k qx[r][k] · qw[c][k] − z[r] · colsum[c]   exact, in int32
+//       = Σ_k (qx[r][k] − z[r]) · qw[c][k]
+//   y   = acc · (sx[r] · sw[c]) + bias[c]               in float
 // so y equals the double-precision result over the quantized values within
 //   2·2⁻²⁴ · |acc · sx · sw| + 2⁻²⁴ · |y|
 // (the float conversion of acc, the product of the scales, the FMA; the
 // scalar variant rounds once, from double). int32 cannot overflow: k is at
-// most kInt8MaxK (127·127·k < 2^31).
+// most kInt8MaxK (254·127·k < 2^31).
 //
 // Against the float result Σ w·x, each product errs by at most
 // (sw/2)·|x| + (sx/2)·|w| + sx·sw/4, so for each output
@@ -59,18 +68,28 @@ namespace normrt {
 ///                    and sdot multiply); 0 for k ≥ k and for columns ≥ n
 ///   [4·P·G, +4·P)    float32 scale[c] = sw of column p·P + c (0 past n)
 ///   [.., +4·P)       int32 colsum[c] = Σ_k q[p·P + c][k] (0 past n): the
-///                    vpdpbusd kernels subtract 128·colsum
+///                    kernels subtract (z + 128)·colsum
+///                    (vpdpbusd) or z·colsum (the others)
 ///   [.., panel_bytes) zero padding
 /// All values little-endian. Valid data: q in [−127, 127], scales finite
 /// and ≥ 0, colsum consistent (validate_int8_packed()).
 inline constexpr uint32_t kInt8PackedLayoutVersion = 1;
 
-/// Largest k of int8 weights: |Σ_k qx·qw| ≤ 127·127·k must fit in int32.
-inline constexpr size_t kInt8MaxK = 131072;
+/// Largest k of int8 weights: |Σ_k (qx − z)·qw| ≤ 254·127·k must fit in int32.
+inline constexpr size_t kInt8MaxK = 65536;
 
-/// Quantizes `count` floats by the formula above into q; returns the scale
-/// (0 for a zero or tiny row, NaN if v holds an infinity or NaN, q then 0).
+/// Quantizes `count` weights by the symmetric formula above into q; returns
+/// the scale (0 for a zero or tiny row, NaN if v holds an infinity or NaN,
+/// q then 0).
 float quantize_int8(const float* v, size_t count, int8_t* q);
+
+/// One row of activations quantized by the asymmetric formula above:
+/// v ≈ scale · (q − zero_point).
+struct Int8Activations {
+  float scale = 0.0f;  ///< 0 for a zero or tiny row, NaN if v is not finite (q then 0)
+  int32_t zero_point = 0;
+};
+Int8Activations quantize_int8_activations(const float* v, size_t count, int8_t* q);
 
 /// Packs already-quantized weights: q (n, k) row-major in [−127, 127] and one
 /// scale per output column (finite, ≥ 0), as a model file stores them, for

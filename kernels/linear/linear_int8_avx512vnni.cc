@@ -3,8 +3,9 @@
 // of 6 (24 accumulators, the panel's 4 vectors and one broadcast in 32 zmm).
 //
 // vpdpbusd multiplies unsigned bytes by signed bytes. x is stored shifted,
-// u = qx + 128 in [1, 255], and the shift is taken back in the epilogue:
-//   Σ (qx + 128)·qw = Σ qx·qw + 128·colsum,  colsum = Σ_k qw (in the panel).
+// u = qx + 128 in [1, 255], and the shift is taken back in the epilogue with
+// the zero point's term:
+//   Σ (qx + 128)·qw − (z + 128)·colsum = Σ (qx − z)·qw,  colsum = Σ_k qw.
 // The int32 sums may wrap on the way for huge k, but the result fits
 // (k ≤ kInt8MaxK) and wrapping arithmetic is exact modulo 2^32.
 
@@ -34,38 +35,41 @@ struct Avx512VnniOps {
   }
   static I dot(I acc, X x, I w) { return _mm512_dpbusd_epi32(acc, x, w); }
 
-  static void finish(I acc, const int32_t* colsum, const float* sw, float sx, const float* bias,
-                     float* y, size_t count) {
+  static void finish(I acc, const int32_t* colsum, const float* sw, float sx, int32_t zx,
+                     const float* bias, float* y, size_t count) {
     const auto mask = static_cast<__mmask16>((1u << count) - 1u);
-    acc = _mm512_sub_epi32(acc, _mm512_slli_epi32(_mm512_load_si512(colsum), 7));
+    acc = _mm512_sub_epi32(
+        acc, _mm512_mullo_epi32(_mm512_load_si512(colsum), _mm512_set1_epi32(zx + 128)));
     const __m512 scale = _mm512_mul_ps(_mm512_load_ps(sw), _mm512_set1_ps(sx));
     const __m512 b = bias != nullptr ? _mm512_maskz_loadu_ps(mask, bias) : _mm512_setzero_ps();
     _mm512_mask_storeu_ps(y, mask, _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc), scale, b));
   }
 
-  static float quantize_row(const float* x, size_t k, uint8_t* q) {
-    const __m512i magnitude = _mm512_set1_epi32(0x7fffffff);
-    __m512i max_bits = _mm512_setzero_si512();
+  static Int8RowScale quantize_row(const float* x, size_t k, uint8_t* q) {
+    __m512i signed_max = _mm512_setzero_si512(), unsigned_max = _mm512_setzero_si512();
     for (size_t i = 0; i < k; i += 16) {
       const auto mask = static_cast<__mmask16>(k - i >= 16 ? 0xffffu : (1u << (k - i)) - 1u);
       const __m512i bits = _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, x + i));
-      max_bits = _mm512_max_epu32(max_bits, _mm512_and_si512(bits, magnitude));
+      signed_max = _mm512_max_epi32(signed_max, bits);  // the masked lanes are +0: no change
+      unsigned_max = _mm512_max_epu32(unsigned_max, bits);
     }
-    const Int8RowScale s =
-        int8_row_scale_or_zero(_mm512_reduce_max_epu32(max_bits), k, kZeroCode, q);
-    if (s.zero) return s.scale;
+    const Int8RowExtent extent{_mm512_reduce_max_epi32(signed_max),
+                               _mm512_reduce_max_epu32(unsigned_max)};
+    const Int8RowScale s = int8_activation_scale_or_zero(extent, k, kZeroCode, q);
+    if (s.zero) return s;
     const __m512 inverse = _mm512_set1_ps(s.inverse);
-    const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
+    const __m512i zero_point = _mm512_set1_epi32(s.zero_point);
+    const __m512i bound_lo = _mm512_set1_epi32(-127), bound_hi = _mm512_set1_epi32(127);
     const __m512i shift = _mm512_set1_epi32(128);
     for (size_t i = 0; i < k; i += 16) {
       const auto mask = static_cast<__mmask16>(k - i >= 16 ? 0xffffu : (1u << (k - i)) - 1u);
       const __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, x + i), inverse);
       __m512i r = _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-      r = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(r, lo), hi), shift);
-      _mm512_mask_cvtepi32_storeu_epi8(q + i, mask, r);
+      r = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(r, zero_point), bound_lo), bound_hi);
+      _mm512_mask_cvtepi32_storeu_epi8(q + i, mask, _mm512_add_epi32(r, shift));
     }
-    int8_quantize_tail(x, k, k, s.inverse, kZeroCode, q);  // the padding only
-    return s.scale;
+    int8_quantize_tail(x, k, k, s, kZeroCode, q);  // the padding only
+    return s;
   }
 };
 

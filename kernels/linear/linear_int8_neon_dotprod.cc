@@ -2,7 +2,8 @@
 // with -march=armv8.2-a+dotprod, listed only where
 // cpu_has(CpuFeature::kNeonDotProd)): panels of 4 q registers (16 columns),
 // row blocks of 4 (16 accumulators of the 32 registers). sdot multiplies
-// signed by signed bytes, so x needs no shift and no compensation.
+// signed by signed bytes, so x needs no shift; the epilogue takes back the
+// zero point's term, z·colsum.
 
 #include <arm_neon.h>
 
@@ -30,8 +31,9 @@ struct NeonDotOps {
   }
   static I dot(I acc, X x, I w) { return vdotq_s32(acc, vreinterpretq_s8_s32(w), x); }
 
-  static void finish(I acc, const int32_t*, const float* sw, float sx, const float* bias, float* y,
-                     size_t count) {
+  static void finish(I acc, const int32_t* colsum, const float* sw, float sx, int32_t zx,
+                     const float* bias, float* y, size_t count) {
+    acc = vmlsq_n_s32(acc, vld1q_s32(colsum), zx);
     const float32x4_t scale = vmulq_n_f32(vld1q_f32(sw), sx);
     float32x4_t b = vdupq_n_f32(0.0f);
     if (bias != nullptr) {
@@ -53,21 +55,24 @@ struct NeonDotOps {
     }
   }
 
-  static float quantize_row(const float* x, size_t k, uint8_t* q) {
-    uint32x4_t max_bits = vdupq_n_u32(0);
-    const uint32x4_t magnitude = vdupq_n_u32(0x7fffffffu);
+  static Int8RowScale quantize_row(const float* x, size_t k, uint8_t* q) {
+    int32x4_t signed_max = vdupq_n_s32(0);
+    uint32x4_t unsigned_max = vdupq_n_u32(0);
     size_t i = 0;
     for (; i + 4 <= k; i += 4) {
       const uint32x4_t bits = vreinterpretq_u32_f32(vld1q_f32(x + i));
-      max_bits = vmaxq_u32(max_bits, vandq_u32(bits, magnitude));
+      signed_max = vmaxq_s32(signed_max, vreinterpretq_s32_u32(bits));
+      unsigned_max = vmaxq_u32(unsigned_max, bits);
     }
+    const Int8RowExtent extent{vmaxvq_s32(signed_max), vmaxvq_u32(unsigned_max)};
     const Int8RowScale s =
-        int8_row_scale_or_zero(int8_max_abs_bits(x, i, k, vmaxvq_u32(max_bits)), k, kZeroCode, q);
-    if (s.zero) return s.scale;
-    const int32x4_t lo = vdupq_n_s32(-127), hi = vdupq_n_s32(127);
+        int8_activation_scale_or_zero(int8_row_extent(x, i, k, extent), k, kZeroCode, q);
+    if (s.zero) return s;
+    const int32x4_t zero_point = vdupq_n_s32(s.zero_point);
+    const int32x4_t bound_lo = vdupq_n_s32(-127), bound_hi = vdupq_n_s32(127);
     auto round4 = [&](const float* p) {  // vcvtnq: to nearest, ties to even
       const int32x4_t r = vcvtnq_s32_f32(vmulq_n_f32(vld1q_f32(p), s.inverse));
-      return vminq_s32(vmaxq_s32(r, lo), hi);
+      return vminq_s32(vmaxq_s32(vaddq_s32(r, zero_point), bound_lo), bound_hi);
     };
     for (i = 0; i + 16 <= k; i += 16) {
       const int16x8_t ab = vcombine_s16(vqmovn_s32(round4(x + i)), vqmovn_s32(round4(x + i + 4)));
@@ -75,8 +80,8 @@ struct NeonDotOps {
           vcombine_s16(vqmovn_s32(round4(x + i + 8)), vqmovn_s32(round4(x + i + 12)));
       vst1q_s8(reinterpret_cast<int8_t*>(q + i), vcombine_s8(vqmovn_s16(ab), vqmovn_s16(cd)));
     }
-    int8_quantize_tail(x, i, k, s.inverse, kZeroCode, q);
-    return s.scale;
+    int8_quantize_tail(x, i, k, s, kZeroCode, q);
+    return s;
   }
 };
 

@@ -18,7 +18,8 @@
 //     every row block passes over it, the next chunk requested meanwhile
 //     (gemm_blocking.h); the int32 sums between chunks wait in the scratch
 //     (exact: the summation order changes nothing).
-// Each output is finished by Ops::finish: y = acc · (sx · sw) + bias.
+// Each output is finished by Ops::finish: y = (acc − z·colsum) · (sx · sw)
+// + bias, the zero point's term (and vpdpbusd's +128) taken back there.
 //
 // Ops provides (all static):
 //   I, X                 int32 vector; one row's group of 4 x, ready for dot
@@ -28,9 +29,10 @@
 //   X x_group(const uint8_t* four)
 //   I dot(I acc, X x, I w)            acc + Σ_{j<4} x_j · w_j per lane
 //   void finish(I acc, const int32_t* colsum, const float* sw, float sx,
-//               const float* bias /* or null */, float* y, size_t count)
-//   float quantize_row(const float* x, size_t k, uint8_t* q)
-//                                     q[0, roundup(k, 4)), returns sx
+//               int32_t zx, const float* bias /* or null */, float* y,
+//               size_t count)
+//   Int8RowScale quantize_row(const float* x, size_t k, uint8_t* q)
+//                                     q[0, roundup(k, 4)), returns sx and zx
 
 #include <algorithm>
 #include <cstddef>
@@ -66,7 +68,8 @@ struct LinearInt8 {
   struct Rows {
     const uint8_t* q;  // (m, stride): row r at q + r·stride
     size_t stride;
-    const float* scale;  // (m)
+    const float* scale;         // (m)
+    const int32_t* zero_point;  // (m)
   };
 
   // The panel's tail: per column scale and sum (linear_int8.h).
@@ -85,15 +88,16 @@ struct LinearInt8 {
   // stored on every group: 2.5x slower at m = 128).
   template <size_t MR>
   [[gnu::always_inline]] static inline void finish_rows(const I (&acc)[MR][kVecs], PanelTail tail,
-                                                        const float* sx, const float* bias,
-                                                        float* y, size_t ys, size_t cols) {
+                                                        const float* sx, const int32_t* zx,
+                                                        const float* bias, float* y, size_t ys,
+                                                        size_t cols) {
 #pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
 #pragma GCC unroll 16
       for (size_t v = 0; v < kVecs; ++v) {
         const size_t count = lanes_in(cols, v);
         if (count == 0) continue;
-        Ops::finish(acc[r][v], tail.colsum + v * kLanes, tail.scale + v * kLanes, sx[r],
+        Ops::finish(acc[r][v], tail.colsum + v * kLanes, tail.scale + v * kLanes, sx[r], zx[r],
                     bias != nullptr ? bias + v * kLanes : nullptr, y + r * ys + v * kLanes, count);
       }
     }
@@ -165,7 +169,7 @@ struct LinearInt8 {
       }
     }
     if (last) {
-      finish_rows<MR>(acc, tail, x.scale, bias, y, ys, cols);
+      finish_rows<MR>(acc, tail, x.scale, x.zero_point, bias, y, ys, cols);
       return;
     }
 #pragma GCC unroll 16
@@ -196,15 +200,20 @@ struct LinearInt8 {
     const size_t groups = (a.k + 3) / 4;
     const size_t stride = (4 * groups + 63) / 64 * 64;
     const bool chunked = a.m > 1 && groups > kChunkGroups;
-    // Scratch: the quantized rows, their scales, the chunk sums (m, kPanel).
+    // Scratch: the quantized rows, their scales and zero points, the chunk
+    // sums (m, kPanel).
     const size_t scale_at = a.m * stride;
-    const size_t partial_at = (scale_at + a.m * sizeof(float) + 63) / 64 * 64;
+    const size_t zero_at = scale_at + a.m * sizeof(float);
+    const size_t partial_at = (zero_at + a.m * sizeof(int32_t) + 63) / 64 * 64;
     std::byte* scratch = int8_thread_scratch(partial_at + (chunked ? a.m * kPanel * 4 : 0));
     auto* xq = reinterpret_cast<uint8_t*>(scratch);
     auto* sx = reinterpret_cast<float*>(scratch + scale_at);
+    auto* zx = reinterpret_cast<int32_t*>(scratch + zero_at);
     auto* partial = reinterpret_cast<int32_t*>(scratch + partial_at);
     for (size_t r = 0; r < a.m; ++r) {
-      sx[r] = Ops::quantize_row(a.x + r * a.x_stride, a.k, xq + r * stride);
+      const Int8RowScale s = Ops::quantize_row(a.x + r * a.x_stride, a.k, xq + r * stride);
+      sx[r] = s.scale;
+      zx[r] = s.zero ? 0 : s.zero_point;
     }
 
     const RowBlocks<kMaxRows> blocks(a.m);
@@ -225,14 +234,14 @@ struct LinearInt8 {
         } else {
           gemv_panel<false>(panel, groups, xq, acc[0]);
         }
-        finish_rows<1>(acc, tail, sx, bias, a.y + col, 0, cols);
+        finish_rows<1>(acc, tail, sx, zx, bias, a.y + col, 0, cols);
         continue;
       }
       for (size_t g0 = 0; g0 < groups; g0 += kChunkGroups) {
         const size_t g1 = std::min(groups, g0 + kChunkGroups);
         for (size_t b = 0; b < blocks.count; ++b) {
           const size_t r = blocks.begin(b);
-          const Rows block{xq + r * stride, stride, sx + r};
+          const Rows block{xq + r * stride, stride, sx + r, zx + r};
           tile_rows<kMaxRows>(
               blocks.rows(b), panel, g0, g1, g0 == 0, g1 == groups, block, partial + r * kPanel,
               tail, bias, a.y + r * a.y_stride + col, a.y_stride, cols,

@@ -2,11 +2,13 @@
 // What the two 256-bit int8 kernels share (linear_int8_avx2.cc: vpmaddubsw;
 // linear_int8_avxvnni.cc: vpdpbusd): 8 columns of int32 per ymm, the
 // dequantizing epilogue, and the row quantization. kUnsignedX: x stored as
-// qx + 128 (vpdpbusd's unsigned operand), compensated by 128·colsum.
+// qx + 128 (vpdpbusd's unsigned operand), compensated with the zero point's
+// term by (z + 128)·colsum.
 // Included only by those two translation units (anonymous namespace).
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/linear/linear_int8_simd.h"
@@ -35,9 +37,10 @@ struct YmmInt8Common {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), lane);
   }
 
-  static void finish(I acc, const int32_t* colsum, const float* sw, float sx, const float* bias,
-                     float* y, size_t count) {
-    if constexpr (kUnsignedX) acc = _mm256_sub_epi32(acc, _mm256_slli_epi32(load(colsum), 7));
+  static void finish(I acc, const int32_t* colsum, const float* sw, float sx, int32_t zx,
+                     const float* bias, float* y, size_t count) {
+    const int32_t shift = kUnsignedX ? zx + 128 : zx;
+    acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(load(colsum), _mm256_set1_epi32(shift)));
     const __m256 scale = _mm256_mul_ps(_mm256_load_ps(sw), _mm256_set1_ps(sx));
     const __m256i mask = lane_mask(count);
     const __m256 b = bias != nullptr ? _mm256_maskload_ps(bias, mask) : _mm256_setzero_ps();
@@ -49,28 +52,35 @@ struct YmmInt8Common {
     }
   }
 
-  static float quantize_row(const float* x, size_t k, uint8_t* q) {
-    const __m256i magnitude = _mm256_set1_epi32(0x7fffffff);
-    __m256i max_bits = _mm256_setzero_si256();
+  static Int8RowScale quantize_row(const float* x, size_t k, uint8_t* q) {
+    __m256i signed_max = _mm256_setzero_si256(), unsigned_max = _mm256_setzero_si256();
     size_t i = 0;
     for (; i + 8 <= k; i += 8) {
       const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i));
-      max_bits = _mm256_max_epu32(max_bits, _mm256_and_si256(bits, magnitude));
+      signed_max = _mm256_max_epi32(signed_max, bits);
+      unsigned_max = _mm256_max_epu32(unsigned_max, bits);
     }
-    alignas(32) uint32_t lanes[8];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), max_bits);
-    uint32_t max_abs = 0;
-    for (uint32_t lane : lanes) max_abs = lane > max_abs ? lane : max_abs;
+    alignas(32) int32_t signed_lanes[8];
+    alignas(32) uint32_t unsigned_lanes[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(signed_lanes), signed_max);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(unsigned_lanes), unsigned_max);
+    Int8RowExtent extent;
+    for (size_t l = 0; l < 8; ++l) {
+      extent.signed_max = std::max(extent.signed_max, signed_lanes[l]);
+      extent.unsigned_max = std::max(extent.unsigned_max, unsigned_lanes[l]);
+    }
     const Int8RowScale s =
-        int8_row_scale_or_zero(int8_max_abs_bits(x, i, k, max_abs), k, kZeroCode, q);
-    if (s.zero) return s.scale;
+        int8_activation_scale_or_zero(int8_row_extent(x, i, k, extent), k, kZeroCode, q);
+    if (s.zero) return s;
     const __m256 inverse = _mm256_set1_ps(s.inverse);
-    const __m256i lo = _mm256_set1_epi32(-127), hi = _mm256_set1_epi32(127);
+    const __m256i zero_point = _mm256_set1_epi32(s.zero_point);
+    const __m256i bound_lo = _mm256_set1_epi32(-127), bound_hi = _mm256_set1_epi32(127);
     // packs interleave the 128-bit lanes: this puts the 8 dwords back in order.
     const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
     auto round4 = [&](const float* p) {
       const __m256i r = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(p), inverse));
-      return _mm256_min_epi32(_mm256_max_epi32(r, lo), hi);
+      return _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, zero_point), bound_lo),
+                              bound_hi);
     };
     for (i = 0; i + 32 <= k; i += 32) {
       const __m256i ab = _mm256_packs_epi32(round4(x + i), round4(x + i + 8));
@@ -81,8 +91,8 @@ struct YmmInt8Common {
     }
     // The tail by the formula: the same float product and rounding as
     // _mm256_cvtps_epi32 in the default rounding mode.
-    int8_quantize_tail(x, i, k, s.inverse, kZeroCode, q);
-    return s.scale;
+    int8_quantize_tail(x, i, k, s, kZeroCode, q);
+    return s;
   }
 };
 

@@ -67,34 +67,50 @@ void linear_int8_avxvnni(const LinearArgs& args);       // VEX vpdpbusd, ymm
 void linear_int8_avx512vnni(const LinearArgs& args);    // vpdpbusd, zmm
 void linear_int8_neon_dotprod(const LinearArgs& args);  // sdot
 
-/// How one row of values quantizes (linear_int8.h), from the bit pattern of
-/// max |v| (the sign bit cleared: a NaN compares above infinity, above every
-/// finite value). zero: every q is 0, scale 0 or NaN (not finite).
+/// How one row of values quantizes (linear_int8.h). zero: every q is 0,
+/// scale 0 or NaN (not finite).
 struct Int8RowScale {
-  float scale = 0.0f;    ///< max|v| / 127, or 0, or NaN
-  float inverse = 0.0f;  ///< 127 / max|v|: q = rne(v · inverse)
+  float scale = 0.0f;      ///< the grid's step, or 0, or NaN
+  float inverse = 0.0f;    ///< q = rne(v · inverse) + zero_point
+  int32_t zero_point = 0;  ///< in [−127, 127]; 0 for weights (symmetric)
   bool zero = true;
 };
-Int8RowScale int8_row_scale(uint32_t max_abs_bits);
+/// What a row's quantization depends on, as two maxima of its values' bit
+/// patterns (integer maxima: one cheap instruction a vector, and no NaN is
+/// lost as a float min or max would lose it):
+///   signed_max    as int32, from 0: the largest value ≥ 0 (+0 if none);
+///                 +inf and positive NaNs compare above every finite value
+///   unsigned_max  as uint32, from 0: ≥ 0x80000000 if the row has a negative
+///                 value (−0 included), then the most negative one's; −inf
+///                 and negative NaNs compare above every finite value
+struct Int8RowExtent {
+  int32_t signed_max = 0;
+  uint32_t unsigned_max = 0;
+};
+/// A weight row (symmetric), from its extent.
+Int8RowScale int8_row_scale(const Int8RowExtent& extent);
+
+/// An activation row (asymmetric, with a zero point), from its extent.
+Int8RowScale int8_activation_scale(const Int8RowExtent& extent);
 
 // The scalar parts of every SIMD kernel's Ops::quantize_row, out of line so
 // that no copy is compiled with an ISA's flags. A quantized row holds
-// roundup(k, 4) bytes (whole groups of 4), a zero x stored as `zero_code`
-// (0x80 where vpdpbusd takes x as unsigned, qx + 128; else 0).
+// roundup(k, 4) bytes (whole groups of 4), q stored plus `zero_code` (0x80
+// where vpdpbusd takes x as unsigned, q + 128; else 0).
 
-/// `max_abs_bits` folded with the bit patterns, sign cleared, of x[begin,
-/// end): the tail of a kernel's vector max.
-uint32_t int8_max_abs_bits(const float* x, size_t begin, size_t end, uint32_t max_abs_bits);
+/// `e` folded with x[begin, end): the tail of a kernel's vector reductions.
+Int8RowExtent int8_row_extent(const float* x, size_t begin, size_t end, Int8RowExtent e);
 
-/// int8_row_scale(); for a zero row also the whole quantized row q (every
-/// byte `zero_code`), so that the kernel returns s.scale at once.
-Int8RowScale int8_row_scale_or_zero(uint32_t max_abs_bits, size_t k, uint8_t zero_code, uint8_t* q);
+/// int8_activation_scale(); for a zero row also the whole quantized row q
+/// (every byte `zero_code`), so that the kernel returns at once.
+Int8RowScale int8_activation_scale_or_zero(const Int8RowExtent& extent, size_t k, uint8_t zero_code,
+                                           uint8_t* q);
 
-/// q[i] = rne(x[i] · inverse) clamped to ±127, plus `zero_code`, for i in
-/// [begin, k) (the tail of a kernel's vector loop), then `zero_code` up to
-/// roundup(k, 4).
-void int8_quantize_tail(const float* x, size_t begin, size_t k, float inverse, uint8_t zero_code,
-                        uint8_t* q);
+/// q[i] = clamp(rne(x[i] · s.inverse) + s.zero_point, ±127), plus
+/// `zero_code`, for i in [begin, k) (the tail of a kernel's vector loop),
+/// then `zero_code` up to roundup(k, 4).
+void int8_quantize_tail(const float* x, size_t begin, size_t k, const Int8RowScale& s,
+                        uint8_t zero_code, uint8_t* q);
 
 /// Whether the int8 kernels prefetch weights streaming from beyond L2 in
 /// software (m = 1), resolved once. Off on AMD: on Zen 4 it cost the int8

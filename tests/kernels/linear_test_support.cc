@@ -95,6 +95,32 @@ OracleInt8Row oracle_quantize_int8(const float* v, size_t count) {
   return row;
 }
 
+OracleInt8Row oracle_quantize_int8_activations(const float* v, size_t count) {
+  OracleInt8Row row;
+  row.q.assign(count, 0);
+  float lo = 0.0f, hi = 0.0f;
+  for (size_t i = 0; i < count; ++i) {
+    if (!std::isfinite(v[i])) {
+      row.scale = std::numeric_limits<float>::quiet_NaN();
+      return row;
+    }
+    lo = std::min(lo, v[i]);
+    hi = std::max(hi, v[i]);
+  }
+  const double range = double{hi} - double{lo};
+  if (range < 254.0 * std::numeric_limits<float>::min()) return row;  // counts as zero
+  row.scale = static_cast<float>(range / 254.0);
+  const float inverse = static_cast<float>(254.0 / range);
+  const float low = lo * inverse;  // one float product, then ties-to-even
+  row.zero_point = std::clamp(-127 - static_cast<int>(std::nearbyint(low)), -127, 127);
+  for (size_t i = 0; i < count; ++i) {
+    const float rounded = std::nearbyint(v[i] * inverse);
+    row.q[i] =
+        static_cast<int8_t>(std::clamp(static_cast<int>(rounded) + row.zero_point, -127, 127));
+  }
+  return row;
+}
+
 LinearProblem make_problem(size_t m, size_t n, size_t k, WeightType type, bool with_bias,
                            uint32_t seed) {
   LinearProblem p;
@@ -120,13 +146,14 @@ LinearProblem make_problem(size_t m, size_t n, size_t k, WeightType type, bool w
   if (type == WeightType::kInt8) {
     std::vector<OracleInt8Row> wq, xq;
     for (size_t c = 0; c < n; ++c) wq.push_back(oracle_quantize_int8(&p.w[c * k], k));
-    for (size_t r = 0; r < m; ++r) xq.push_back(oracle_quantize_int8(&p.x[r * k], k));
+    for (size_t r = 0; r < m; ++r) xq.push_back(oracle_quantize_int8_activations(&p.x[r * k], k));
     for (size_t r = 0; r < m; ++r) {
       for (size_t c = 0; c < n; ++c) {
         int64_t acc = 0, magnitude = 0;
         for (size_t i = 0; i < k; ++i) {
-          acc += xq[r].q[i] * wq[c].q[i];
-          magnitude += std::abs(xq[r].q[i] * wq[c].q[i]);
+          const int64_t term = (xq[r].q[i] - xq[r].zero_point) * wq[c].q[i];
+          acc += term;
+          magnitude += std::abs(term);
         }
         const double s = static_cast<double>(xq[r].scale) * wq[c].scale;
         const double b = with_bias ? p.bias[c] : 0.0;

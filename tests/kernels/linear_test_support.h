@@ -35,13 +35,17 @@ bool linear_quick_mode();
 /// neighbours in double, ties to the even one), independent of the library's.
 float oracle_bf16_round(float value);
 
-/// int8 quantization of one row by the formula of kernels/linear/linear_int8.h,
-/// written out independently of the library: q (count) and the scale.
+/// int8 quantization of one row by the formulas of kernels/linear/linear_int8.h,
+/// written out independently of the library: q (count), the scale and the
+/// zero point (v ≈ scale·(q − zero_point)). Weights: symmetric (zero point 0).
 struct OracleInt8Row {
   std::vector<int8_t> q;
   float scale = 0.0f;
+  int zero_point = 0;
 };
 OracleInt8Row oracle_quantize_int8(const float* v, size_t count);
+/// Activations: asymmetric, with a zero point.
+OracleInt8Row oracle_quantize_int8_activations(const float* v, size_t count);
 
 /// A linear problem, stored densely: W (n, k) row-major as the file holds it.
 struct LinearProblem {

@@ -62,7 +62,9 @@ TEST_SUITE("linear_int8") {
         std::vector<float> sw(n), sx(m);
         std::vector<int8_t> scratch(k);
         for (size_t c = 0; c < n; ++c) sw[c] = quantize_int8(&d.w[c * k], k, scratch.data());
-        for (size_t r = 0; r < m; ++r) sx[r] = quantize_int8(&d.x[r * k], k, scratch.data());
+        for (size_t r = 0; r < m; ++r) {
+          sx[r] = quantize_int8_activations(&d.x[r * k], k, scratch.data()).scale;
+        }
         for (const LinearVariant* v : runnable_variants()) {
           if (v->type != WeightType::kInt8) continue;
           Expected<PackedWeights> w = pack_weights(d.w.data(), n, k, *v);

@@ -1,10 +1,12 @@
 // Every int8 kernel computes the exact integer sums. The operands are built so
-// that the float epilogue is exact too: x = i·2^-3 with each row's largest
-// |i| = 127 (so sx = 2^-3 and q = i), weight scales 2^-b, biases j·sx·sw.
-// Then y = (Σ qx·qw + j)·sx·sw exactly as long as |Σ + j| < 2^24, and every
-// output must equal the test's int64 sum bit for bit: one wrong product,
-// a saturated pair or a missed compensation term shows. Covered: M in
-// {1, 2, 3, 7, 16, 33}, K not a multiple of 4 and N not of the panel width,
+// that the float epilogue is exact too: x = (i − z)·2^-3 with integers i in
+// [−127, 127] and a zero point z per row, each row spanning i = −127 … 127
+// (so sx = 2^-3 and the kernels' q = i, their zero point z), weight scales
+// 2^-b, biases j·sx·sw. Then y = (Σ (qx − z)·qw + j)·sx·sw exactly as long
+// as |Σ + j| < 2^24, and every output must equal the test's int64 sum bit
+// for bit: one wrong product, a saturated pair or a missed compensation or
+// zero-point term shows. Covered: M in {1, 2, 3, 7, 16, 33}, K not a
+// multiple of 4 and N not of the panel width, zero points from −127 to 127,
 // unaligned and padded x and y, zero rows and columns, the extreme products
 // of ±127 (vpmaddubsw's worst pair), and k = kInt8MaxK (vpdpbusd's int32
 // sums wrap on the way, the result does not).
@@ -28,6 +30,7 @@ constexpr int kXExponent = -3;  // sx = 2^-3
 struct ExactProblem {
   size_t m, n, k;
   std::vector<int8_t> qx, qw;  // (m, k), (n, k)
+  std::vector<int> zx;         // (m) zero points
   std::vector<float> x;        // (m, k) = qx · 2^-3
   std::vector<float> sw;       // (n) powers of two
   std::vector<float> bias;     // (n) j · sx · sw
@@ -36,26 +39,41 @@ struct ExactProblem {
 };
 
 // Random integers in [−127, 127]; `limit` bounds the weights so that the sums
-// stay below 2^24 for long k; row 1 of x and columns 0 and 1 of W are the
-// extremes (±127 with signs making every product +16129 in column 0 and
-// −16129 in column 1) when the sum allows; row 2 of x and column 2 are zero.
+// stay below 2^24 for long k; rows 0 and 1 of x have zero point 0, the others
+// a random one; row 1 of x and columns 0 and 1 of W are the extremes (±127
+// with signs making every product +16129 in column 0 and −16129 in column 1)
+// when the sum allows; row 2 of x and column 2 are zero.
 ExactProblem make_exact(size_t m, size_t n, size_t k, uint32_t seed, bool with_bias) {
-  ExactProblem p{m, n, k, {}, {}, {}, {}, {}, {}, {}};
+  ExactProblem p{m, n, k, {}, {}, {}, {}, {}, {}, {}, {}};
   std::mt19937 gen(seed);
   const int limit = k <= 1000 ? 127 : 31;
   const bool extremes = 16129 * k + (1u << 18) < (1u << 24);
   auto draw = [&](int bound) { return static_cast<int8_t>(int(gen() % (2 * bound + 1)) - bound); };
   p.qx.resize(m * k);
   p.qw.resize(n * k);
+  p.zx.assign(m, 0);
   for (size_t r = 0; r < m; ++r) {
     for (size_t i = 0; i < k; ++i) p.qx[r * k + i] = draw(127);
-    p.qx[r * k + gen() % k] = gen() % 2 ? 127 : -127;  // the row's max |x| is 127·sx
+    if (r >= 2) p.zx[r] = draw(127);
+    // The row spans −127 … 127, so that sx = 2^-3. With k = 1 one end is
+    // the 0 every row's range holds: z = ±127 and the one value at the other.
+    if (k == 1) {
+      p.zx[r] = gen() % 2 ? 127 : -127;
+      p.qx[r] = static_cast<int8_t>(-p.zx[r]);
+      continue;
+    }
+    const size_t low = gen() % k, high = (low + 1 + gen() % (k - 1)) % k;
+    p.qx[r * k + low] = -127;
+    p.qx[r * k + high] = 127;
   }
   const auto sign_of = [](size_t i) { return (i * 7 + 3) % 5 < 2 ? -1 : 1; };
   if (m > 1 && extremes) {
     for (size_t i = 0; i < k; ++i) p.qx[1 * k + i] = static_cast<int8_t>(127 * sign_of(i));
   }
-  if (m > 2) std::fill(p.qx.begin() + 2 * k, p.qx.begin() + 3 * k, int8_t{0});
+  if (m > 2) {
+    std::fill(p.qx.begin() + 2 * k, p.qx.begin() + 3 * k, int8_t{0});
+    p.zx[2] = 0;
+  }
   for (size_t c = 0; c < n; ++c) {
     for (size_t i = 0; i < k; ++i) p.qw[c * k + i] = draw(limit);
   }
@@ -68,7 +86,9 @@ ExactProblem make_exact(size_t m, size_t n, size_t k, uint32_t seed, bool with_b
   }
   if (n > 2) std::fill(p.qw.begin() + 2 * k, p.qw.begin() + 3 * k, int8_t{0});
   p.x.resize(m * k);
-  for (size_t i = 0; i < m * k; ++i) p.x[i] = std::ldexp(static_cast<float>(p.qx[i]), kXExponent);
+  for (size_t i = 0; i < m * k; ++i) {
+    p.x[i] = std::ldexp(static_cast<float>(p.qx[i] - p.zx[i / k]), kXExponent);
+  }
   p.sw.resize(n);
   p.bias.assign(n, 0.0f);
   p.bias_units.assign(n, 0);
@@ -84,7 +104,7 @@ ExactProblem make_exact(size_t m, size_t n, size_t k, uint32_t seed, bool with_b
   for (size_t r = 0; r < m; ++r) {
     for (size_t c = 0; c < n; ++c) {
       int64_t acc = p.bias_units[c];
-      for (size_t i = 0; i < k; ++i) acc += int64_t{p.qx[r * k + i]} * p.qw[c * k + i];
+      for (size_t i = 0; i < k; ++i) acc += int64_t{p.qx[r * k + i] - p.zx[r]} * p.qw[c * k + i];
       REQUIRE_MESSAGE(std::llabs(acc) < (int64_t{1} << 24), "test operands exceed 2^24");
       p.expected[r * n + c] = std::ldexp(static_cast<float>(acc), kXExponent + std::ilogb(p.sw[c]));
     }
@@ -152,7 +172,7 @@ TEST_SUITE("linear_int8") {
     MESSAGE(checked << " exact int8 calls");
   }
 
-  TEST_CASE("k = kInt8MaxK: the largest sums (+-127*127*k) are exact on every kernel") {
+  TEST_CASE("k = kInt8MaxK: the largest sums (+-254*127*k) are exact on every kernel") {
     const size_t k = kInt8MaxK, n = 3;
     std::vector<int8_t> qw(n * k);
     for (size_t i = 0; i < k; ++i) {
@@ -162,8 +182,9 @@ TEST_SUITE("linear_int8") {
     }
     const std::vector<float> sw(n, 1.0f);
     for (float sign : {1.0f, -1.0f}) {
-      const std::vector<float> x(k, sign * 127.0f);                      // sx = 1, q = ±127
-      const float top = sign * 127.0f * 127.0f * static_cast<float>(k);  // 16129·2^17: exact
+      // One sign: sx = 1/2, z = ∓127, q = ±127, so q − z = ±254.
+      const std::vector<float> x(k, sign * 127.0f);
+      const float top = sign * 127.0f * 127.0f * static_cast<float>(k);  // 16129·2^16: exact
       const float want[n] = {top, -top, 0.0f};
       for (const LinearVariant* v : runnable_variants()) {
         if (v->type != WeightType::kInt8) continue;

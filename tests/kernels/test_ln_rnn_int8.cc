@@ -2,7 +2,7 @@
 // so an int8 cell must compute what an f32 cell computes over the
 // dequantized weights (q·sw per output channel, exact in float) fed with
 // inputs that quantize exactly. So both cells get the same state, snapped
-// each step to its quantized value (q·sx: what the int8 GEMV sees of it),
+// each step to its quantized value (sx·(q − z): what the int8 GEMV sees of it),
 // the same projected inputs, and their steps must agree within the f32
 // cell's own tolerance (tests/kernels/test_ln_rnn_support.h: the GEMV's float
 // rounding is the only difference). The input projections (m = T GEMMs over
@@ -21,13 +21,27 @@ namespace {
 
 constexpr size_t kIntSteps = 6;
 
-// Each row of v (rows, cols) replaced by its int8 quantization, dequantized.
+// Each row of weights (rows, cols) replaced by its int8 quantization,
+// dequantized (q·sw).
 std::vector<float> snapped(const std::vector<float>& v, size_t rows, size_t cols) {
   std::vector<float> out(v.size());
   std::vector<int8_t> q(cols);
   for (size_t r = 0; r < rows; ++r) {
     const float scale = quantize_int8(&v[r * cols], cols, q.data());
     for (size_t i = 0; i < cols; ++i) out[r * cols + i] = q[i] * scale;
+  }
+  return out;
+}
+
+// The same for rows of activations: sx·(q − z), which quantize back to the
+// same q and z (|q − z| ≤ 254: the float roundings cannot move them).
+std::vector<float> snapped_activations(const std::vector<float>& v, size_t rows, size_t cols) {
+  std::vector<float> out(v.size());
+  std::vector<int8_t> q(cols);
+  for (size_t r = 0; r < rows; ++r) {
+    const Int8Activations a = quantize_int8_activations(&v[r * cols], cols, q.data());
+    for (size_t i = 0; i < cols; ++i)
+      out[r * cols + i] = static_cast<float>(q[i] - a.zero_point) * a.scale;
   }
   return out;
 }
@@ -62,7 +76,7 @@ TEST_SUITE("ln_rnn") {
           REQUIRE_MESSAGE(cellf, cellf.status().message());
           CHECK(cell8->weight_type() == WeightType::kInt8);
           LnLstmWorkspace ws8(*cell8), wsf(*cellf);
-          const std::vector<float> x = snapped(p.x, kIntSteps, d);
+          const std::vector<float> x = snapped_activations(p.x, kIntSteps, d);
           std::vector<float> xproj8(kIntSteps * 4 * h), xprojf(kIntSteps * 4 * h);
           REQUIRE(ln_lstm_project_inputs(*cell8, x.data(), kIntSteps, xproj8.data()));
           REQUIRE(ln_lstm_project_inputs(*cellf, x.data(), kIntSteps, xprojf.data()));
@@ -73,7 +87,7 @@ TEST_SUITE("ln_rnn") {
           std::vector<float> state_h = p.h0, state_c = p.c0, h8(h), c8(h), hf(h), cf(h);
           std::vector<float> all_h8, all_c8, all_hf, all_cf;
           for (size_t t = 0; t < kIntSteps; ++t) {
-            const std::vector<float> h_prev = snapped(state_h, 1, h);
+            const std::vector<float> h_prev = snapped_activations(state_h, 1, h);
             const float* xp = xprojf.data() + t * 4 * h;
             REQUIRE(
                 ln_lstm_step(*cell8, xp, h_prev.data(), state_c.data(), h8.data(), c8.data(), ws8));
@@ -121,7 +135,7 @@ TEST_SUITE("ln_rnn") {
           REQUIRE_MESSAGE(cell8, cell8.status().message());
           REQUIRE_MESSAGE(cellf, cellf.status().message());
           LnGruWorkspace ws8(*cell8), wsf(*cellf);
-          const std::vector<float> x = snapped(p.x, kIntSteps, d);
+          const std::vector<float> x = snapped_activations(p.x, kIntSteps, d);
           std::vector<float> xproj8(kIntSteps * 3 * h), xprojf(kIntSteps * 3 * h);
           REQUIRE(ln_gru_project_inputs(*cell8, x.data(), kIntSteps, xproj8.data()));
           REQUIRE(ln_gru_project_inputs(*cellf, x.data(), kIntSteps, xprojf.data()));
@@ -131,7 +145,7 @@ TEST_SUITE("ln_rnn") {
           std::vector<float> state = p.h0, h8(h), hf(h), all_h8, all_hf;
           for (size_t t = 0; t < kIntSteps; ++t) {
             // The GRU also uses h_prev outside the GEMVs: both get the snapped one.
-            const std::vector<float> h_prev = snapped(state, 1, h);
+            const std::vector<float> h_prev = snapped_activations(state, 1, h);
             const float* xp = xprojf.data() + t * 3 * h;
             REQUIRE(ln_gru_step(*cell8, xp, h_prev.data(), h8.data(), ws8));
             REQUIRE(ln_gru_step(*cellf, xp, h_prev.data(), hf.data(), wsf));

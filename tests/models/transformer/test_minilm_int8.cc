@@ -140,12 +140,14 @@ TEST_SUITE("minilm") {
       const bool kept = kept_by_default(name);
       const std::string note = kept ? " (kept f32 by default)" : "";
       MESSAGE(name << ": 1 - worst cosine " << deficit << note);
-      // No single matrix moves an embedding by more than this (measured ≤ 3.6e-3).
-      CHECK(deficit < 5e-3);
+      // No single matrix moves an embedding by more than this (measured ≤ 1.7e-3;
+      // 3.6e-3 with x quantized symmetrically).
+      CHECK(deficit < 3.5e-3);
       if (!kept) worst_quantized = std::max(worst_quantized, deficit);
     }
-    // The matrices the default quantizes are the low-error ones (measured ≤ 1.4e-4).
-    CHECK(worst_quantized < 3e-4);
+    // The matrices the default quantizes are the low-error ones (measured ≤ 5.5e-5;
+    // 1.4e-4 with x quantized symmetrically).
+    CHECK(worst_quantized < 1.5e-4);
   }
 
   TEST_CASE("MiniLM int8 with the default keep list: worst cosine >= 0.999; fused == unfused") {
@@ -177,7 +179,9 @@ TEST_SUITE("minilm") {
     if (minilm() == nullptr) return;
     const double all_int8 = worst_cosine(embed(with_matrices(DataType::kInt8, {})));
     MESSAGE("every matrix int8: worst cosine " << all_int8);
-    CHECK(all_int8 >= 0.97);  // measured 0.9749: why the default keeps layers f32
+    // measured 0.99104 (0.9749 with x quantized symmetrically): why the
+    // default keeps layers f32
+    CHECK(all_int8 >= 0.99);
     // bf16 weights as the converter stores them (--dtype bf16): rebuilt in bf16.
     const char* dir = std::getenv("NORMRT_MINILM_DIR");
     auto config = read_minilm_config(std::string(dir) + "/config.json");

@@ -20,17 +20,23 @@
 namespace normrt::testing {
 namespace {
 
-// q and scale of one row by linear_int8.h's formula, written out here.
+// One row of x by linear_int8.h's activation formula, written out here: the
+// scale, and q − z (the zero point taken off) in `q`.
 float quantize_row(const float* v, size_t count, std::vector<int>& q) {
-  float max_abs = 0;
-  for (size_t i = 0; i < count; ++i) max_abs = std::max(max_abs, std::fabs(v[i]));
-  q.assign(count, 0);
-  if (max_abs < 127.0f * 1.17549435e-38f) return 0.0f;
-  const float inverse = 127.0f / max_abs;
+  float lo = 0, hi = 0;
   for (size_t i = 0; i < count; ++i) {
-    q[i] = static_cast<int>(std::clamp(std::nearbyint(v[i] * inverse), -127.0f, 127.0f));
+    lo = std::min(lo, v[i]);
+    hi = std::max(hi, v[i]);
   }
-  return max_abs / 127.0f;
+  q.assign(count, 0);
+  const double range = double{hi} - double{lo};
+  if (range < 254.0 * 1.17549435e-38) return 0.0f;
+  const float inverse = static_cast<float>(254.0 / range);
+  const int zero = std::clamp(-127 - static_cast<int>(std::nearbyint(lo * inverse)), -127, 127);
+  for (size_t i = 0; i < count; ++i) {
+    q[i] = std::clamp(static_cast<int>(std::nearbyint(v[i] * inverse)) + zero, -127, 127) - zero;
+  }
+  return static_cast<float>(range / 254.0);
 }
 
 void check_int8_linear(size_t k, size_t n, TensorLayout layout, Isa isa) {
