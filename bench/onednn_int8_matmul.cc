@@ -44,8 +44,9 @@ Expected<std::unique_ptr<OneDnnInt8Matmul>> OneDnnInt8Matmul::create(const int8_
     // Reorder once into oneDNN's layout (with its s8 × s8 compensation).
     memory user_w(user_w_md, engine, const_cast<int8_t*>(w_q));
     impl->weights = memory(pd.weights_desc(), engine);
-    dnnl::reorder(user_w, impl->weights).execute(onednn_thread_stream(), user_w, impl->weights);
-    onednn_thread_stream().wait();
+    dnnl::stream& stream = onednn_thread_stream();
+    dnnl::reorder(user_w, impl->weights).execute(stream, user_w, impl->weights);
+    stream.wait();
     impl->x = memory(x_md, engine, DNNL_MEMORY_NONE);
     impl->y = memory(y_md, engine, DNNL_MEMORY_NONE);
     impl->bias = memory(bias_md, engine, DNNL_MEMORY_NONE);
@@ -67,11 +68,12 @@ Status OneDnnInt8Matmul::run(const int8_t* x_q, float* y, const float* bias) {
     s.x.set_data_handle(const_cast<int8_t*>(x_q));
     s.y.set_data_handle(y);
     s.bias.set_data_handle(const_cast<float*>(bias));
-    s.matmul.execute(onednn_thread_stream(), {{DNNL_ARG_SRC, s.x},
-                                              {DNNL_ARG_WEIGHTS, s.weights},
-                                              {DNNL_ARG_BIAS, s.bias},
-                                              {DNNL_ARG_DST, s.y}});
-    onednn_thread_stream().wait();
+    dnnl::stream& stream = onednn_thread_stream();
+    s.matmul.execute(stream, {{DNNL_ARG_SRC, s.x},
+                              {DNNL_ARG_WEIGHTS, s.weights},
+                              {DNNL_ARG_BIAS, s.bias},
+                              {DNNL_ARG_DST, s.y}});
+    stream.wait();
     return Status::ok();
   } catch (const dnnl::error& e) {
     return Status::error(std::string("oneDNN int8 matmul run: ") + e.what());

@@ -109,8 +109,9 @@ OneDnnLayerNorm::~OneDnnLayerNorm() = default;
 
 Status OneDnnLayerNorm::run() {
   try {
-    impl_->primitive.execute(onednn_thread_stream(), impl_->args);
-    onednn_thread_stream().wait();
+    dnnl::stream& stream = onednn_thread_stream();
+    impl_->primitive.execute(stream, impl_->args);
+    stream.wait();
     return Status::ok();
   } catch (const dnnl::error& e) {
     return Status::error(std::string("oneDNN execute: ") + e.what());
