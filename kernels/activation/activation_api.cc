@@ -26,8 +26,14 @@ const char* activation_name(Activation activation) {
       return "sigmoid";
     case Activation::kLeakyRelu:
       return "leaky_relu";
+    case Activation::kGeluErfBf16:
+      return "gelu_erf_bf16";
   }
   return "invalid";
+}
+
+double activation_tolerance(Activation activation) {
+  return activation == Activation::kGeluErfBf16 ? 0x1p-12 : 1e-6;
 }
 
 Expected<Activation> activation_from_name(std::string_view name) {

@@ -154,6 +154,16 @@ NORMRT_ALWAYS_INLINE FloatV<Arch> reciprocal(FloatV<Arch> d) {
   return FloatV<Arch>(1.0f) / d;
 }
 
+/// 1/d for finite d ≥ 1, to within 2^-14 relative (the AVX-512 estimate
+/// alone; elsewhere the division, whose estimates are coarser).
+template <class Arch>
+NORMRT_ALWAYS_INLINE FloatV<Arch> reciprocal_coarse(FloatV<Arch> d) {
+#if XSIMD_WITH_AVX512F
+  if constexpr (kHasAvx512<Arch>) return avx512_rcp14(d);
+#endif
+  return FloatV<Arch>(1.0f) / d;
+}
+
 /// An integer within 0.5 + 2^-22·|v·m| of v·m (for |v·m| < 2^22): the product
 /// rounded to an integer by adding 1.5·2^23, in one fma.
 template <class Arch>

@@ -24,6 +24,7 @@ double activation_reference(Activation activation, double x, double alpha) {
     case Activation::kRelu:
       return x < 0.0 ? 0.0 : x;  // NaN and −0 pass through
     case Activation::kGeluErf:
+    case Activation::kGeluErfBf16:  // exact: within the looser bound too
       return 0.5 * x * std::erfc(-x * kSqrtHalf);
     case Activation::kGeluTanh: {
       const double u = kSqrtTwoOverPi * (x + 0.044715 * x * x * x);

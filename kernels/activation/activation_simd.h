@@ -137,6 +137,40 @@ NORMRT_ALWAYS_INLINE FloatV<Arch> gelu_erf(FloatV<Arch> x) {
   return xsimd::select(x < V(0.0f), negative, positive);
 }
 
+// gelu_erf to activation.h's looser contract for kGeluErfBf16 (2^-12
+// relative: an eighth of bf16's half step), in 29 operations instead of 40:
+// the same form, Φ(−a) = e^(−a²/2)·t·P(t), with −a²/2 rounded once (no float
+// pair), e^ in base 2 with a degree-4 polynomial (3.6e-6), t = 1/(1 + 0.3·a)
+// from the AVX-512 estimate alone (2^-14) and P of degree 5 (9.0e-6 relative
+// on a ≤ 14.5, a near-minimax fit of relative error). Worst case of the
+// float evaluation with the estimate's error at either end: 1.7e-4.
+template <class Arch>
+NORMRT_ALWAYS_INLINE FloatV<Arch> gelu_erf_bf16(FloatV<Arch> x) {
+  using V = FloatV<Arch>;
+  constexpr float kLimit = 14.5f;  // Φ(−14.5) = 6e-48: 0 in float
+  const V a = clamped_magnitude<Arch>(x, kLimit);
+  const V y = (a * a) * V(-0.5f * kLog2E);  // −a²/2 in base 2
+  const V shift(0x1.8p23f);
+  const V n = (y + shift) - shift;  // round(y), exact for |y| < 2^22
+  const V f = y - n;                // |f| ≤ 1/2, exact
+  V e = mul_add<Arch>(V(9.570079856e-3f), f, V(5.591783673e-2f));
+  e = mul_add<Arch>(e, f, V(2.402474433e-1f));
+  e = mul_add<Arch>(e, f, V(6.931217909e-1f));
+  e = mul_add<Arch>(e, f, V(1.0f));
+  const V t = reciprocal_coarse<Arch>(mul_add<Arch>(a, V(0.3f), V(1.0f)));
+  V p = mul_add<Arch>(V(-7.670058310e-2f), t, V(2.148491293e-1f));
+  p = mul_add<Arch>(p, t, V(-1.559791435e-2f));
+  p = mul_add<Arch>(p, t, V(1.434736401e-1f));
+  p = mul_add<Arch>(p, t, V(1.139227450e-1f));
+  p = mul_add<Arch>(p, t, V(1.200574264e-1f));
+  const V tail = e * (t * p);  // Φ(−a) = tail·2^n, n ≥ −152
+  // x ≥ 0: x·(1 − Φ(−x)). x < 0: x·Φ(x), scaled last (a subnormal result
+  // rounded once); beyond the clamp Φ is 0 (and −inf·0 is NaN, as PyTorch).
+  const V positive = x * (V(1.0f) - ldexp_coarse<Arch>(tail, n));
+  const V negative = ldexp_wide<Arch>(xsimd::select(x < V(-kLimit), V(0.0f), tail) * x, n);
+  return xsimd::select(x < V(0.0f), negative, positive);
+}
+
 template <class Arch>
 NORMRT_ALWAYS_INLINE FloatV<Arch> tanh(FloatV<Arch> x) {
   using V = FloatV<Arch>;
@@ -157,6 +191,8 @@ NORMRT_ALWAYS_INLINE xsimd::batch<float, Arch> activate(xsimd::batch<float, Arch
     return relu<Arch>(v);
   } else if constexpr (kAct == Activation::kGeluErf) {
     return gelu_erf<Arch>(v);
+  } else if constexpr (kAct == Activation::kGeluErfBf16) {
+    return gelu_erf_bf16<Arch>(v);
   } else if constexpr (kAct == Activation::kGeluTanh) {
     return gelu_tanh<Arch>(v);
   } else if constexpr (kAct == Activation::kSilu) {
@@ -189,6 +225,8 @@ void with_activation(Activation a, F&& f) {
       return f(std::integral_constant<Activation, Activation::kRelu>{});
     case Activation::kGeluErf:
       return f(std::integral_constant<Activation, Activation::kGeluErf>{});
+    case Activation::kGeluErfBf16:
+      return f(std::integral_constant<Activation, Activation::kGeluErfBf16>{});
     case Activation::kGeluTanh:
       return f(std::integral_constant<Activation, Activation::kGeluTanh>{});
     case Activation::kSilu:

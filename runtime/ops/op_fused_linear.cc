@@ -134,10 +134,16 @@ Expected<std::unique_ptr<OpKernel>> create_fused_linear(const OpBuildContext& co
   NORMRT_ASSIGN_OR_RETURN(FusedConfig config,
                           check_fused_node(context.graph, context.node, outputs));
   std::string reason;
-  NORMRT_ASSIGN_OR_RETURN(
-      PackedWeights w,
-      pack_linear_weight(context.graph, context.node, kW,
-                         LinearPackRequest{context.isa, context.bf16_activations}, &reason));
+  const LinearPackRequest request{context.isa, context.bf16_activations};
+  NORMRT_ASSIGN_OR_RETURN(PackedWeights w,
+                          pack_linear_weight(context.graph, context.node, kW, request, &reason));
+  // A GELU output that only feeds matmuls which round it (to bf16 or int8)
+  // needs no more than that accuracy (activation.h: kGeluErfBf16).
+  if (config.activation.kind == Activation::kGeluErf &&
+      readers_round_x(context.graph, context.node.outputs[0], request)) {
+    config.activation.kind = Activation::kGeluErfBf16;
+    reason += "; GELU to bf16 accuracy (gelu_erf_bf16): its readers round it to bf16 or int8";
+  }
   // The backend table answers normrt for every fused epilogue (column ranges).
   return std::unique_ptr<OpKernel>(new FusedLinearOp(
       std::move(w), config, "normrt (fused epilogue): " + reason, node_label(context.node)));

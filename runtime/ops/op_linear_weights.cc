@@ -39,6 +39,19 @@ const T* aligned_data(const TensorData& data, size_t count, std::vector<T>& copy
   return copy.data();
 }
 
+bool reads_rounded_x(const Graph& graph, const Node& node, size_t operand,
+                     const LinearPackRequest& request) {
+  if ((node.op != OpType::kLinear && node.op != OpType::kFusedLinear) || operand != 0 ||
+      node.inputs.size() < 2 || node.inputs[1] >= graph.tensors.size()) {
+    return false;
+  }
+  const DataType w = graph.tensors[node.inputs[1]].dtype;
+  if (w == DataType::kInt8) return true;
+  if (w != DataType::kBF16 || !request.bf16_activations) return false;
+  Expected<LinearVariantChoice> choice = choose_linear_variant_bf16_activations(request.isa);
+  return choice && choice->variant->rounds_x_to_bf16;
+}
+
 // The kernel for the weight's type on `request.isa`, and why.
 Expected<LinearVariantChoice> choose_variant(const Node& node, WeightType type,
                                              const LinearPackRequest& request) {
@@ -133,6 +146,24 @@ Expected<PackedWeights> pack_linear_weight(const Graph& graph, const Node& node,
                           choose_variant(node, linear_weight_type(tensor.dtype), request));
   if (reason != nullptr) *reason = choice.reason;
   return pack_with(node, index, tensor, *choice.variant);
+}
+
+bool readers_round_x(const Graph& graph, TensorId tensor, const LinearPackRequest& request) {
+  for (TensorId output : graph.outputs) {
+    if (output == tensor) return false;
+  }
+  for (const Graph::StateUpdate& update : graph.state_updates) {
+    if (update.value == tensor) return false;
+  }
+  bool read = false;
+  for (const Node& node : graph.nodes) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] != tensor) continue;
+      if (!reads_rounded_x(graph, node, i, request)) return false;
+      read = true;
+    }
+  }
+  return read;
 }
 
 }  // namespace normrt

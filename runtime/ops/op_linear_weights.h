@@ -24,6 +24,13 @@ struct LinearPackRequest {
   bool bf16_activations = false;
 };
 
+/// Whether every reader of `tensor` rounds it before using it, so that it
+/// needs no more accuracy than that: it is the x operand of Linear or
+/// FusedLinear nodes whose weights are int8 (x quantized per row) or bf16
+/// run with x rounded to bf16 (`request.bf16_activations` and a CPU with that
+/// kernel), and neither a graph output nor a state update.
+bool readers_round_x(const Graph& graph, TensorId tensor, const LinearPackRequest& request);
+
 /// Packs operand `index` (checked as above). bf16 data is raw little-endian
 /// bfloat16 bits, packed as stored (no rounding); f32 is packed as float;
 /// int8 (runtime/graph/int8_weight.h) keeps its integers and scales. Data

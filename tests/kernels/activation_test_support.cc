@@ -18,6 +18,7 @@ double activation_oracle(Activation activation, float xf, float alpha) {
     case Activation::kRelu:
       return x < 0.0 ? 0.0 : x;
     case Activation::kGeluErf:
+    case Activation::kGeluErfBf16:
       return 0.5 * x * std::erfc(-x / std::sqrt(2.0));
     case Activation::kGeluTanh: {
       const double u = std::sqrt(2.0 / 3.14159265358979323846) * (x + 0.044715 * std::pow(x, 3));
@@ -101,7 +102,7 @@ ActivationErrors compare_with_oracle(Activation activation, const std::vector<fl
     const double want = activation_oracle(activation, x[i], alpha);
     const double got = y[i];
     const double error = std::fabs(got - want);
-    const double bound = kActivationTolerance * std::fabs(want) + kActivationFloor;
+    const double bound = activation_tolerance(activation) * std::fabs(want) + kActivationFloor;
     bool ok;
     if (std::isnan(want)) {
       ok = std::isnan(got);

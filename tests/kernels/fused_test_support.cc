@@ -110,9 +110,16 @@ void check_unchanged(const char* name, const float* now, const float* before, si
 
 }  // namespace
 
+double fused_activation_tolerance(Activation activation) {
+  return activation == Activation::kGeluErfBf16
+             ? activation_tolerance(activation) + kActivationTolerance
+             : kActivationTolerance;
+}
+
 double activation_slope(Activation activation) {
   switch (activation) {
     case Activation::kGeluErf:
+    case Activation::kGeluErfBf16:
     case Activation::kGeluTanh:
       return 1.129;  // at x = ±√2 (erf); 1.12899 (tanh form)
     case Activation::kSilu:
@@ -341,7 +348,8 @@ FusedReference epilogue_reference(const std::vector<float>& t_in, const std::vec
       const double y_abs = std::fabs(ref.y[i]);
       ref.t_bound[i] = kMatmulTolerance * ar[c] + kFloor;
       if (!spec.normalize()) {
-        ref.y_bound[i] = slope * kMatmulTolerance * ar[c] + kActivationTolerance * y_abs + kFloor;
+        ref.y_bound[i] = slope * kMatmulTolerance * ar[c] +
+                         fused_activation_tolerance(spec.activation) * y_abs + kFloor;
         ref.thread_bound[i] = kThreadTolerance * (slope * std::fabs(t[c]) + y_abs) + kFloor;
         continue;
       }
@@ -355,7 +363,7 @@ FusedReference epilogue_reference(const std::vector<float>& t_in, const std::vec
       const double through_norm =
           kMatmulTolerance * s * std::fabs(g) * (ar[c] + a_row * (1.0 + std::fabs(x_hat)));
       ref.y_bound[i] = slope * (through_norm + kNormTolerance * (magnitude + centering)) +
-                       kActivationTolerance * y_abs + kFloor;
+                       fused_activation_tolerance(spec.activation) * y_abs + kFloor;
       ref.thread_bound[i] = slope * (kStatRounding * (std::fabs(x_hat * g) + centering) +
                                      kThreadTolerance * magnitude) +
                             kThreadTolerance * y_abs + kFloor;

@@ -59,8 +59,10 @@ namespace normrt::testing {
 inline constexpr double kMatmulTolerance = 1e-5 + 3.0 / (1 << 24);
 /// Two norm kernels, each within 4e-6 of the exact normalization.
 inline constexpr double kNormTolerance = 8e-6;
-/// Two activation kernels, each within 1e-6·|f| (plus a little for the shift).
+/// Two activation kernels, each within 1e-6·|f| (plus a little for the shift);
+/// kGeluErfBf16's 2^-12 plus the other's (fused_activation_tolerance()).
 inline constexpr double kActivationTolerance = 2.1e-6;
+double fused_activation_tolerance(Activation activation);
 /// Thread count: float piece sums of the statistics (4γ, γ = 2⁻¹⁹)...
 inline constexpr double kStatRounding = 1.0 / (1 << 17);
 /// ... and one ulp of each output rounding, times two.

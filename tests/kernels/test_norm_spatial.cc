@@ -38,6 +38,7 @@ bool is_canary(float f) { return std::memcmp(&f, &kCanaryBits, sizeof f) == 0; }
 double max_slope(Activation activation, float alpha) {
   switch (activation) {
     case Activation::kGeluErf:
+    case Activation::kGeluErfBf16:
     case Activation::kGeluTanh:
       return 1.13;
     case Activation::kSilu:
@@ -134,8 +135,9 @@ std::string check_case(NormSpatialKernel kernel, const SpatialCase& c, double* w
         const double want = activation_oracle(c.activation, static_cast<float>(norm), c.alpha);
         const double norm_bound =
             kTolerance * static_cast<double>(row.scale[j] + row.centering[j]) + FLT_MIN;
-        const double bound =
-            slope * norm_bound + kActivationTolerance * std::fabs(want) + kActivationFloor;
+        const double bound = slope * norm_bound +
+                             activation_tolerance(c.activation) * std::fabs(want) +
+                             kActivationFloor;
         const double error = std::fabs(got - want);
         if (std::isnan(want) || std::isnan(got) || !(error <= bound)) {
           if (std::isnan(want) && std::isnan(got)) continue;

@@ -57,6 +57,7 @@ double reference_activation(Activation activation, double x) {
     case Activation::kRelu:
       return x > 0 ? x : 0.0;
     case Activation::kGeluErf:  // 1 + erf(z) = erfc(−z), without cancellation for z < 0
+    case Activation::kGeluErfBf16:
       return 0.5 * x * std::erfc(-x / std::sqrt(2.0));
     case Activation::kGeluTanh: {  // 1 + tanh(u) = 2 / (1 + e^−2u), without cancellation
       const double u = std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x);

@@ -109,8 +109,8 @@ TEST_SUITE("elementwise_ops") {
         size_t failures = 0;
         for (size_t i = 0; i < xs.size(); ++i) {
           const double expected = reference_activation(activation, xs[i]);
-          const double tolerance =
-              1e-6 * std::fabs(expected) + 0x1p-149;  // activation.h's contract
+          const double tolerance =  // activation.h's contract
+              activation_tolerance(activation) * std::fabs(expected) + 0x1p-149;
           if (!(std::fabs(ys[i] - expected) <= tolerance) && failures++ < 5) {
             FAIL_CHECK(mismatch(i, ys[i], expected, tolerance));
           }
