@@ -44,8 +44,8 @@ enum class Activation {
   kLeakyRelu,
   /// gelu_erf for an output that is rounded to bf16 or quantized to int8 next
   /// (the fused linear epilogue before such a matmul): the one activation
-  /// with a looser contract, |y − f(x)| ≤ 2^-12·|f(x)| + 2^-149, an eighth of
-  /// bf16's half step, at two thirds of gelu_erf's cost.
+  /// with a looser contract, |y − f(x)| ≤ 2^-12·|f(x)| + 2^-149 (an eighth of
+  /// bf16's half step), and cheaper than gelu_erf.
   kGeluErfBf16,
 };
 

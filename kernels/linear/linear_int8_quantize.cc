@@ -126,7 +126,7 @@ Int8Activations quantize_int8_activations(const float* v, size_t count, int8_t* 
   const detail::Int8RowScale s =
       detail::int8_activation_scale(detail::int8_row_extent(v, 0, count, {}));
   for (size_t i = 0; i < count; ++i) q[i] = s.zero ? 0 : quantize_one(v[i], s);
-  return {s.scale, s.zero ? 0 : s.zero_point};
+  return {s.scale, s.zero_point};  // 0 for a zero row
 }
 
 }  // namespace normrt

@@ -213,7 +213,7 @@ struct LinearInt8 {
     for (size_t r = 0; r < a.m; ++r) {
       const Int8RowScale s = Ops::quantize_row(a.x + r * a.x_stride, a.k, xq + r * stride);
       sx[r] = s.scale;
-      zx[r] = s.zero ? 0 : s.zero_point;
+      zx[r] = s.zero_point;  // 0 for a zero row
     }
 
     const RowBlocks<kMaxRows> blocks(a.m);

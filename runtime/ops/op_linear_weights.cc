@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels/linear/linear_int8.h"
+#include "runtime/graph/graph_uses.h"
 #include "runtime/graph/int8_weight.h"
 #include "runtime/ops/op_support.h"
 
@@ -39,17 +40,15 @@ const T* aligned_data(const TensorData& data, size_t count, std::vector<T>& copy
   return copy.data();
 }
 
-bool reads_rounded_x(const Graph& graph, const Node& node, size_t operand,
-                     const LinearPackRequest& request) {
+// Whether `node` reads operand `operand` as the x of a matmul that rounds it:
+// int8 weights always, bf16 weights when `bf16_rounds_x`.
+bool reads_rounded_x(const Graph& graph, const Node& node, size_t operand, bool bf16_rounds_x) {
   if ((node.op != OpType::kLinear && node.op != OpType::kFusedLinear) || operand != 0 ||
       node.inputs.size() < 2 || node.inputs[1] >= graph.tensors.size()) {
     return false;
   }
   const DataType w = graph.tensors[node.inputs[1]].dtype;
-  if (w == DataType::kInt8) return true;
-  if (w != DataType::kBF16 || !request.bf16_activations) return false;
-  Expected<LinearVariantChoice> choice = choose_linear_variant_bf16_activations(request.isa);
-  return choice && choice->variant->rounds_x_to_bf16;
+  return w == DataType::kInt8 || (w == DataType::kBF16 && bf16_rounds_x);
 }
 
 // The kernel for the weight's type on `request.isa`, and why.
@@ -149,21 +148,17 @@ Expected<PackedWeights> pack_linear_weight(const Graph& graph, const Node& node,
 }
 
 bool readers_round_x(const Graph& graph, TensorId tensor, const LinearPackRequest& request) {
-  for (TensorId output : graph.outputs) {
-    if (output == tensor) return false;
+  const GraphUses uses(graph);
+  if (uses.escapes(tensor) || uses.readers(tensor).empty()) return false;
+  bool bf16_rounds_x = false;
+  if (request.bf16_activations) {
+    Expected<LinearVariantChoice> choice = choose_linear_variant_bf16_activations(request.isa);
+    bf16_rounds_x = choice && choice->variant->rounds_x_to_bf16;
   }
-  for (const Graph::StateUpdate& update : graph.state_updates) {
-    if (update.value == tensor) return false;
+  for (const TensorUse& use : uses.readers(tensor)) {
+    if (!reads_rounded_x(graph, graph.nodes[use.node], use.input, bf16_rounds_x)) return false;
   }
-  bool read = false;
-  for (const Node& node : graph.nodes) {
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      if (node.inputs[i] != tensor) continue;
-      if (!reads_rounded_x(graph, node, i, request)) return false;
-      read = true;
-    }
-  }
-  return read;
+  return true;
 }
 
 }  // namespace normrt

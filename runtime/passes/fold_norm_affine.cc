@@ -6,8 +6,8 @@
 
 #include "base/bf16.h"
 #include "kernels/linear/linear.h"
+#include "runtime/graph/graph_uses.h"
 #include "runtime/graph/norm_attributes.h"
-#include "runtime/passes/graph_uses.h"
 
 namespace normrt {
 namespace {

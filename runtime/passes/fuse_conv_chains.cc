@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/graph/graph_uses.h"
 #include "runtime/graph/norm_attributes.h"
-#include "runtime/passes/graph_uses.h"
 
 namespace normrt {
 namespace {

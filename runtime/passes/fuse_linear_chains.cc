@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "runtime/graph/graph_uses.h"
 #include "runtime/graph/norm_attributes.h"
-#include "runtime/passes/graph_uses.h"
 
 namespace normrt {
 namespace {

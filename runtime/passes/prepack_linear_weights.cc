@@ -6,8 +6,8 @@
 
 #include "kernels/linear/linear.h"
 #include "kernels/linear/linear_int8.h"
+#include "runtime/graph/graph_uses.h"
 #include "runtime/graph/int8_weight.h"
-#include "runtime/passes/graph_uses.h"
 
 namespace normrt {
 

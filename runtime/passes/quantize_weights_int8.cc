@@ -5,8 +5,8 @@
 
 #include "base/bf16.h"
 #include "kernels/linear/linear.h"
+#include "runtime/graph/graph_uses.h"
 #include "runtime/graph/int8_weight.h"
-#include "runtime/passes/graph_uses.h"
 
 namespace normrt {
 namespace {

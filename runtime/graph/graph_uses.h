@@ -1,6 +1,7 @@
 #pragma once
 // Who reads each tensor: the question every rewrite pass asks before it
-// removes an intermediate.
+// removes an intermediate, and that an op asks of its output at create()
+// (FusedLinear: may its GELU be as coarse as its readers' rounding?).
 #include <cstddef>
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "runtime/passes/graph_uses.h"
+#include "runtime/graph/graph_uses.h"
 
 namespace normrt {
 
