@@ -22,4 +22,14 @@ float float_from_bf16(uint16_t value) {
   return f;
 }
 
+void floats_from_bf16(const void* bits, size_t count, float* out) {
+  const auto* bytes = static_cast<const unsigned char*>(bits);
+  for (size_t i = 0; i < count; ++i) {
+    uint16_t value;
+    std::memcpy(&value, bytes + 2 * i, sizeof value);  // little-endian host
+    const uint32_t widened = static_cast<uint32_t>(value) << 16;
+    std::memcpy(out + i, &widened, sizeof widened);
+  }
+}
+
 }  // namespace normrt

@@ -5,6 +5,7 @@
 // Out of line on purpose: the kernels' per-ISA translation units are compiled
 // with wider instruction sets, and an inline copy emitted there could be the
 // one the linker keeps for the scalar callers.
+#include <cstddef>
 #include <cstdint>
 
 namespace normrt {
@@ -13,5 +14,10 @@ namespace normrt {
 uint16_t bf16_from_float(float value);
 /// Widens a bfloat16 exactly.
 float float_from_bf16(uint16_t value);
+/// Widens `count` bfloat16 values stored little-endian at `bits` (any
+/// alignment) into out[0, count), in one loop the compiler vectorizes: the
+/// per-value call above costs a call per element on a hot path (an
+/// embedding's rows are widened on every run).
+void floats_from_bf16(const void* bits, size_t count, float* out);
 
 }  // namespace normrt

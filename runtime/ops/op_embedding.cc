@@ -209,12 +209,7 @@ class EmbeddingOp final : public OpKernel {
       std::memcpy(dst, table.data + row * width_ * sizeof(float), width_ * sizeof(float));
       return;
     }
-    const std::byte* src = table.data + row * width_ * sizeof(uint16_t);
-    for (size_t j = 0; j < width_; ++j) {
-      uint16_t bits;
-      std::memcpy(&bits, src + j * sizeof(uint16_t), sizeof bits);  // little-endian host
-      dst[j] = float_from_bf16(bits);
-    }
+    floats_from_bf16(table.data + row * width_ * sizeof(uint16_t), width_, dst);
   }
 
   Status out_of_range(const std::string& what, int64_t row) const {

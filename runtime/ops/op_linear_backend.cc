@@ -49,11 +49,7 @@ Expected<std::unique_ptr<OneDnnLinear>> make_onednn_linear(const OpBuildContext&
   if (type == WeightType::kF32) {
     std::memcpy(values.data(), row_major.data(), values.size() * sizeof(float));
   } else {
-    for (size_t i = 0; i < values.size(); ++i) {
-      uint16_t bits;
-      std::memcpy(&bits, row_major.data() + 2 * i, 2);
-      values[i] = float_from_bf16(bits);
-    }
+    floats_from_bf16(row_major.data(), values.size(), values.data());
   }
   Expected<std::unique_ptr<OneDnnLinear>> made =
       OneDnnLinear::create_any_rows(values.data(), n, k, type, with_bias);

@@ -76,11 +76,7 @@ Expected<std::vector<float>> weight_floats(const NodeChecker& c, size_t index, c
   if (tensor.dtype == DataType::kF32) {
     std::memcpy(values.data(), tensor.data.bytes, expected_bytes);
   } else {
-    for (size_t i = 0; i < elements; ++i) {
-      uint16_t bits;
-      std::memcpy(&bits, tensor.data.bytes + 2 * i, sizeof bits);
-      values[i] = float_from_bf16(bits);
-    }
+    floats_from_bf16(tensor.data.bytes, elements, values.data());
   }
   return values;
 }

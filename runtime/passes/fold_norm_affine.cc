@@ -63,11 +63,7 @@ std::vector<float> weight_values(const Tensor& tensor) {
   if (tensor.dtype == DataType::kF32) {
     std::memcpy(values.data(), row_major.data(), count * sizeof(float));
   } else {
-    for (size_t i = 0; i < count; ++i) {
-      uint16_t bits;
-      std::memcpy(&bits, row_major.data() + 2 * i, 2);
-      values[i] = float_from_bf16(bits);
-    }
+    floats_from_bf16(row_major.data(), count, values.data());
   }
   return values;
 }

@@ -42,11 +42,7 @@ std::vector<float> float_values(const Tensor& tensor, size_t n, size_t k) {
   if (tensor.dtype == DataType::kF32) {
     std::memcpy(values.data(), row_major.data(), values.size() * sizeof(float));
   } else {
-    for (size_t i = 0; i < values.size(); ++i) {
-      uint16_t bits;
-      std::memcpy(&bits, row_major.data() + 2 * i, 2);
-      values[i] = float_from_bf16(bits);
-    }
+    floats_from_bf16(row_major.data(), values.size(), values.data());
   }
   return values;
 }
