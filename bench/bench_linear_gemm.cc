@@ -23,8 +23,9 @@
 // BERT-base and MiniLM projections and FFNs among them). The weights are used
 // hot (one copy): at M ≥ 32 a call performs ≥ 16 FLOP per weight byte, so even
 // weights from DRAM leave it compute bound. One thread throughout.
-// bf16 and int8 weights (gemm/bf16/.., gemm/int8/..) are timed too, against
-// the f32 peak (their FMAs or dot products are what bounds them).
+// bf16 and int8 weights (gemm/bf16/.., gemm/int8/..) and the bf16-fast kernel
+// (gemm/bf16x/..: x rounded to bf16, one vdpbf16ps per k pair; skipped where
+// the CPU lacks it) are timed too; the table's /peak is the f32 FMA peak's.
 // GFLOP/s count 2·M·N·K per call. A table of the ratios follows the run.
 
 #include <benchmark/benchmark.h>
@@ -122,10 +123,10 @@ void bench_fma_peak(benchmark::State& state, const char* name, float (*loop)(int
 struct Shape {
   WeightType type;
   size_t k, n, m;
+  bool rounds_x = false;  // bf16 weights, x rounded to bf16 (the bf16-fast kernel)
   std::string kxn() const { return std::to_string(k) + "x" + std::to_string(n); }
-  std::string name() const {
-    return std::string(weight_type_name(type)) + "/" + kxn() + "/" + std::to_string(m);
-  }
+  std::string dtype() const { return rounds_x ? "bf16x" : weight_type_name(type); }
+  std::string name() const { return dtype() + "/" + kxn() + "/" + std::to_string(m); }
   double flops() const { return 2.0 * static_cast<double>(m) * n * k; }
 };
 
@@ -150,7 +151,7 @@ struct Operands {
   }
   size_t k, n;
   AlignedBuffer w, x, y, b, residual, gain, norm_bias;
-  std::map<WeightType, PackedWeights> packed;
+  std::map<std::string, PackedWeights> packed;             // by Shape::dtype()
   std::map<size_t, std::unique_ptr<OneDnnLinear>> onednn;  // by m
 };
 
@@ -163,17 +164,23 @@ Operands& operands_for(size_t k, size_t n) {
   return *current;
 }
 
-const PackedWeights* packed_or_skip(benchmark::State& state, Operands& ops, WeightType type) {
-  auto found = ops.packed.find(type);
+Expected<PackedWeights> pack_for(const Operands& ops, const Shape& shape) {
+  NORMRT_ASSIGN_OR_RETURN(Isa isa, selected_isa());
+  if (!shape.rounds_x) return pack_weights(ops.w.data(), ops.n, ops.k, shape.type, isa);
+  NORMRT_ASSIGN_OR_RETURN(LinearVariantChoice fast, choose_linear_variant_bf16_activations(isa));
+  if (!fast.variant->rounds_x_to_bf16) return Status::error(fast.reason);
+  return pack_weights(ops.w.data(), ops.n, ops.k, *fast.variant);
+}
+
+const PackedWeights* packed_or_skip(benchmark::State& state, Operands& ops, const Shape& shape) {
+  auto found = ops.packed.find(shape.dtype());
   if (found != ops.packed.end()) return &found->second;
-  Expected<Isa> isa = selected_isa();
-  Expected<PackedWeights> w = isa ? pack_weights(ops.w.data(), ops.n, ops.k, type, *isa)
-                                  : Expected<PackedWeights>(isa.status());
+  Expected<PackedWeights> w = pack_for(ops, shape);
   if (!w) {
     state.SkipWithError(w.status().message().c_str());
     return nullptr;
   }
-  return &ops.packed.emplace(type, std::move(w).value()).first->second;
+  return &ops.packed.emplace(shape.dtype(), std::move(w).value()).first->second;
 }
 
 OneDnnLinear* onednn_or_skip(benchmark::State& state, Operands& ops, size_t m) {
@@ -208,7 +215,7 @@ LinearEpilogue bert_epilogue(Operands& ops, bool layer_norm) {
 
 void bench_gemm(benchmark::State& state, Shape shape) {
   Operands& ops = operands_for(shape.k, shape.n);
-  const PackedWeights* w = packed_or_skip(state, ops, shape.type);
+  const PackedWeights* w = packed_or_skip(state, ops, shape);
   if (w == nullptr) return;
   time_calls(state, "gemm/" + shape.name(), shape.flops(), [&] {
     benchmark::DoNotOptimize(
@@ -239,7 +246,7 @@ std::map<std::string, double>& fused_ratios(bool layer_norm) {
 
 void bench_paired_onednn(benchmark::State& state, Shape shape) {
   Operands& ops = operands_for(shape.k, shape.n);
-  const PackedWeights* w = packed_or_skip(state, ops, shape.type);
+  const PackedWeights* w = packed_or_skip(state, ops, shape);
   OneDnnLinear* onednn = w ? onednn_or_skip(state, ops, shape.m) : nullptr;
   if (onednn == nullptr) return;
   const double ratio = alternate(
@@ -254,7 +261,7 @@ void bench_paired_onednn(benchmark::State& state, Shape shape) {
 
 void bench_paired_fused(benchmark::State& state, Shape shape, bool layer_norm) {
   Operands& ops = operands_for(shape.k, shape.n);
-  const PackedWeights* w = packed_or_skip(state, ops, shape.type);
+  const PackedWeights* w = packed_or_skip(state, ops, shape);
   if (w == nullptr) return;
   const LinearEpilogue e = bert_epilogue(ops, layer_norm);
   Status valid =
@@ -302,8 +309,9 @@ void register_benchmarks() {
         benchmark::RegisterBenchmark(
             ("paired_fused_gelu/" + name).c_str(),
             [=](benchmark::State& s) { bench_paired_fused(s, f32, false); });
-        for (WeightType type : {WeightType::kBF16, WeightType::kInt8}) {
-          const Shape other{type, k, n, m};
+        for (const Shape& other :
+             {Shape{WeightType::kBF16, k, n, m}, Shape{WeightType::kBF16, k, n, m, true},
+              Shape{WeightType::kInt8, k, n, m}}) {
           benchmark::RegisterBenchmark(("gemm/" + other.name()).c_str(), [=](benchmark::State& s) {
             bench_gemm(s, other);
           })->UseManualTime();
@@ -326,9 +334,9 @@ void print_summary(std::ostream& out) {
   char line[256];
   out << "\nM > 1 GEMM (f32 weights), one thread; FMA peak measured in this run: " << peak
       << " GFLOP/s\n";
-  std::snprintf(line, sizeof line, "%-18s %9s %7s %9s %9s %11s %9s %8s %9s\n", "K x N / M",
+  std::snprintf(line, sizeof line, "%-18s %9s %7s %9s %9s %11s %9s %8s %14s\n", "K x N / M",
                 "GFLOP/s", "/peak", "oneDNN", "/peak", "oneDNN/nrt", "ln/plain", "gelu/pl",
-                "bf16,int8");
+                "bf16,bf16x,int8");
   out << line;
   size_t peak_pass = 0, onednn_pass = 0, count = 0;
   for (size_t k : kSizes) {
@@ -343,14 +351,17 @@ void print_summary(std::ostream& out) {
         const double ln = fused_ratios(true).count(name) ? fused_ratios(true)[name] : 0.0;
         const double gelu = fused_ratios(false).count(name) ? fused_ratios(false)[name] : 0.0;
         const double bf16 = gflops("gemm/" + Shape{WeightType::kBF16, k, n, m}.name(), s.flops());
+        const double bf16x =
+            gflops("gemm/" + Shape{WeightType::kBF16, k, n, m, true}.name(), s.flops());
         const double int8 = gflops("gemm/" + Shape{WeightType::kInt8, k, n, m}.name(), s.flops());
         ++count;
         peak_pass += peak > 0 && ours / peak >= kPeakTarget;
         onednn_pass += paired >= 1.0;
-        std::snprintf(
-            line, sizeof line, "%-18s %9.1f %7.3f %9.1f %9.3f %11.3f %9.3f %8.3f %4.0f,%4.0f\n",
-            (s.kxn() + " / " + std::to_string(m)).c_str(), ours, peak > 0 ? ours / peak : 0.0,
-            theirs, peak > 0 ? theirs / peak : 0.0, paired, ln, gelu, bf16, int8);
+        std::snprintf(line, sizeof line,
+                      "%-18s %9.1f %7.3f %9.1f %9.3f %11.3f %9.3f %8.3f %4.0f,%4.0f,%4.0f\n",
+                      (s.kxn() + " / " + std::to_string(m)).c_str(), ours,
+                      peak > 0 ? ours / peak : 0.0, theirs, peak > 0 ? theirs / peak : 0.0, paired,
+                      ln, gelu, bf16, bf16x, int8);
         out << line;
       }
     }
