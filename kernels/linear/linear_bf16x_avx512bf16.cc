@@ -11,7 +11,7 @@
 // (linear_avx512bf16.cc). The result is that of a float32 GEMV over the
 // bf16-rounded x (up to vdpbf16ps flushing bf16 subnormals of x and W).
 //
-// Blocking: k in chunks of kChunkPairs pairs (32 KB of panel, L1), rows in
+// Blocking: k in chunks of kChunkPairs pairs (192 KB of panel, L2), rows in
 // blocks of up to 6 of equal size (24 zmm accumulators beside 4 weight
 // vectors and a broadcast), partial sums kept in y between chunks, the next
 // chunk requested while the blocks pass over one (gemm_blocking.h; not for
@@ -32,7 +32,11 @@ namespace {
 constexpr size_t kVecs = 4;            // zmm per panel
 constexpr size_t kPanel = kVecs * 16;  // 64 columns
 constexpr size_t kMaxRows = 6;         // rows per block
-constexpr size_t kChunkPairs = 128;    // k pairs per L1 chunk: 128 · 64 · 4 B = 32 KB
+// k pairs per chunk: 768 · 64 · 4 B = 192 KB of panel, read from L2 by the
+// row blocks (4 weight vectors per 24 dot products is well within L2's
+// bandwidth); L1-sized chunks cost more in partial sums and restarts than
+// they saved (docs/bench_kernels.md, "bf16x chunks").
+constexpr size_t kChunkPairs = 768;
 constexpr size_t kPairBytes = kPanel * sizeof(uint32_t);
 static_assert(kPanel == kAvx512Panel);
 

@@ -19,6 +19,7 @@ struct NeonDotOps {
   using X = int8x16_t;
   static constexpr size_t kLanes = 4;
   static constexpr uint8_t kZeroCode = 0;
+  static constexpr size_t kChunkBytes = 32 * 1024;  // L1
 
   static I zero() { return vdupq_n_s32(0); }
   static I add(I a, I b) { return vaddq_s32(a, b); }

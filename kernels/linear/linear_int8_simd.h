@@ -14,8 +14,8 @@
 //     int8_stream_prefetch() says it pays.
 //   m > 1: row blocks of up to kMaxRows rows of equal size, the MR·kVecs
 //     accumulators in registers beside the panel's kVecs weight vectors. k
-//     is cut into chunks whose slice of the panel (~32 KB) stays in L1 while
-//     every row block passes over it, the next chunk requested meanwhile
+//     is cut into chunks whose slice of the panel (Ops::kChunkBytes) stays
+//     in L1 or L2 while every row block passes over it, the next chunk requested meanwhile
 //     (gemm_blocking.h); the int32 sums between chunks wait in the scratch
 //     (exact: the summation order changes nothing).
 // Each output is finished by Ops::finish: y = (acc − z·colsum) · (sx · sw)
@@ -25,6 +25,7 @@
 //   I, X                 int32 vector; one row's group of 4 x, ready for dot
 //   kLanes               columns per vector
 //   kZeroCode            the byte a zero x is stored as (0x80 for vpdpbusd's u8)
+//   kChunkBytes          m > 1: bytes of a panel per k chunk
 //   I zero(), add(I, I), load(const void*) (aligned), store(void*, I)
 //   X x_group(const uint8_t* four)
 //   I dot(I acc, X x, I w)            acc + Σ_{j<4} x_j · w_j per lane
@@ -52,8 +53,8 @@ struct LinearInt8 {
   static constexpr size_t kPanel = kVecs * kLanes;
   static constexpr size_t kGroupBytes = 4 * kPanel;  // one group of 4 k of a panel
   static_assert(kGroupBytes % 64 == 0, "panel groups must be whole cache lines");
-  // m > 1: groups per chunk, so that a chunk's slice of the panel is ~32 KB.
-  static constexpr size_t kChunkGroups = std::max<size_t>(2, 32 * 1024 / kGroupBytes);
+  // m > 1: groups per chunk, so that a chunk's slice of the panel is kChunkBytes.
+  static constexpr size_t kChunkGroups = std::max<size_t>(2, Ops::kChunkBytes / kGroupBytes);
   // m = 1 beyond L2: as LinearSimd (linear_simd.h), each line prefetched
   // kFarPrefetchBytes ahead into L2 and kPrefetchBytes ahead into L1.
   static constexpr size_t kPrefetchBytes = 2048;

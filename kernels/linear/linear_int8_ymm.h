@@ -21,6 +21,8 @@ struct YmmInt8Common {
   using I = __m256i;
   static constexpr size_t kLanes = 8;
   static constexpr uint8_t kZeroCode = kUnsignedX ? 0x80 : 0x00;
+  // L1: AVX2 cores with 256 KB of L2 are common.
+  static constexpr size_t kChunkBytes = 32 * 1024;
 
   static I zero() { return _mm256_setzero_si256(); }
   static I add(I a, I b) { return _mm256_add_epi32(a, b); }
