@@ -119,7 +119,7 @@ void tile_rows(size_t rows, const uint32_t* panel, size_t j0, size_t j1, const u
 void linear_bf16x_avx512bf16(const LinearArgs& a) {
   const size_t pairs = (a.k + 1) / 2;
   const size_t stride = (pairs + 15) / 16 * 16;  // words per rounded row
-  auto* xb = reinterpret_cast<uint32_t*>(int8_thread_scratch(a.m * stride * sizeof(uint32_t)));
+  auto* xb = reinterpret_cast<uint32_t*>(linear_thread_scratch(a.m * stride * sizeof(uint32_t)));
   for (size_t r = 0; r < a.m; ++r) round_row(a.x + r * a.x_stride, a.k, xb + r * stride);
 
   const RowBlocks<kMaxRows> blocks(a.m);

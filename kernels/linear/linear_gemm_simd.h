@@ -12,11 +12,14 @@
 //     pair). Packing x k-major per block was tried: the tile itself ran as
 //     fast, but the copy cost 3-8% of the call at N = 384 (bench_linear_gemm;
 //     docs/bench_kernels.md).
-//   - For each panel, k is cut into chunks (kChunk) whose slice of the panel
-//     stays in L1 while every row block passes over it; the partial sums of
-//     a chunk go through y. The weights are read from memory once per call,
-//     each chunk requested while the row blocks pass over the one before it
-//     (ChunkPrefetch, gemm_blocking.h).
+//   - For each panel, k is cut into chunks (kChunk, linear_simd.h) whose
+//     slice of the panel every row block passes over; the sum of a chunk
+//     goes into y. The weights are read from memory once per call, each
+//     step requested while the row blocks pass over the one before it
+//     (ChunkPrefetch, gemm_blocking.h). A step is the whole chunk, or with
+//     few row blocks (m ≤ kL1MaxRows) an L1-sized part of it, so that the
+//     blocks after the first re-read it from L1; between steps a block's
+//     running sums wait in the thread's scratch (exact).
 // Summation order (every row alike, whatever m and the row blocks): y[r][c] =
 // (bias[c] + S_0) + S_1 + ... where S_j sums the chunk j's products from zero
 // in increasing k. A single row with row_block_order computes exactly this,
@@ -38,6 +41,12 @@ struct GemmSimd {
   using Pair = typename Base::Pair;
   static constexpr size_t kPanel = Base::kPanel;
   static constexpr size_t kChunk = Base::kChunk;
+  // Few rows re-read a step from L1 rather than L2: at m = 8 the 192 KB
+  // chunk was 6-8% slower than 32 KB steps (docs/bench_kernels.md).
+  static constexpr size_t kL1MaxRows = 12;
+  static constexpr size_t kL1Step =
+      std::min(kChunk, std::max<size_t>(2, (32 * 1024 / (kPanel * sizeof(Weight))) & ~size_t{1}));
+  static constexpr bool kStepsInChunk = kL1Step < kChunk;  // else a step is always a chunk
 
   // kNextChunk: the tile requests its share of the next chunk
   // (gemm_blocking.h); kNone: a row block without a share.
@@ -58,11 +67,19 @@ struct GemmSimd {
     }
   }
 
+  // Where a tile's sums go: the running sums of its chunk continue from
+  // `partial` (MR rows of kPanel) unless `first`, and are left there unless
+  // `last`; the last step of a chunk sets y = (accumulate ? y : bias or 0) + Σ.
+  struct Step {
+    float* partial;
+    bool first, last;
+  };
+
   // One tile: MR rows of x (stride xs) against the panel over [k_begin,
-  // k_end), k_begin even; y = (accumulate ? y : bias or 0) + Σ.
+  // k_end), k_begin even.
   template <size_t MR, Prefetch kPrefetch>
   static void tile(const Weight* panel, size_t k_begin, size_t k_end, const float* x, size_t xs,
-                   float* y, size_t ys, size_t cols, const float* bias, bool accumulate,
+                   float* y, size_t ys, size_t cols, const float* bias, bool accumulate, Step step,
                    ChunkPrefetch<kStepBytes> prefetch) {
     const float* rows[MR];
 #pragma GCC unroll 16
@@ -71,7 +88,11 @@ struct GemmSimd {
 #pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
 #pragma GCC unroll 16
-      for (size_t v = 0; v < kVecs; ++v) acc[r][v] = V(0.0f);
+      for (size_t v = 0; v < kVecs; ++v) {
+        acc[r][v] = !kStepsInChunk || step.first
+                        ? V(0.0f)
+                        : V::load_aligned(step.partial + r * kPanel + v * Base::kLanes);
+      }
     }
     const Weight* w = panel + k_begin * kPanel;
     size_t k = k_begin;
@@ -93,6 +114,16 @@ struct GemmSimd {
       for (size_t v = 0; v < kVecs; ++v) wk[v] = Pair::load_even(w, v);
       rank1<MR>(wk, rows, k, acc);
     }
+    if (kStepsInChunk && !step.last) {
+#pragma GCC unroll 16
+      for (size_t r = 0; r < MR; ++r) {
+#pragma GCC unroll 16
+        for (size_t v = 0; v < kVecs; ++v) {
+          acc[r][v].store_aligned(step.partial + r * kPanel + v * Base::kLanes);
+        }
+      }
+      return;
+    }
 #pragma GCC unroll 16
     for (size_t r = 0; r < MR; ++r) {
 #pragma GCC unroll 16
@@ -113,19 +144,26 @@ struct GemmSimd {
   template <size_t MR, Prefetch kPrefetch>
   static void tile_rows(size_t rows, const Weight* panel, size_t k_begin, size_t k_end,
                         const float* x, size_t xs, float* y, size_t ys, size_t cols,
-                        const float* bias, bool accumulate, ChunkPrefetch<kStepBytes> prefetch) {
+                        const float* bias, bool accumulate, Step step,
+                        ChunkPrefetch<kStepBytes> prefetch) {
     if constexpr (MR > 0) {
       if (rows == MR) {
         return tile<MR, kPrefetch>(panel, k_begin, k_end, x, xs, y, ys, cols, bias, accumulate,
-                                   prefetch);
+                                   step, prefetch);
       }
       tile_rows<MR - 1, kPrefetch>(rows, panel, k_begin, k_end, x, xs, y, ys, cols, bias,
-                                   accumulate, prefetch);
+                                   accumulate, step, prefetch);
     }
   }
 
   static void run(const LinearArgs& a) {
     const RowBlocks<kMaxRows> blocks(a.m);
+    const size_t step_k = a.m <= kL1MaxRows ? kL1Step : kChunk;
+    // The blocks' running sums between the steps of a chunk: (m, kPanel).
+    float* partial =
+        kStepsInChunk
+            ? reinterpret_cast<float*>(linear_thread_scratch(a.m * kPanel * sizeof(float)))
+            : nullptr;
     const size_t p_begin = a.n_begin / kPanel;
     const size_t p_end = (a.n_end + kPanel - 1) / kPanel;
     for (size_t p = p_begin; p < p_end; ++p) {
@@ -133,20 +171,26 @@ struct GemmSimd {
       const size_t col = p * kPanel;
       const size_t cols = std::min(kPanel, a.n_end - col);
       const float* bias = a.bias != nullptr ? a.bias + col : nullptr;
-      for (size_t k0 = 0; k0 < a.k; k0 += kChunk) {
-        const size_t k1 = std::min(a.k, k0 + kChunk);
-        for (size_t b = 0; b < blocks.count; ++b) {
-          const size_t r = blocks.begin(b), rows = blocks.rows(b);
-          const float* x = a.x + r * a.x_stride;
-          float* y = a.y + r * a.y_stride + col;
-          const ChunkPrefetch<kStepBytes> prefetch(k0 * kKBytes, k1 * kKBytes, a.k * kKBytes,
-                                                   a.panel_bytes, b, blocks.count);
-          if (prefetch.active()) {
-            tile_rows<kMaxRows, Prefetch::kNextChunk>(rows, panel, k0, k1, x, a.x_stride, y,
-                                                      a.y_stride, cols, bias, k0 > 0, prefetch);
-          } else {
-            tile_rows<kMaxRows, Prefetch::kNone>(rows, panel, k0, k1, x, a.x_stride, y, a.y_stride,
-                                                 cols, bias, k0 > 0, prefetch);
+      for (size_t c0 = 0; c0 < a.k; c0 += kChunk) {
+        const size_t c1 = std::min(a.k, c0 + kChunk);
+        for (size_t k0 = c0; k0 < c1; k0 += step_k) {
+          const size_t k1 = std::min(c1, k0 + step_k);
+          for (size_t b = 0; b < blocks.count; ++b) {
+            const size_t r = blocks.begin(b), rows = blocks.rows(b);
+            const float* x = a.x + r * a.x_stride;
+            float* y = a.y + r * a.y_stride + col;
+            const Step step{partial != nullptr ? partial + r * kPanel : nullptr, k0 == c0,
+                            k1 == c1};
+            const ChunkPrefetch<kStepBytes> prefetch(k0 * kKBytes, k1 * kKBytes, a.k * kKBytes,
+                                                     a.panel_bytes, b, blocks.count);
+            if (prefetch.active()) {
+              tile_rows<kMaxRows, Prefetch::kNextChunk>(rows, panel, k0, k1, x, a.x_stride, y,
+                                                        a.y_stride, cols, bias, c0 > 0, step,
+                                                        prefetch);
+            } else {
+              tile_rows<kMaxRows, Prefetch::kNone>(rows, panel, k0, k1, x, a.x_stride, y,
+                                                   a.y_stride, cols, bias, c0 > 0, step, prefetch);
+            }
           }
         }
       }

@@ -15,7 +15,7 @@ namespace normrt::detail {
 
 void linear_int8_scalar(const LinearArgs& a) {
   const size_t padded = (a.k + 3) / 4 * 4;  // where a column's scale follows its weights
-  auto* q = reinterpret_cast<int8_t*>(int8_thread_scratch(a.k));
+  auto* q = reinterpret_cast<int8_t*>(linear_thread_scratch(a.k));
   for (size_t r = 0; r < a.m; ++r) {
     const Int8Activations xq = quantize_int8_activations(a.x + r * a.x_stride, a.k, q);  // (k)
     const double sx = xq.scale;

@@ -1,7 +1,9 @@
 // Run-time support of the int8 kernels, ISA-free: the software prefetch
-// policy, resolved once, and the per-thread scratch. The scratch: each call quantizes its rows of
-// x into it (linear_columns() has no scratch argument, and fused_linear's
-// threads each compute their own column slices). Allocation happens only
+// policy, resolved once, and the per-thread scratch of the linear kernels.
+// The scratch: each int8 call quantizes its rows of x into it, a bf16x call
+// rounds them, the f32 GEMM keeps running sums there (linear_columns() has
+// no scratch argument, and fused_linear's threads each compute their own
+// column slices). Allocation happens only
 // when a thread meets a larger call than before: none on a steady hot path.
 
 #include <cstdlib>
@@ -39,7 +41,7 @@ bool int8_stream_prefetch() {
   return prefetch;
 }
 
-std::byte* int8_thread_scratch(size_t bytes) {
+std::byte* linear_thread_scratch(size_t bytes) {
   thread_local ThreadScratch scratch;
   if (bytes > scratch.bytes) {
     const size_t rounded = (bytes + 4095) / 4096 * 4096;  // grow in pages

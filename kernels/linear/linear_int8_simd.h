@@ -6,7 +6,7 @@
 // anonymous namespace keeps each copy private to its unit.
 //
 // A call first quantizes its m rows of x into the calling thread's scratch
-// (int8_thread_scratch: no allocation once warm), rows padded to whole
+// (linear_thread_scratch: no allocation once warm), rows padded to whole
 // groups of 4 k. Then, panel by panel (P = kVecs vectors of columns):
 //   m = 1: the whole k in one tile, even and odd groups in two accumulator
 //     sets (2·kVecs independent chains); beyond L2 every line is prefetched
@@ -206,7 +206,7 @@ struct LinearInt8 {
     const size_t scale_at = a.m * stride;
     const size_t zero_at = scale_at + a.m * sizeof(float);
     const size_t partial_at = (zero_at + a.m * sizeof(int32_t) + 63) / 64 * 64;
-    std::byte* scratch = int8_thread_scratch(partial_at + (chunked ? a.m * kPanel * 4 : 0));
+    std::byte* scratch = linear_thread_scratch(partial_at + (chunked ? a.m * kPanel * 4 : 0));
     auto* xq = reinterpret_cast<uint8_t*>(scratch);
     auto* sx = reinterpret_cast<float*>(scratch + scale_at);
     auto* zx = reinterpret_cast<int32_t*>(scratch + zero_at);

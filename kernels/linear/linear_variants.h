@@ -121,8 +121,9 @@ void int8_quantize_tail(const float* x, size_t begin, size_t k, const Int8RowSca
 bool int8_stream_prefetch();
 
 /// At least `bytes` of 64-byte aligned scratch owned by the calling thread,
-/// for a kernel call's quantized (int8) or rounded (bf16 activations) x. It grows (allocates) only
+/// for a kernel call's quantized (int8) or rounded (bf16 activations) x, or
+/// the f32 GEMM's running sums between steps of a chunk. It grows (allocates) only
 /// when a call needs more than any earlier call on this thread; it is not reentrant.
-std::byte* int8_thread_scratch(size_t bytes);
+std::byte* linear_thread_scratch(size_t bytes);
 
 }  // namespace normrt::detail
