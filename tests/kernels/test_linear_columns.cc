@@ -1,6 +1,8 @@
 // Column ranges, layouts and alignment: linear_columns() over panel-aligned
 // blocks reassembles the full call bit for bit and writes nothing outside its
-// range; any alignment of x, y and bias and any row strides give the same result.
+// range; any alignment of x, y and bias and any row strides give the same
+// result; and for m > 1 a row's result does not depend on how many rows the
+// call has (the GEMMs walk k differently for few and many rows).
 
 #include <doctest/doctest.h>
 
@@ -74,6 +76,39 @@ TEST_SUITE("linear") {
               FAIL("row " << r << ", column " << c << ": blocks gave " << a << ", full call " << f);
             }
           }
+        }
+      }
+    }
+  }
+
+  TEST_CASE("m > 1: a row's result is the same bit for bit whatever the call's row count") {
+    // Row counts on both sides of the GEMMs' switches (few rows walk a chunk
+    // in L1-sized steps, more in whole chunks) and of the 6-row blocks; k long
+    // enough for several chunks and steps on every ISA.
+    const size_t counts[] = {2, 5, 12, 13, 40};
+    const size_t m = 40, n = 130;
+    for (const LinearVariant* v : runnable_variants()) {
+      for (size_t k : {size_t{1000}, size_t{4097}}) {
+        CAPTURE(variant_label(*v));
+        CAPTURE(k);
+        const LinearProblem prob = make_problem(m, n, k, v->type, true, 11);
+        Expected<PackedWeights> w = pack_weights(prob.w.data(), n, k, *v);
+        REQUIRE(w.is_ok());
+        std::vector<float> all(m * n);
+        REQUIRE(linear(*w, prob.x.data(), m, k, all.data(), n, prob.bias.data()).is_ok());
+        for (size_t rows : counts) {
+          CAPTURE(rows);
+          // Rows [first, first + rows) on their own, from the end of x so that
+          // the first rows are not always the ones compared.
+          const size_t first = m - rows;
+          std::vector<float> part(rows * n);
+          REQUIRE(linear(*w, prob.x.data() + first * k, rows, k, part.data(), n, prob.bias.data())
+                      .is_ok());
+          size_t differ = 0;
+          for (size_t i = 0; i < rows * n; ++i) {
+            differ += std::memcmp(&part[i], &all[first * n + i], sizeof(float)) != 0;
+          }
+          CHECK_MESSAGE(differ == 0, differ << " of " << rows * n << " outputs differ");
         }
       }
     }
