@@ -76,11 +76,6 @@ struct LinearSimd {
   static constexpr size_t kLanes = V::size;
   static constexpr size_t kPanel = kVecs * kLanes;
   static_assert(kPanel * sizeof(float) % 64 == 0, "panel rows must be whole cache lines");
-  // k per chunk: the two-level summation's block, the same for every m (a
-  // row's result must not depend on its grouping): 192 KB of a panel on
-  // AVX-512, whose cores have >= 1 MB of L2, 32 KB elsewhere (AVX2 cores
-  // with 256 KB of L2 exist). The GEMM's row blocks pass over it from L2, or
-  // for few rows in L1-sized steps (linear_gemm_simd.h).
   // m = 1 over weights that come from beyond L2 is memory bound, and the
   // hardware prefetcher alone leaves bandwidth unused when each line takes
   // more instructions. So each line is prefetched twice: kFarPrefetchBytes
@@ -92,6 +87,11 @@ struct LinearSimd {
   static constexpr size_t kPrefetchBytes = 2048;
   static constexpr size_t kFarPrefetchBytes = 8192;
   static constexpr size_t kStreamBytes = 1u << 20;
+  // k per chunk: the two-level summation's block, the same for every m (a
+  // row's result must not depend on its grouping): 192 KB of a panel on
+  // AVX-512, whose cores have >= 1 MB of L2, 32 KB elsewhere (AVX2 cores
+  // with 256 KB of L2 exist). The GEMM's row blocks pass over it from L2, or
+  // for few rows in L1-sized steps (linear_gemm_simd.h).
 #if XSIMD_WITH_AVX512F
   static constexpr size_t kChunkBytes =
       std::is_base_of_v<xsimd::avx512f, Arch> ? 192 * 1024 : 32 * 1024;
