@@ -1,10 +1,9 @@
 #include "runtime/ops/op_linear_backend.h"
 
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
-#include "base/bf16.h"
+#include "runtime/graph/float_weight.h"
 #include "runtime/graph/int8_weight.h"
 #include "runtime/ops/op_support.h"
 
@@ -33,26 +32,10 @@ Expected<std::unique_ptr<OneDnnLinear>> make_onednn_linear(const OpBuildContext&
   const auto k = static_cast<size_t>(w.shape[1]);
   const WeightType type = linear_weight_type(w.dtype);
   // W as row-major floats (bf16 widened exactly: oneDNN rounds it back to the same bits).
-  std::vector<std::byte> row_major(n * k * data_type_size(w.dtype));
-  if (w.layout == TensorLayout::kRowMajor) {
-    if (w.data.size != row_major.size()) {
-      return node_error(context.node, "W '" + w.name + "' holds " + std::to_string(w.data.size) +
-                                          " bytes, expected " + std::to_string(row_major.size()));
-    }
-    std::memcpy(row_major.data(), w.data.bytes, row_major.size());
-  } else {
-    Status s = unpack_weights(w.data.bytes, w.data.size, n, k, type,
-                              tensor_layout_panel_width(w.layout), row_major.data());
-    if (!s) return node_error(context.node, s.message());
-  }
-  std::vector<float> values(n * k);
-  if (type == WeightType::kF32) {
-    std::memcpy(values.data(), row_major.data(), values.size() * sizeof(float));
-  } else {
-    floats_from_bf16(row_major.data(), values.size(), values.data());
-  }
+  Expected<std::vector<float>> values = float_weight_values(w);
+  if (!values) return node_error(context.node, values.status().message());
   Expected<std::unique_ptr<OneDnnLinear>> made =
-      OneDnnLinear::create_any_rows(values.data(), n, k, type, with_bias);
+      OneDnnLinear::create_any_rows(values->data(), n, k, type, with_bias);
   if (!made) return node_error(context.node, made.status().message());
   return made;
 }

@@ -1,10 +1,9 @@
 #include "runtime/ops/rnn_op_weights.h"
 
 #include <cstdint>
-#include <cstring>
 #include <string>
 
-#include "base/bf16.h"
+#include "runtime/graph/float_weight.h"
 #include "runtime/graph/int8_weight.h"
 
 namespace normrt::seq_op {
@@ -73,11 +72,7 @@ Expected<std::vector<float>> weight_floats(const NodeChecker& c, size_t index, c
         (tensor.data.bytes == nullptr ? std::string("no data") : std::to_string(tensor.data.size)));
   }
   std::vector<float> values(elements);
-  if (tensor.dtype == DataType::kF32) {
-    std::memcpy(values.data(), tensor.data.bytes, expected_bytes);
-  } else {
-    floats_from_bf16(tensor.data.bytes, elements, values.data());
-  }
+  floats_of(tensor.dtype, tensor.data.bytes, elements, values.data());
   return values;
 }
 

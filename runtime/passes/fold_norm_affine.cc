@@ -6,6 +6,7 @@
 
 #include "base/bf16.h"
 #include "kernels/linear/linear.h"
+#include "runtime/graph/float_weight.h"
 #include "runtime/graph/graph_uses.h"
 #include "runtime/graph/norm_attributes.h"
 
@@ -44,28 +45,6 @@ TensorId operand(const Node& node, size_t index) {
 
 const float* f32_data(const Tensor& tensor) {
   return reinterpret_cast<const float*>(tensor.data.bytes);
-}
-
-// The weight's values widened to float (bf16 or f32 storage).
-std::vector<float> weight_values(const Tensor& tensor) {
-  size_t count = shape_elements(tensor.shape, 1);
-  std::vector<std::byte> row_major(tensor.data.bytes, tensor.data.bytes + tensor.data.size);
-  if (tensor.layout != TensorLayout::kRowMajor) {  // validated: a matrix in panels
-    row_major.resize(count * data_type_size(tensor.dtype));
-    Status unpacked =
-        unpack_weights(tensor.data.bytes, tensor.data.size, static_cast<size_t>(tensor.shape[0]),
-                       static_cast<size_t>(tensor.shape[1]),
-                       tensor.dtype == DataType::kF32 ? WeightType::kF32 : WeightType::kBF16,
-                       tensor_layout_panel_width(tensor.layout), row_major.data());
-    (void)unpacked;  // cannot fail: graph_validate() checked the size
-  }
-  std::vector<float> values(count);
-  if (tensor.dtype == DataType::kF32) {
-    std::memcpy(values.data(), row_major.data(), count * sizeof(float));
-  } else {
-    floats_from_bf16(row_major.data(), count, values.data());
-  }
-  return values;
 }
 
 // A new weight tensor owning `values`, stored in `dtype`.
@@ -134,7 +113,7 @@ Expected<FoldReport> fold_norm_affine(Graph& graph) {
       Node& linear = graph.nodes[use.node];
       const Tensor weight = graph.tensors[linear.inputs[kLinearW]];  // copy: add_tensor may move
       const size_t rows = static_cast<size_t>(weight.shape[0]);
-      std::vector<float> w = weight_values(weight);
+      NORMRT_ASSIGN_OR_RETURN(std::vector<float> w, float_weight_values(weight));
       std::vector<float> new_bias(rows, 0.0f);
       TensorId old_bias = operand(linear, kLinearBias);
       for (size_t i = 0; i < rows; ++i) {

@@ -1,10 +1,9 @@
 #include "runtime/passes/quantize_weights_int8.h"
 
-#include <cstring>
 #include <utility>
 
-#include "base/bf16.h"
 #include "kernels/linear/linear.h"
+#include "runtime/graph/float_weight.h"
 #include "runtime/graph/graph_uses.h"
 #include "runtime/graph/int8_weight.h"
 
@@ -26,25 +25,6 @@ bool is_matrix_operand(OpType op, size_t input) {
     default:
       return false;
   }
-}
-
-// The weight's values as row-major floats (f32, bf16 widened; panels unpacked).
-std::vector<float> float_values(const Tensor& tensor, size_t n, size_t k) {
-  std::vector<std::byte> row_major(n * k * data_type_size(tensor.dtype));
-  if (tensor.layout == TensorLayout::kRowMajor) {
-    std::memcpy(row_major.data(), tensor.data.bytes, row_major.size());
-  } else {
-    (void)unpack_weights(tensor.data.bytes, tensor.data.size, n, k,
-                         linear_weight_type(tensor.dtype), tensor_layout_panel_width(tensor.layout),
-                         row_major.data());
-  }
-  std::vector<float> values(n * k);
-  if (tensor.dtype == DataType::kF32) {
-    std::memcpy(values.data(), row_major.data(), values.size() * sizeof(float));
-  } else {
-    floats_from_bf16(row_major.data(), values.size(), values.data());
-  }
-  return values;
 }
 
 }  // namespace
@@ -105,7 +85,7 @@ Expected<Int8Report> quantize_weights_int8(Graph& graph, const std::vector<std::
     }
     const auto n = static_cast<size_t>(tensor.shape[0]);
     const auto k = static_cast<size_t>(tensor.shape[1]);
-    const std::vector<float> values = float_values(tensor, n, k);
+    NORMRT_ASSIGN_OR_RETURN(const std::vector<float> values, float_weight_values(tensor));
     NORMRT_ASSIGN_OR_RETURN(Tensor quantized, make_int8_weight(tensor.name, n, k, values.data()));
     graph.tensors[id] = std::move(quantized);
     report.quantized += 1;
