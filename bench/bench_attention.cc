@@ -12,7 +12,7 @@
 //                      impl is baseline, an ISA, or read_floor (an integer
 //                      sum over the same K and V bytes, AVX-512, prefetching
 //                      like the linear read floor). The caches rotate over
-//                      copies totalling ≥ 128 MB, so every call reads them
+//                      copies totalling dram_rotation_bytes() (2 × L3), so every call reads them
 //                      from DRAM, as a decoder's layers do one token apart.
 //   paired_encoder/S   the best ISA and the baseline alternating in one loop:
 //                      counters normrt_us, baseline_us and ratio (median of
@@ -39,6 +39,7 @@
 #include "bench/aligned_buffer.h"
 #include "bench/attention_baseline.h"
 #include "bench/bench_args.h"
+#include "bench/dram_rotation.h"
 #include "bench/read_floor.h"
 #include "bench/result_collector.h"
 #include "kernels/attention/attention.h"
@@ -49,7 +50,6 @@ namespace {
 constexpr const char* kDefaultMinTimeFlag = "--benchmark_min_time=0.2";
 constexpr size_t kEncoderLengths[] = {8, 32, 128, 256, 512};
 constexpr size_t kContexts[] = {512, 2048, 4096};
-constexpr size_t kRotationBytes = size_t{128} << 20;  // decode: beyond the 32 MB L3
 
 // One attention shape and its operands: q and out once, k and v in
 // `copies` rotating copies.
@@ -129,7 +129,8 @@ Problem& decode_problem(size_t context) {
   std::unique_ptr<Problem>& p = problems[context];
   if (!p) {
     const size_t copy_bytes = size_t{2} * context * 8 * 128 * sizeof(float);
-    const size_t copies = std::max<size_t>(2, (kRotationBytes + copy_bytes - 1) / copy_bytes);
+    const size_t copies =
+        std::max<size_t>(2, (dram_rotation_bytes() + copy_bytes - 1) / copy_bytes);
     p = std::make_unique<Problem>(AttentionParams{32, 8, 128, 1.0f / std::sqrt(128.0f), true}, 1,
                                   context, copies);
   }

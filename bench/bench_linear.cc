@@ -45,7 +45,7 @@
 //   dtype: f32 | bf16 weights; x, b, y are float32.
 //   K = N in {256, ..., 4096}, and N = 4K for K in {256, ..., 1024}; M in {1, 16, 128}.
 // Layers whose float32 weights exceed L2 (2 MB) are rotated through copies
-// totalling > kRotateBytes (more than the L3), one copy per call, so every call
+// totalling > dram_rotation_bytes() (2 × L3), one copy per call, so every call
 // streams them from DRAM, as a model whose layers exceed the caches does; this
 // holds for their bf16 version too. Smaller layers are timed hot in L2.
 // Bytes/s count the packed weight bytes. One thread throughout, except

@@ -42,6 +42,7 @@
 
 #include "bench/aligned_buffer.h"
 #include "bench/bench_args.h"
+#include "bench/dram_rotation.h"
 #include "bench/onednn_int8_matmul.h"
 #include "bench/onednn_layer_norm.h"
 #include "bench/paired_timing.h"
@@ -55,7 +56,6 @@ namespace normrt::bench {
 namespace {
 
 constexpr size_t kL2Bytes = 2u << 20;
-constexpr size_t kRotateBytes = 256u << 20;
 constexpr std::pair<size_t, size_t> kShapes[] = {  // (K, N)
     {256, 256}, {512, 512}, {1024, 1024}, {2048, 2048}, {4096, 4096}, {1024, 4096}, {4096, 1024}};
 constexpr size_t kRowCounts[] = {1, 32, 128};
@@ -78,7 +78,7 @@ struct Operands {
   }
   bool beyond_l2() const { return n * k * sizeof(float) > kL2Bytes; }
   size_t copies_for(size_t bytes) const {
-    return beyond_l2() ? (kRotateBytes + bytes - 1) / bytes : 1;
+    return beyond_l2() ? (dram_rotation_bytes() + bytes - 1) / bytes : 1;
   }
   size_t k, n;
   AlignedBuffer w, x, y, b, gain, norm_bias;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench/aligned_buffer.h"
+#include "bench/dram_rotation.h"
 #include "bench/linear_bench_summary.h"
 #include "bench/onednn_layer_norm.h"
 #include "kernels/linear/linear.h"
@@ -23,7 +24,6 @@
 namespace normrt::bench {
 
 constexpr size_t kL2Bytes = 2u << 20;
-constexpr size_t kRotateBytes = 256u << 20;
 
 struct Shape {
   WeightType type;
@@ -49,10 +49,10 @@ struct Operands {
   }
   // The layer is "beyond L2" if its float32 weights are (for both dtypes, so
   // that bf16 ÷ f32 compares the same situation): then enough copies of the
-  // `bytes` packed weights to exceed kRotateBytes, else one, kept hot.
+  // `bytes` packed weights to exceed dram_rotation_bytes(), else one, kept hot.
   bool beyond_l2() const { return n * k * sizeof(float) > kL2Bytes; }
   size_t copies_for(size_t bytes) const {
-    return beyond_l2() ? (kRotateBytes + bytes - 1) / bytes : 1;
+    return beyond_l2() ? (dram_rotation_bytes() + bytes - 1) / bytes : 1;
   }
   size_t k, n;
   AlignedBuffer w, x, y, b;           // W (n, k); x (128, k); y (128, n); b (n)
