@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "kernels/attention/attention_variants.h"
 #include "kernels/common/extent.h"
+#include "kernels/common/isa.h"
 
 namespace normrt {
 namespace {
@@ -117,6 +120,17 @@ size_t set_attention_min_parallel_work(size_t multiply_adds) {
   const size_t previous = min_parallel_work;
   min_parallel_work = multiply_adds;
   return previous;
+}
+
+bool attention_prefetch_to_l2() {
+  static const bool to_l2 = [] {
+    const char* forced = std::getenv("NORMRT_ATTENTION_PREFETCH");
+    if (forced != nullptr && (std::strcmp(forced, "l1") == 0 || std::strcmp(forced, "l2") == 0)) {
+      return forced[1] == '2';
+    }
+    return std::strcmp(cpu_vendor(), "AuthenticAMD") != 0;
+  }();
+  return to_l2;
 }
 
 size_t attention_key_length(const AttentionArgs& args, size_t b) {

@@ -15,7 +15,10 @@
 // took 1.3-1.5× a sequential read, with these requests ~1.0×; in the kernel,
 // tiles of 16 keys (the current and the next tile fit L2 together) beat 8,
 // 32 and 64, a lead of one tile beat two and four, and prefetcht0 beat
-// prefetcht1 (~1.15-1.25× the read floor against ~1.3-1.5×).
+// prefetcht1 (~1.15-1.25× the read floor against ~1.3-1.5×). On an Intel
+// Xeon with AMX the opposite: prefetcht1 (or t2) 1.20-1.25×, prefetcht0
+// 1.38-1.41×, and again 16 keys and a lead of one tile were best; so the
+// level is chosen by vendor (attention_prefetch_to_l2).
 
 #include <algorithm>
 #include <cstddef>
@@ -26,12 +29,14 @@ namespace {
 class RowPrefetcher {
  public:
   /// K and V rows of `width_bytes` from k and v (the task's first kv head's
-  /// columns), `stride_bytes` apart.
-  RowPrefetcher(const float* k, const float* v, size_t stride_bytes, size_t width_bytes)
+  /// columns), `stride_bytes` apart, requested
+  /// into L2 if `to_l2`, else into L1.
+  RowPrefetcher(const float* k, const float* v, size_t stride_bytes, size_t width_bytes, bool to_l2)
       : k_(reinterpret_cast<const char*>(k)),
         v_(reinterpret_cast<const char*>(v)),
         stride_(stride_bytes),
-        row_bytes_((width_bytes + 63) / 64 * 64) {}
+        row_bytes_((width_bytes + 63) / 64 * 64),
+        to_l2_(to_l2) {}
 
   /// Requests whatever of the queued rows is still unrequested, then queues
   /// K rows [first, end) followed by V rows [first, end).
@@ -46,9 +51,22 @@ class RowPrefetcher {
   }
 
   /// Requests the next `lines` cache lines of the queue (fewer at its end).
-  /// The walk runs on local copies: members updated in the loop would make
-  /// every step wait on the previous one's store.
   void request(size_t lines) {
+    if (to_l2_) {
+      request_at<2>(lines);  // prefetcht1
+    } else {
+      request_at<3>(lines);  // prefetcht0
+    }
+  }
+
+  /// Lines queued by the last queue().
+  size_t queued() const { return queued_; }
+
+ private:
+  // The walk runs on local copies: members updated in the loop would make
+  // every step wait on the previous one's store.
+  template <int kLocality>
+  void request_at(size_t lines) {
     lines = std::min(lines, remaining_);
     remaining_ -= lines;
     const char* row = row_;
@@ -57,7 +75,7 @@ class RowPrefetcher {
     bool on_values = on_values_;
     while (lines > 0) {
       const size_t in_row = std::min(lines, (row_bytes_ - line) / 64);
-      for (size_t i = 0; i < in_row; ++i) __builtin_prefetch(row + line + 64 * i, 0, 3);  // t0
+      for (size_t i = 0; i < in_row; ++i) __builtin_prefetch(row + line + 64 * i, 0, kLocality);
       lines -= in_row;
       line += 64 * in_row;
       if (line == row_bytes_) {
@@ -76,13 +94,10 @@ class RowPrefetcher {
     on_values_ = on_values;
   }
 
-  /// Lines queued by the last queue().
-  size_t queued() const { return queued_; }
-
- private:
   const char* k_;
   const char* v_;
   size_t stride_, row_bytes_;  // row_bytes_: whole cache lines
+  bool to_l2_;
   // The next line to request: row_ + line_; K rows until end_, then V's.
   const char* row_ = nullptr;
   const char* end_ = nullptr;

@@ -56,6 +56,14 @@ AttentionTask attention_task(const AttentionTaskGrid& grid, size_t index);
 /// The visible key count of sequence b before the causal limit (L_b).
 size_t attention_key_length(const AttentionArgs& args, size_t b);
 
+/// Whether the decoder path requests the next key tile into L2
+/// (prefetcht1) rather than L1 (prefetcht0): on Intel the tile (128 KB at 8 kv
+/// heads of 128) overflows the 48 KB L1 and evicts the lines in use; on Zen 4
+/// into L1 measured faster (attention_prefetch.h). Resolved once from the
+/// CPU vendor; NORMRT_ATTENTION_PREFETCH=l1 or l2 overrides it (for
+/// measurements).
+bool attention_prefetch_to_l2();
+
 /// The specification (attention_reference.cc): every output from the
 /// definition, in double, one query row and head at a time.
 void attention_reference(const AttentionParams& params, const AttentionArgs& args, size_t part,
