@@ -4,9 +4,12 @@
 // pack time.
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "kernels/common/extent.h"
+#include "kernels/common/isa.h"
 #include "kernels/linear/linear_variants.h"
 
 namespace normrt {
@@ -17,6 +20,24 @@ std::string num(size_t value) { return std::to_string(value); }
 // Bytes of the floats [first, last) of an operand.
 Extent span_of(const float* base, size_t first, size_t last) {
   return extent_of(base + first, 1, 0, last - first);
+}
+
+// Whether one vdpbf16ps (32 multiply-adds) retires as fast as an FMA (16):
+// on Zen 4 and 5 it does, and the bf16-activation GEMM ran at 1.8× the f32
+// one's GFLOP/s; on an Intel Xeon with AMX it retires at a quarter of the
+// FMA's instruction rate, so at half its multiply-adds (loops of independent
+// ones: 122 against 245 GFLOP/s), and the kernel ran at
+// 0.55-0.57× the f32 GEMM (Intel's bf16 arithmetic is AMX). NORMRT_BF16_DOT=0
+// or 1 overrides it.
+bool bf16_dot_pays() {
+  static const bool pays = [] {
+    const char* forced = std::getenv("NORMRT_BF16_DOT");
+    if (forced != nullptr && (std::strcmp(forced, "0") == 0 || std::strcmp(forced, "1") == 0)) {
+      return forced[0] == '1';
+    }
+    return std::strcmp(cpu_vendor(), "GenuineIntel") != 0;
+  }();
+  return pays;
 }
 
 }  // namespace
@@ -77,6 +98,14 @@ Expected<LinearVariantChoice> choose_linear_variant_bf16_activations(Isa isa) {
   std::string passed;
   for (const LinearVariant& v : linear_variants()) {
     if (v.type != WeightType::kBF16 || !v.rounds_x_to_bf16 || v.isa != isa) continue;
+    if (linear_variant_runnable(v) && !bf16_dot_pays()) {
+      accurate.reason =
+          std::string("bf16 activations requested, but on this CPU (") + cpu_vendor() + ") " +
+          v.name +
+          "'s vdpbf16ps does fewer multiply-adds per cycle than the FMA: the accurate path; " +
+          accurate.reason;
+      return accurate;
+    }
     if (linear_variant_runnable(v)) {
       LinearVariantChoice choice;
       choice.variant = &v;
