@@ -134,8 +134,10 @@ struct PoolState {
   alignas(kCacheLine) std::atomic<size_t> remaining{0};
   Parker done_parker;
 
-  // run_tasks(): the next unclaimed index below task_count, and the task.
-  alignas(kCacheLine) std::atomic<size_t> next_task{0};
+  // run_tasks(): the indices claimed so far from the front (low 32 bits, by
+  // the caller) and from the back (high 32 bits, by the workers); a claim
+  // holds while the two sum to less than task_count. And the task.
+  alignas(kCacheLine) std::atomic<uint64_t> claims{0};
   size_t task_count = 0;
   ThreadPool::IndexedTask indexed_task = [](size_t) {};
   bool claiming = false;  // this offer is a run_tasks() one
@@ -211,7 +213,7 @@ void ThreadPool::worker_loop(size_t index) {
       continue;  // withdrawn by run_tasks() before this worker woke
     }
     if (s.claiming) {
-      claim_tasks(s);
+      claim_tasks(s, false);
     } else {
       s.task(index, *s.barrier);  // thread entry: an exception here terminates
     }
@@ -220,9 +222,13 @@ void ThreadPool::worker_loop(size_t index) {
   }
 }
 
-void ThreadPool::claim_tasks(detail::PoolState& s) noexcept {
-  for (size_t i; (i = s.next_task.fetch_add(1, std::memory_order_relaxed)) < s.task_count;) {
-    s.indexed_task(i);
+void ThreadPool::claim_tasks(detail::PoolState& s, bool from_front) noexcept {
+  const uint64_t claim = from_front ? 1 : uint64_t{1} << 32;
+  for (;;) {
+    const uint64_t before = s.claims.fetch_add(claim, std::memory_order_relaxed);
+    const size_t front = before & 0xffffffffu, back = before >> 32;
+    if (front + back >= s.task_count) return;
+    s.indexed_task(from_front ? front : s.task_count - 1 - back);
   }
 }
 
@@ -256,7 +262,7 @@ void ThreadPool::run(Task task) {
 
 void ThreadPool::run_tasks(size_t count, IndexedTask task) {
   if (count == 0) return;
-  if (workers_.empty() || count == 1) {
+  if (workers_.empty() || count == 1 || count > kMaxClaimedTasks) {
     for (size_t i = 0; i < count; ++i) task(i);
     return;
   }
@@ -265,14 +271,14 @@ void ThreadPool::run_tasks(size_t count, IndexedTask task) {
   s.indexed_task = task;
   s.task_count = count;
   s.claiming = true;
-  s.next_task.store(0, std::memory_order_relaxed);
+  s.claims.store(0, std::memory_order_relaxed);
   // Only as many workers as there are tasks beyond the caller's first.
   const size_t offered = std::min(workers_.size(), count - 1);
   s.remaining.store(offered, std::memory_order_relaxed);
   for (size_t i = 1; i <= offered; ++i) s.offers[i].store(kOffered, std::memory_order_seq_cst);
   s.generation.fetch_add(1, std::memory_order_seq_cst);  // publishes the ones above
   s.work_parker.wake_all();
-  claim_tasks(s);
+  claim_tasks(s, true);
   // Every index is claimed. Withdraw the offers nobody took: those workers
   // never touch this call. The ones that took theirs are running (or done):
   // wait for them, as they may still be finishing a task.

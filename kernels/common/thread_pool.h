@@ -150,13 +150,19 @@ class ThreadPool {
   /// caller has claimed every index is withdrawn instead of waited for, so on
   /// a machine with more runnable threads than CPUs (a worker waiting for a
   /// CPU) the call costs about what the caller alone would take, not the
-  /// worker's scheduling delay. No barrier: tasks must be independent.
-  /// Same visibility guarantees as run().
+  /// worker's scheduling delay. The caller claims indices from the front and
+  /// the workers from the back, so that on two threads each takes a
+  /// contiguous run, as split_range() deals a run()'s slices: a call over
+  /// heads after a run() over the columns that hold them finds each head's
+  /// data in the cache of the core that wrote it. No barrier: tasks must be
+  /// independent. Same visibility guarantees as run(). More than
+  /// kMaxClaimedTasks tasks run on the caller alone.
   void run_tasks(size_t count, IndexedTask task);
+  static constexpr size_t kMaxClaimedTasks = size_t{1} << 30;
 
  private:
   void worker_loop(size_t index);
-  static void claim_tasks(detail::PoolState& s) noexcept;
+  static void claim_tasks(detail::PoolState& s, bool from_front) noexcept;
 
   std::unique_ptr<detail::PoolState> state_;
   std::vector<std::thread> workers_;

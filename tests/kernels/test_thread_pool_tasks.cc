@@ -2,13 +2,15 @@
 // participant claims it, for any count and pool size; its results are
 // visible when it returns; and mixed with run() (barrier included) on a pool
 // whose threads share one CPU, where workers are routinely withdrawn before
-// they wake and take a later offer instead, nothing is lost or run twice.
+// they wake and take a later offer instead, nothing is lost or run twice;
+// and on two threads the caller's indices are a prefix.
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "kernels/common/thread_pool.h"
@@ -56,6 +58,32 @@ TEST_SUITE("thread_pool") {
           for (uint64_t round = 1; round <= 20; ++round) check_once(pool, count, round);
         }
       }
+    }
+  }
+
+  TEST_CASE("on two threads the caller runs a prefix of the indices and the worker the rest") {
+    // Each task takes ~100 µs, so a worker that wakes takes a share; whether
+    // it does or not, the caller's indices must be [0, F) (the split
+    // split_range() gives a run()'s thread 0: attention heads then run where
+    // the matmul before wrote their columns).
+    ThreadPool pool(2);
+    constexpr size_t kCount = 16;
+    for (int round = 0; round < 20; ++round) {
+      std::vector<std::thread::id> owner(kCount);
+      pool.run_tasks(kCount, [&](size_t i) {
+        owner[i] = std::this_thread::get_id();
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+      });
+      const std::thread::id caller = std::this_thread::get_id();
+      size_t prefix = 0;
+      while (prefix < kCount && owner[prefix] == caller) ++prefix;
+      size_t caller_after_prefix = 0;
+      for (size_t i = prefix; i < kCount; ++i) caller_after_prefix += owner[i] == caller;
+      CAPTURE(round);
+      CAPTURE(prefix);
+      CHECK(caller_after_prefix == 0);
     }
   }
 
