@@ -17,7 +17,8 @@
 // 32 and 64, a lead of one tile beat two and four, and prefetcht0 beat
 // prefetcht1 (~1.15-1.25× the read floor against ~1.3-1.5×). On an Intel
 // Xeon with AMX the opposite: prefetcht1 (or t2) 1.20-1.25×, prefetcht0
-// 1.38-1.41×, and again 16 keys and a lead of one tile were best; so the
+// 1.38-1.41×, and again 16 keys (against 8, 12, 20, 24 and 32) and a lead
+// of one tile were best; so the
 // level is chosen by vendor (attention_prefetch_to_l2).
 
 #include <algorithm>
