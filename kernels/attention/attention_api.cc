@@ -3,13 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include "kernels/attention/attention_variants.h"
 #include "kernels/common/extent.h"
-#include "kernels/common/isa.h"
+#include "kernels/common/tuning_choice.h"
 
 namespace normrt {
 namespace {
@@ -123,13 +121,8 @@ size_t set_attention_min_parallel_work(size_t multiply_adds) {
 }
 
 bool attention_prefetch_to_l2() {
-  static const bool to_l2 = [] {
-    const char* forced = std::getenv("NORMRT_ATTENTION_PREFETCH");
-    if (forced != nullptr && (std::strcmp(forced, "l1") == 0 || std::strcmp(forced, "l2") == 0)) {
-      return forced[1] == '2';
-    }
-    return std::strcmp(cpu_vendor(), "AuthenticAMD") != 0;
-  }();
+  static const bool to_l2 =
+      tuning_choice("NORMRT_ATTENTION_PREFETCH", "l1", "l2", !cpu_vendor_is("AuthenticAMD"));
   return to_l2;
 }
 

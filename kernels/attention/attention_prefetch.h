@@ -18,8 +18,8 @@
 // prefetcht1 (~1.15-1.25× the read floor against ~1.3-1.5×). On an Intel
 // Xeon with AMX the opposite: prefetcht1 (or t2) 1.20-1.25×, prefetcht0
 // 1.38-1.41×, and again 16 keys (against 8, 12, 20, 24 and 32) and a lead
-// of one tile were best; so the
-// level is chosen by vendor (attention_prefetch_to_l2).
+// of one tile were best; so the level is chosen by vendor
+// (attention_prefetch_to_l2).
 
 #include <algorithm>
 #include <cstddef>
@@ -30,8 +30,7 @@ namespace {
 class RowPrefetcher {
  public:
   /// K and V rows of `width_bytes` from k and v (the task's first kv head's
-  /// columns), `stride_bytes` apart, requested
-  /// into L2 if `to_l2`, else into L1.
+  /// columns), `stride_bytes` apart, requested into L2 if `to_l2`, else L1.
   RowPrefetcher(const float* k, const float* v, size_t stride_bytes, size_t width_bytes, bool to_l2)
       : k_(reinterpret_cast<const char*>(k)),
         v_(reinterpret_cast<const char*>(v)),

@@ -4,12 +4,11 @@
 // pack time.
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include "kernels/common/extent.h"
 #include "kernels/common/isa.h"
+#include "kernels/common/tuning_choice.h"
 #include "kernels/linear/linear_variants.h"
 
 namespace normrt {
@@ -30,13 +29,8 @@ Extent span_of(const float* base, size_t first, size_t last) {
 // 0.55-0.57× the f32 GEMM (Intel's bf16 arithmetic is AMX). NORMRT_BF16_DOT=0
 // or 1 overrides it.
 bool bf16_dot_pays() {
-  static const bool pays = [] {
-    const char* forced = std::getenv("NORMRT_BF16_DOT");
-    if (forced != nullptr && (std::strcmp(forced, "0") == 0 || std::strcmp(forced, "1") == 0)) {
-      return forced[0] == '1';
-    }
-    return std::strcmp(cpu_vendor(), "GenuineIntel") != 0;
-  }();
+  static const bool pays =
+      tuning_choice("NORMRT_BF16_DOT", "0", "1", !cpu_vendor_is("GenuineIntel"));
   return pays;
 }
 
@@ -98,15 +92,15 @@ Expected<LinearVariantChoice> choose_linear_variant_bf16_activations(Isa isa) {
   std::string passed;
   for (const LinearVariant& v : linear_variants()) {
     if (v.type != WeightType::kBF16 || !v.rounds_x_to_bf16 || v.isa != isa) continue;
-    if (linear_variant_runnable(v) && !bf16_dot_pays()) {
-      accurate.reason =
-          std::string("bf16 activations requested, but on this CPU (") + cpu_vendor() + ") " +
-          v.name +
-          "'s vdpbf16ps does fewer multiply-adds per cycle than the FMA: the accurate path; " +
-          accurate.reason;
-      return accurate;
-    }
     if (linear_variant_runnable(v)) {
+      if (!bf16_dot_pays()) {
+        accurate.reason = std::string("bf16 activations requested, but on this CPU (") +
+                          cpu_vendor() + ") " + v.name +
+                          "'s vdpbf16ps does half the FMA's multiply-adds per cycle: the accurate "
+                          "path; " +
+                          accurate.reason;
+        return accurate;
+      }
       LinearVariantChoice choice;
       choice.variant = &v;
       choice.reason = std::string(v.name) +

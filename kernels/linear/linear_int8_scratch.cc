@@ -7,11 +7,10 @@
 // when a thread meets a larger call than before: none on a steady hot path.
 
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <new>
 
-#include "kernels/common/isa.h"
+#include "kernels/common/tuning_choice.h"
 #include "kernels/linear/linear_variants.h"
 
 namespace normrt::detail {
@@ -26,18 +25,11 @@ struct ThreadScratch {
   size_t bytes = 0;
 };
 
-bool resolve_stream_prefetch() {
-  const char* forced = std::getenv("NORMRT_LINEAR_PREFETCH");
-  if (forced != nullptr && (std::strcmp(forced, "0") == 0 || std::strcmp(forced, "1") == 0)) {
-    return forced[0] == '1';
-  }
-  return std::strcmp(cpu_vendor(), "AuthenticAMD") != 0;
-}
-
 }  // namespace
 
 bool int8_stream_prefetch() {
-  static const bool prefetch = resolve_stream_prefetch();
+  static const bool prefetch =
+      tuning_choice("NORMRT_LINEAR_PREFETCH", "0", "1", !cpu_vendor_is("AuthenticAMD"));
   return prefetch;
 }
 
