@@ -41,7 +41,8 @@
 // weights in place, and P·V is a second register-blocked GEMM accumulated
 // into out. K and V are read once per call; a decoder token's task takes
 // every kv head, so that K and V stream by whole rows. No allocation: the
-// score and packed-key tiles live on the calling thread's stack (~80 KB).
+// score tile and the packed key and value tiles live on the calling thread's
+// stack (~100 KB).
 //
 // Accuracy contract (every variant; u = 2^-24): for each output element of a
 // row with L visible keys,

@@ -96,8 +96,9 @@ struct AttentionSimd {
   struct Scratch {
     alignas(64) float scores[kMaxRows * kScoreStride];
     alignas(64) float packed_keys[kPackedFloats];
-    alignas(64) float mask_bias[kMaxKeyTile];  // 0 or −∞ per key of the tile
-    alignas(64) float maxima[kRows * kLanes];  // scores_broadcast's lane maxima
+    alignas(64) float packed_values[kPackedFloats];  // broadcast_tile's values
+    alignas(64) float mask_bias[kMaxKeyTile];        // 0 or −∞ per key of the tile
+    alignas(64) float maxima[kRows * kLanes];        // scores_broadcast's lane maxima
   };
 
   // Keys [j0, j0 + visible) of a tile of n that row r may see.
@@ -194,21 +195,21 @@ struct AttentionSimd {
   // O rows [r0, r0 + mr) += weights (score rows from s) · values [j0, j0 + n).
   // With a prefetcher, `lines` of its queue are requested, a part before
   // each block of value vectors.
-  static void accumulate_values(const Task& t, const Slice& slice, size_t r0, size_t mr,
-                                const float* s, size_t j0, size_t n,
+  // Value row j of the tile at v + j·v_stride.
+  static void accumulate_values(const Task& t, const float* v, size_t v_stride, size_t r0,
+                                size_t mr, const float* s, size_t n,
                                 RowPrefetcher* prefetcher = nullptr, size_t lines = 0) {
-    const float* v = slice.v + j0 * t.stride;
     const size_t full = t.d / kLanes, tail = t.d % kLanes;
     const size_t blocks = (full + kValueVecs - 1) / kValueVecs + (tail != 0);
     for (size_t vec = 0; vec < full; vec += kValueVecs) {
       if (prefetcher != nullptr) prefetcher->request((lines + blocks - 1) / blocks);
       const size_t ne = std::min(kValueVecs, full - vec);
-      Tiles::kValues[(mr - 1) * kValueVecs + ne - 1](t.o + r0, s, t.alpha + r0, v, t.stride, n,
+      Tiles::kValues[(mr - 1) * kValueVecs + ne - 1](t.o + r0, s, t.alpha + r0, v, v_stride, n,
                                                      vec * kLanes, kLanes);
     }
     if (tail != 0) {
       if (prefetcher != nullptr) prefetcher->request((lines + blocks - 1) / blocks);
-      Tiles::kValuesTail[mr - 1](t.o + r0, s, t.alpha + r0, v, t.stride, n, full * kLanes, tail);
+      Tiles::kValuesTail[mr - 1](t.o + r0, s, t.alpha + r0, v, v_stride, n, full * kLanes, tail);
     }
   }
 
@@ -218,6 +219,13 @@ struct AttentionSimd {
                              size_t tile, const float* mask_bias) {
     Tiles::pack_keys_transposed(slice.k + j0 * t.stride, t.stride, n, t.d, tile,
                                 scratch.packed_keys);
+    // The values too, rows side by side: every row block re-reads them, and
+    // rows kv_row_stride apart fall into few L1 sets (a 1.5 KB stride puts
+    // a tile's 128 rows of d = 32 in 16 sets of 12 ways).
+    const float* v = slice.v + j0 * t.stride;
+    for (size_t j = 0; j < n; ++j) {
+      std::copy(v + j * t.stride, v + j * t.stride + t.d, scratch.packed_values + j * t.d);
+    }
     for (size_t r0 = slice.begin; r0 < slice.end; r0 += kRows) {
       const size_t mr = std::min(kRows, slice.end - r0);
       const size_t block_keys = visible(t, r0 + mr - 1, j0, n);  // the block's last row sees most
@@ -230,7 +238,7 @@ struct AttentionSimd {
             scratch.scores + c * kLanes, scratch.maxima, c == 0);
       }
       softmax_block(t, r0, mr, scratch.scores, j0, n, vecs * kLanes, mask_bias, scratch.maxima);
-      accumulate_values(t, slice, r0, mr, scratch.scores, j0, block_keys);
+      accumulate_values(t, scratch.packed_values, t.d, r0, mr, scratch.scores, block_keys);
     }
   }
 
@@ -266,8 +274,8 @@ struct AttentionSimd {
       const size_t mr = std::min(kRows, slice.end - r0);
       const size_t block_keys = visible(t, r0 + mr - 1, j0, n);
       if (block_keys == 0) continue;
-      accumulate_values(t, slice, r0, mr, scores + r0 * kScoreStride, j0, block_keys,
-                        r0 == slice.begin ? &prefetcher : nullptr, lines - score_lines);
+      accumulate_values(t, slice.v + j0 * t.stride, t.stride, r0, mr, scores + r0 * kScoreStride,
+                        block_keys, r0 == slice.begin ? &prefetcher : nullptr, lines - score_lines);
     }
   }
 
