@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "base/bf16.h"
+#include "kernels/common/weight_memory.h"
 #include "kernels/linear/linear_int8.h"
 #include "kernels/linear/linear_variants.h"
 
@@ -76,12 +77,12 @@ class PackedWeightsBuilder {
     const size_t p = variant.panel_width;
     NORMRT_ASSIGN_OR_RETURN(PanelGeometry geometry, panel_geometry(n, k, variant.type, p));
     const size_t panel_bytes = geometry.panel_bytes, panels = geometry.panels;
-    auto* memory = static_cast<std::byte*>(std::aligned_alloc(kPanelAlign, panels * panel_bytes));
-    if (memory == nullptr) {
+    std::shared_ptr<std::byte> owned = allocate_weight_memory(panels * panel_bytes);  // zeroed
+    if (owned == nullptr) {
       return Status::error("pack_weights: cannot allocate " + std::to_string(panels * panel_bytes) +
                            " bytes");
     }
-    std::memset(memory, 0, panels * panel_bytes);
+    std::byte* memory = owned.get();
     for (size_t panel = 0; panel < panels; ++panel) {
       auto* dst = reinterpret_cast<Element*>(memory + panel * panel_bytes);
       for (size_t c = 0; c < p && panel * p + c < n; ++c) {
@@ -94,8 +95,7 @@ class PackedWeightsBuilder {
     packed.n_ = n;
     packed.k_ = k;
     packed.panel_bytes_ = panel_bytes;
-    packed.data_ = std::shared_ptr<const std::byte>(
-        memory, [](const std::byte* m) { std::free(const_cast<std::byte*>(m)); });
+    packed.data_ = std::move(owned);
     return packed;
   }
 
@@ -104,12 +104,11 @@ class PackedWeightsBuilder {
                                            const int8_t* q, const float* scales) {
     NORMRT_ASSIGN_OR_RETURN(size_t bytes,
                             packed_weights_bytes(n, k, WeightType::kInt8, variant.panel_width));
-    auto* memory = static_cast<std::byte*>(std::aligned_alloc(kPanelAlign, bytes));
-    if (memory == nullptr) {
+    std::shared_ptr<std::byte> owned = allocate_weight_memory(bytes);
+    if (owned == nullptr) {
       return Status::error("pack_weights: cannot allocate " + std::to_string(bytes) + " bytes");
     }
-    std::shared_ptr<const std::byte> owned(
-        memory, [](const std::byte* m) { std::free(const_cast<std::byte*>(m)); });
+    std::byte* memory = owned.get();
     NORMRT_RETURN_IF_ERROR(
         pack_weights_int8_into(q, scales, n, k, variant.panel_width, memory, bytes));
     PackedWeights packed;
