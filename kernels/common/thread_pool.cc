@@ -111,6 +111,11 @@ class alignas(kCacheLine) Parker {
 
 }  // namespace
 
+// One participant's range of run_tasks() indices, on its own cache line.
+struct alignas(kCacheLine) RangeClaims {
+  std::atomic<size_t> next{0};  // the next index to hand out, from the range's start
+};
+
 // The shared state of one pool. Each field that several threads write sits on
 // its own cache line, with the Parker its waiters use.
 struct PoolState {
@@ -134,11 +139,11 @@ struct PoolState {
   alignas(kCacheLine) std::atomic<size_t> remaining{0};
   Parker done_parker;
 
-  // run_tasks(): the indices claimed so far from the front (low 32 bits, by
-  // the caller) and from the back (high 32 bits, by the workers); a claim
-  // holds while the two sum to less than task_count. And the task.
-  alignas(kCacheLine) std::atomic<uint64_t> claims{0};
-  size_t task_count = 0;
+  // run_tasks(): participant p owns the indices split_range(task_count,
+  // parts, p); its range hands them out in order, to its owner and then also
+  // to whoever has finished its own. And the task.
+  std::unique_ptr<RangeClaims[]> claims;
+  size_t task_count = 0, parts = 1;
   ThreadPool::IndexedTask indexed_task = [](size_t) {};
   bool claiming = false;  // this offer is a run_tasks() one
 
@@ -180,6 +185,7 @@ ThreadPool::ThreadPool(size_t threads, ThreadPoolOptions options)
   threads = std::max<size_t>(threads, 1);
   state_->options = options;
   state_->offers = std::make_unique<std::atomic<uint32_t>[]>(threads);
+  state_->claims = std::make_unique<detail::RangeClaims[]>(threads);
   for (size_t i = 0; i < threads; ++i) state_->offers[i].store(kIdle, std::memory_order_relaxed);
   workers_.reserve(threads - 1);
   for (size_t i = 1; i < threads; ++i) {
@@ -213,7 +219,7 @@ void ThreadPool::worker_loop(size_t index) {
       continue;  // withdrawn by run_tasks() before this worker woke
     }
     if (s.claiming) {
-      claim_tasks(s, false);
+      claim_tasks(s, index);
     } else {
       s.task(index, *s.barrier);  // thread entry: an exception here terminates
     }
@@ -222,13 +228,18 @@ void ThreadPool::worker_loop(size_t index) {
   }
 }
 
-void ThreadPool::claim_tasks(detail::PoolState& s, bool from_front) noexcept {
-  const uint64_t claim = from_front ? 1 : uint64_t{1} << 32;
-  for (;;) {
-    const uint64_t before = s.claims.fetch_add(claim, std::memory_order_relaxed);
-    const size_t front = before & 0xffffffffu, back = before >> 32;
-    if (front + back >= s.task_count) return;
-    s.indexed_task(from_front ? front : s.task_count - 1 - back);
+void ThreadPool::claim_tasks(detail::PoolState& s, size_t part) noexcept {
+  // Its own range first, then the others' that are not done, nearest first;
+  // every range in ascending order (the weights of consecutive column slices
+  // lie at ascending addresses, which the hardware prefetchers follow).
+  for (size_t step = 0; step < s.parts; ++step) {
+    const size_t owner = (part + step) % s.parts;
+    const Range range = split_range(s.task_count, s.parts, owner);
+    for (;;) {
+      const size_t next = s.claims[owner].next.fetch_add(1, std::memory_order_relaxed);
+      if (next >= range.size()) break;
+      s.indexed_task(range.begin + next);
+    }
   }
 }
 
@@ -262,7 +273,7 @@ void ThreadPool::run(Task task) {
 
 void ThreadPool::run_tasks(size_t count, IndexedTask task) {
   if (count == 0) return;
-  if (workers_.empty() || count == 1 || count > kMaxClaimedTasks) {
+  if (workers_.empty() || count == 1) {
     for (size_t i = 0; i < count; ++i) task(i);
     return;
   }
@@ -271,14 +282,15 @@ void ThreadPool::run_tasks(size_t count, IndexedTask task) {
   s.indexed_task = task;
   s.task_count = count;
   s.claiming = true;
-  s.claims.store(0, std::memory_order_relaxed);
   // Only as many workers as there are tasks beyond the caller's first.
   const size_t offered = std::min(workers_.size(), count - 1);
+  s.parts = offered + 1;
+  for (size_t p = 0; p < s.parts; ++p) s.claims[p].next.store(0, std::memory_order_relaxed);
   s.remaining.store(offered, std::memory_order_relaxed);
   for (size_t i = 1; i <= offered; ++i) s.offers[i].store(kOffered, std::memory_order_seq_cst);
   s.generation.fetch_add(1, std::memory_order_seq_cst);  // publishes the ones above
   s.work_parker.wake_all();
-  claim_tasks(s, true);
+  claim_tasks(s, 0);
   // Every index is claimed. Withdraw the offers nobody took: those workers
   // never touch this call. The ones that took theirs are running (or done):
   // wait for them, as they may still be finishing a task.

@@ -3,9 +3,10 @@
 // visible when it returns; and mixed with run() (barrier included) on a pool
 // whose threads share one CPU, where workers are routinely withdrawn before
 // they wake and take a later offer instead, nothing is lost or run twice;
-// and on two threads the caller's indices are a prefix.
+// and on two threads each takes its own half first, every range ascending.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -61,30 +62,48 @@ TEST_SUITE("thread_pool") {
     }
   }
 
-  TEST_CASE("on two threads the caller runs a prefix of the indices and the worker the rest") {
-    // Each task takes ~100 µs, so a worker that wakes takes a share; whether
-    // it does or not, the caller's indices must be [0, F) (the split
-    // split_range() gives a run()'s thread 0: attention heads then run where
-    // the matmul before wrote their columns).
+  TEST_CASE("on two threads each runs its own half first, and every range in ascending order") {
+    // Each task takes ~100 µs, so a worker that wakes takes a share. The
+    // caller owns [0, 8), the worker [8, 16) (the split split_range() gives a
+    // run(): attention heads then run where the matmul before wrote their
+    // columns); each takes its own range from the front, then helps with the
+    // other's, also from the front (ascending weights for the prefetchers).
     ThreadPool pool(2);
-    constexpr size_t kCount = 16;
+    constexpr size_t kCount = 16, kHalf = 8;
+    const std::thread::id caller = std::this_thread::get_id();
+    size_t worker_ran = 0;
     for (int round = 0; round < 20; ++round) {
       std::vector<std::thread::id> owner(kCount);
+      std::vector<size_t> started(kCount);
+      std::atomic<size_t> clock{0};
       pool.run_tasks(kCount, [&](size_t i) {
+        started[i] = clock.fetch_add(1);
         owner[i] = std::this_thread::get_id();
         const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
         while (std::chrono::steady_clock::now() < until) {
         }
       });
-      const std::thread::id caller = std::this_thread::get_id();
-      size_t prefix = 0;
-      while (prefix < kCount && owner[prefix] == caller) ++prefix;
-      size_t caller_after_prefix = 0;
-      for (size_t i = prefix; i < kCount; ++i) caller_after_prefix += owner[i] == caller;
       CAPTURE(round);
-      CAPTURE(prefix);
-      CHECK(caller_after_prefix == 0);
+      CHECK(owner[0] == caller);
+      // The start times of one thread's tasks in [begin, begin + kHalf), by index.
+      const auto starts = [&](bool by_caller, size_t begin) {
+        std::vector<size_t> times;
+        for (size_t i = begin; i < begin + kHalf; ++i) {
+          if ((owner[i] == caller) == by_caller) times.push_back(started[i]);
+        }
+        return times;
+      };
+      for (bool by_caller : {true, false}) {
+        CAPTURE(by_caller);
+        const std::vector<size_t> own = starts(by_caller, by_caller ? 0 : kHalf);
+        const std::vector<size_t> other = starts(by_caller, by_caller ? kHalf : 0);
+        CHECK(std::is_sorted(own.begin(), own.end()));
+        CHECK(std::is_sorted(other.begin(), other.end()));
+        if (!own.empty() && !other.empty()) CHECK(own.back() < other.front());
+      }
+      for (size_t i = 0; i < kCount; ++i) worker_ran += owner[i] != caller;
     }
+    MESSAGE("tasks the worker ran in 20 rounds of 16: " << worker_ran);
   }
 
   TEST_CASE("run_tasks mixed with barrier runs on threads sharing one CPU loses nothing") {
