@@ -9,11 +9,7 @@
 //   k   (batch, key_rows, Hkv·d)    likewise with kv_batch_stride, kv_row_stride
 //   v   (batch, key_rows, Hkv·d)    the same strides as k
 //   out (batch, query_rows, Hq·d)   likewise with out_batch_stride, out_row_stride
-// Head h reads kv head h / g. Within a row of q, k and v the heads may also
-// sit apart (q_group_stride, kv_head_stride): query head h = c·g + j at
-// column c·q_group_stride + j·d, kv head c at column c·kv_head_stride. So
-// one fused QKV matmul's output, interleaved per kv head as [its g query
-// heads | k | v], is read in place. For query row i of sequence b and key j:
+// Head h reads kv head h / g. For query row i of sequence b and key j:
 //   visible(b, i, j) = j < L_b                                   L_b = key_lengths[b] or key_rows
 //                    ∧ (¬causal ∨ j ≤ query_position + i)          query i sits at that key index
 //                    ∧ (key_mask = null ∨ key_mask[b·key_mask_stride + j] ≠ 0)
@@ -96,11 +92,6 @@ struct AttentionArgs {
   const float* v = nullptr;
   size_t kv_row_stride = 0;
   size_t kv_batch_stride = 0;
-  /// Floats from the first query head of kv head c's group to that of c + 1,
-  /// ≥ g·d (the g heads of a group stay d apart); 0: g·d, side by side.
-  size_t q_group_stride = 0;
-  /// Floats from kv head c to c + 1 within a row of k and v, ≥ d; 0: d.
-  size_t kv_head_stride = 0;
   float* out = nullptr;
   size_t out_row_stride = 0;
   size_t out_batch_stride = 0;

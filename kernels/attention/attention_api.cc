@@ -130,16 +130,6 @@ size_t attention_key_length(const AttentionArgs& args, size_t b) {
   return args.key_lengths != nullptr ? args.key_lengths[b] : args.key_rows;
 }
 
-size_t attention_q_column(const AttentionParams& params, const AttentionArgs& args, size_t h) {
-  const size_t group = params.heads / params.kv_heads, d = params.head_dim;
-  if (args.q_group_stride == 0) return h * d;
-  return h / group * args.q_group_stride + h % group * d;
-}
-
-size_t attention_kv_column(const AttentionParams& params, const AttentionArgs& args, size_t c) {
-  return c * (args.kv_head_stride == 0 ? params.head_dim : args.kv_head_stride);
-}
-
 }  // namespace detail
 
 AttentionArgs attention_dense(const AttentionParams& params, AttentionArgs args) {
@@ -163,28 +153,15 @@ Status attention_validate(const AttentionParams& p, const AttentionArgs& a) {
   if (!std::isfinite(p.scale)) return Status::error("attention: scale must be finite");
   if (a.batch == 0 || a.query_rows == 0) return Status::ok();
 
-  const size_t group = p.heads / p.kv_heads;
-  if (a.q_group_stride != 0 && a.q_group_stride < group * p.head_dim) {
-    return Status::error("attention: q_group_stride (" + num(a.q_group_stride) +
-                         ") is smaller than a group's query heads (" + num(group * p.head_dim) +
-                         " floats)");
-  }
-  if (a.kv_head_stride != 0 && a.kv_head_stride < p.head_dim) {
-    return Status::error("attention: kv_head_stride (" + num(a.kv_head_stride) +
-                         ") is smaller than head_dim (" + num(p.head_dim) + ")");
-  }
-  // The columns a row of q (k, v) spans: from head 0 to the end of the last.
-  const size_t out_width = p.heads * p.head_dim;
-  const size_t q_width = detail::attention_q_column(p, a, p.heads - 1) + p.head_dim;
-  const size_t kv_width = detail::attention_kv_column(p, a, p.kv_heads - 1) + p.head_dim;
+  const size_t q_width = p.heads * p.head_dim, kv_width = p.kv_heads * p.head_dim;
   if (a.q == nullptr) return Status::error("attention: q is null");
   if (a.out == nullptr) return Status::error("attention: out is null");
   NORMRT_RETURN_IF_ERROR(check_strides("q", a.batch, a.query_rows, q_width, a.q_row_stride,
                                        a.q_batch_stride, "q_row_stride", "q_batch_stride"));
-  NORMRT_RETURN_IF_ERROR(check_strides("out", a.batch, a.query_rows, out_width, a.out_row_stride,
+  NORMRT_RETURN_IF_ERROR(check_strides("out", a.batch, a.query_rows, q_width, a.out_row_stride,
                                        a.out_batch_stride, "out_row_stride", "out_batch_stride"));
   const Extent out = operand_extent(a.out, a.batch, a.out_batch_stride, a.query_rows,
-                                    a.out_row_stride, out_width, sizeof(float));
+                                    a.out_row_stride, q_width, sizeof(float));
   if (overlap(out, operand_extent(a.q, a.batch, a.q_batch_stride, a.query_rows, a.q_row_stride,
                                   q_width, sizeof(float)))) {
     return Status::error("attention: out overlaps q");

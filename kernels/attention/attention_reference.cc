@@ -84,10 +84,9 @@ void attention_reference(const AttentionParams& p, const AttentionArgs& a, size_
             continue;
           }
           Row row;
-          row.q =
-              a.q + t.batch * a.q_batch_stride + i * a.q_row_stride + attention_q_column(p, a, h);
-          row.k = a.k + t.batch * a.kv_batch_stride + attention_kv_column(p, a, kv);
-          row.v = a.v + t.batch * a.kv_batch_stride + attention_kv_column(p, a, kv);
+          row.q = a.q + t.batch * a.q_batch_stride + i * a.q_row_stride + h * d;
+          row.k = a.k + t.batch * a.kv_batch_stride + kv * d;
+          row.v = a.v + t.batch * a.kv_batch_stride + kv * d;
           row.stride = a.kv_row_stride;
           row.mask = a.key_mask != nullptr ? a.key_mask + t.batch * a.key_mask_stride : nullptr;
           // Entry zero + j − (query_position + i) of head h's row; zero ≥

@@ -312,14 +312,13 @@ struct AttentionSimd {
       slice.begin = t.rows;
       slice.end = t.rows + slice_rows;
       if (t.key_end > 0) {  // else k and v may be null
-        slice.k = a.k + at.batch * a.kv_batch_stride + attention_kv_column(p, a, kv);
-        slice.v = a.v + at.batch * a.kv_batch_stride + attention_kv_column(p, a, kv);
+        slice.k = a.k + at.batch * a.kv_batch_stride + kv * d;
+        slice.v = a.v + at.batch * a.kv_batch_stride + kv * d;
       }
       for (size_t r = 0; r < slice_rows; ++r, ++t.rows) {
         const size_t i = at.query_begin + r / heads;
         const size_t h = kv * g.group + at.head_begin + r % heads;
-        t.q[t.rows] =
-            a.q + at.batch * a.q_batch_stride + i * a.q_row_stride + attention_q_column(p, a, h);
+        t.q[t.rows] = a.q + at.batch * a.q_batch_stride + i * a.q_row_stride + h * d;
         t.o[t.rows] = a.out + at.batch * a.out_batch_stride + i * a.out_row_stride + h * d;
         t.position[t.rows] = a.query_position + i;
         // zero ≥ query_position + i (attention_validate).
@@ -339,10 +338,8 @@ struct AttentionSimd {
     const size_t tile = dot ? kDotKeyTile : broadcast_key_tile(d);
     // The decoder path streams K and V (attention_prefetch.h): the first
     // tile at once, then each tile's successor while it is computed.
-    const size_t span = attention_kv_column(p, a, at.kv_head_end - 1) -
-                        attention_kv_column(p, a, at.kv_head_begin) + d;  // the task's kv heads
     RowPrefetcher prefetcher(t.slices[0].k, t.slices[0].v, t.stride * sizeof(float),
-                             span * sizeof(float), attention_prefetch_to_l2());
+                             t.slice_count * d * sizeof(float), attention_prefetch_to_l2());
     if (dot) prefetcher.queue(0, std::min(tile, t.key_end));
     for (size_t j0 = 0; j0 < t.key_end; j0 += tile) {
       const size_t n = std::min(tile, t.key_end - j0);

@@ -56,11 +56,6 @@ AttentionTask attention_task(const AttentionTaskGrid& grid, size_t index);
 /// The visible key count of sequence b before the causal limit (L_b).
 size_t attention_key_length(const AttentionArgs& args, size_t b);
 
-/// The column of query head h within a row of q, and of kv head c within a
-/// row of k and v (the head strides, or the dense layout's h·d and c·d).
-size_t attention_q_column(const AttentionParams& params, const AttentionArgs& args, size_t h);
-size_t attention_kv_column(const AttentionParams& params, const AttentionArgs& args, size_t c);
-
 /// Whether the decoder path requests the next key tile into L2
 /// (prefetcht1) rather than L1 (prefetcht0): on Intel the tile (128 KB at 8 kv
 /// heads of 128) overflows the 48 KB L1 and evicts the lines in use; on Zen 4

@@ -41,22 +41,6 @@ Placed place(const std::vector<float>& dense, size_t batch, size_t rows, size_t 
   return p;
 }
 
-// q, k, v of one (batch, rows) interleaved per kv head: [g query heads | k | v | gap].
-std::vector<float> interleave_qkv(const AttentionData& data, size_t gap) {
-  const AttentionParams& p = data.params;
-  const size_t d = p.head_dim, g = p.heads / p.kv_heads, group = (g + 2) * d + gap;
-  std::vector<float> packed(data.batch * data.query_rows * p.kv_heads * group, kCanary);
-  for (size_t row = 0; row < data.batch * data.query_rows; ++row) {
-    for (size_t c = 0; c < p.kv_heads; ++c) {
-      float* to = packed.data() + (row * p.kv_heads + c) * group;
-      std::memcpy(to, data.q.data() + (row * p.heads + c * g) * d, g * d * sizeof(float));
-      std::memcpy(to + g * d, data.k.data() + (row * p.kv_heads + c) * d, d * sizeof(float));
-      std::memcpy(to + (g + 1) * d, data.v.data() + (row * p.kv_heads + c) * d, d * sizeof(float));
-    }
-  }
-  return packed;
-}
-
 bool env_set(const char* name) {
   const char* value = std::getenv(name);
   return value != nullptr && value[0] != '\0' && std::strcmp(value, "0") != 0;
@@ -102,10 +86,6 @@ AttentionResult run_attention(AttentionKernel kernel, const AttentionData& data,
                               const AttentionLayout& layout, ThreadPool* pool) {
   const AttentionParams& p = data.params;
   const size_t q_cols = p.heads * p.head_dim, kv_cols = p.kv_heads * p.head_dim;
-  const size_t group_cols = (p.heads / p.kv_heads + 2) * p.head_dim + layout.group_gap;
-  const Placed qkv = layout.packed_qkv ? place(interleave_qkv(data, layout.group_gap), data.batch,
-                                               data.query_rows, p.kv_heads * group_cols, layout)
-                                       : Placed{};
   const Placed q = place(data.q, data.batch, data.query_rows, q_cols, layout);
   const Placed k = place(data.k, data.batch, data.key_rows, kv_cols, layout);
   const Placed v = place(data.v, data.batch, data.key_rows, kv_cols, layout);
@@ -133,15 +113,6 @@ AttentionResult run_attention(AttentionKernel kernel, const AttentionData& data,
   a.key_mask = data.key_mask.empty() ? nullptr : data.key_mask.data();
   a.key_mask_stride = data.key_rows;
   a.query_position = data.query_position;
-  if (layout.packed_qkv) {
-    const size_t queries = p.heads / p.kv_heads * p.head_dim;  // a group's query columns
-    a.q = qkv.base;
-    a.k = qkv.base + queries;
-    a.v = a.k + p.head_dim;
-    a.q_row_stride = a.kv_row_stride = qkv.row_stride;
-    a.q_batch_stride = a.kv_batch_stride = qkv.batch_stride;
-    a.q_group_stride = a.kv_head_stride = group_cols;
-  }
   if (!data.position_bias.empty()) {
     a.position_bias = bias.base;
     a.position_bias_head_stride = bias_stride;

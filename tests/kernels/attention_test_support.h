@@ -34,11 +34,6 @@ struct AttentionLayout {
   size_t pad = 0;
   size_t batch_pad = 0;
   size_t misalign = 0;
-  /// q, k and v in one buffer, as a fused QKV matmul writes them: per kv
-  /// head its query heads, k, v, then `group_gap` unused floats (the head
-  /// strides). Needs query_rows = key_rows.
-  bool packed_qkv = false;
-  size_t group_gap = 0;
 };
 
 /// What a run wrote: out, dense (batch, query_rows, heads·d), and "" or a

@@ -11,7 +11,6 @@
 #include <map>
 #include <string>
 #include <tuple>
-#include <utility>
 #include <vector>
 
 #include "tests/kernels/attention_test_support.h"
@@ -120,23 +119,6 @@ TEST_SUITE("attention") {
           check_all_variants(worst, data, {3, 5, misalign});
         }
       }
-    }
-  }
-
-  TEST_CASE("one packed QKV buffer, interleaved per kv head, read through the head strides") {
-    Worst worst;
-    for (auto [heads, kv_heads] : {std::pair<size_t, size_t>{12, 12}, {8, 2}, {4, 1}}) {
-      for (size_t d : {5, 32, 64}) {
-        for (size_t rows : {1, 7, 64, 129}) {
-          for (bool causal : {false, true}) {
-            const AttentionData data = random_attention(params(heads, kv_heads, d, causal), 2, rows,
-                                                        rows, heads * 131 + d * 7 + rows);
-            check_all_variants(worst, data, {0, 0, 0, true, 0});
-            check_all_variants(worst, data, {2, 3, 1, true, 3});
-          }
-        }
-      }
-      if (attention_quick_mode()) break;
     }
   }
 
