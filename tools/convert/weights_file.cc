@@ -2,16 +2,9 @@
 
 #include "tools/convert/readers/npz_file.h"
 #include "tools/convert/readers/safetensors_file.h"
+#include "tools/convert/text_suffix.h"
 
 namespace normrt {
-namespace {
-
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-}  // namespace
 
 std::string pickle_to_safetensors_command(const std::string& path) {
   const size_t slash = path.find_last_of('/');

@@ -7,6 +7,7 @@
 
 #include "base/mapped_file.h"
 #include "tools/convert/readers/npy_array.h"
+#include "tools/convert/text_suffix.h"
 
 namespace normrt {
 
@@ -28,11 +29,6 @@ struct ArchiveCloser {
 struct FileCloser {
   void operator()(zip_file_t* file) const { zip_fclose(file); }
 };
-
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // Checks the declared sizes of member `stat` before anything is allocated.
 Status check_member(const zip_stat_t& stat, uint64_t declared_so_far, const std::string& what) {

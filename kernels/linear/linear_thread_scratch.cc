@@ -1,16 +1,14 @@
-// Run-time support of the int8 kernels, ISA-free: the software prefetch
-// policy, resolved once, and the per-thread scratch of the linear kernels.
-// The scratch: each int8 call quantizes its rows of x into it, a bf16x call
-// rounds them, the f32 GEMM keeps running sums there (linear_columns() has
-// no scratch argument, and fused_linear's threads each compute their own
-// column slices). Allocation happens only
-// when a thread meets a larger call than before: none on a steady hot path.
+// The per-thread scratch of the linear kernels, ISA-free: each int8 call
+// quantizes its rows of x into it, a bf16x call rounds them, the f32 GEMM
+// keeps running sums there (linear_columns() has no scratch argument, and
+// fused_linear's threads each compute their own column slices). Allocation
+// happens only when a thread meets a larger call than before: none on a
+// steady hot path.
 
 #include <cstdlib>
 #include <memory>
 #include <new>
 
-#include "kernels/common/tuning_choice.h"
 #include "kernels/linear/linear_variants.h"
 
 namespace normrt::detail {
@@ -26,12 +24,6 @@ struct ThreadScratch {
 };
 
 }  // namespace
-
-bool int8_stream_prefetch() {
-  static const bool prefetch =
-      tuning_choice("NORMRT_LINEAR_PREFETCH", "0", "1", !cpu_vendor_is("AuthenticAMD"));
-  return prefetch;
-}
 
 std::byte* linear_thread_scratch(size_t bytes) {
   thread_local ThreadScratch scratch;
