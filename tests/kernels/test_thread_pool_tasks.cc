@@ -84,7 +84,9 @@ TEST_SUITE("thread_pool") {
         }
       });
       CAPTURE(round);
-      CHECK(owner[0] == caller);
+      // No check of who ran index 0: a caller preempted right after the
+      // offer (a loaded CI machine) can find the worker done with its half
+      // and helping with the caller's, from its front.
       // The start times of one thread's tasks in [begin, begin + kHalf), by index.
       const auto starts = [&](bool by_caller, size_t begin) {
         std::vector<size_t> times;
