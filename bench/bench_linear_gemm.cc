@@ -61,6 +61,12 @@ constexpr int kPeakChains = 24;
 constexpr int64_t kPeakIterations = 1 << 16;
 constexpr double kPeakTarget = 0.85;
 constexpr const char* kDefaultMinTimeFlag = "--benchmark_min_time=0.05";
+// Paired benchmarks run a fixed number of pairs instead of a minimum time:
+// at M = 512 a pair of the largest shapes takes ~0.1 s, and the default
+// minimum time gave it one pair, always in the same order.
+constexpr int64_t kMinPairs = 8;
+constexpr double kPairedSeconds = 0.25;
+constexpr double kNominalFlops = 150e9;  // a pair's cost estimate, not a measurement
 
 // acc = acc · a + b over kPeakChains independent registers, `iterations`
 // times: FMA latency × throughput is at most 2 × 4 = 8 on current cores, so
@@ -129,6 +135,14 @@ struct Shape {
   std::string name() const { return dtype() + "/" + kxn() + "/" + std::to_string(m); }
   double flops() const { return 2.0 * static_cast<double>(m) * n * k; }
 };
+
+// Pairs for a paired benchmark of `s`: about kPairedSeconds at kNominalFlops
+// per call, at least kMinPairs, even (so each order runs as often).
+int64_t paired_iterations(const Shape& s) {
+  const double pair_seconds = 2.0 * s.flops() / kNominalFlops;
+  const auto pairs = static_cast<int64_t>(kPairedSeconds / pair_seconds);
+  return (std::max(kMinPairs, pairs) + 1) / 2 * 2;
+}
 
 // One K x N's operands (only one alive at a time: the benchmarks run shape by shape).
 struct Operands {
@@ -301,14 +315,17 @@ void register_benchmarks() {
         benchmark::RegisterBenchmark(("onednn/" + name).c_str(), [=](benchmark::State& s) {
           bench_onednn(s, f32);
         })->UseManualTime();
-        benchmark::RegisterBenchmark(("paired_onednn/" + name).c_str(),
-                                     [=](benchmark::State& s) { bench_paired_onednn(s, f32); });
+        const int64_t pairs = paired_iterations(f32);
+        benchmark::RegisterBenchmark(("paired_onednn/" + name).c_str(), [=](benchmark::State& s) {
+          bench_paired_onednn(s, f32);
+        })->Iterations(pairs);
         benchmark::RegisterBenchmark(("paired_fused_ln/" + name).c_str(), [=](benchmark::State& s) {
           bench_paired_fused(s, f32, true);
-        });
+        })->Iterations(pairs);
         benchmark::RegisterBenchmark(
             ("paired_fused_gelu/" + name).c_str(),
-            [=](benchmark::State& s) { bench_paired_fused(s, f32, false); });
+            [=](benchmark::State& s) { bench_paired_fused(s, f32, false); })
+            ->Iterations(pairs);
         for (const Shape& other :
              {Shape{WeightType::kBF16, k, n, m}, Shape{WeightType::kBF16, k, n, m, true},
               Shape{WeightType::kInt8, k, n, m}}) {
