@@ -56,6 +56,16 @@ class ChunkPrefetch {
         countdown_(block),
         period_(count),
         active_(block < (end - begin + kStepBytes - 1) / kStepBytes) {}
+  /// Block `block` of `count` walking `steps` steps whose next weights lie
+  /// `distance` bytes ahead (the same chunk of the next panel).
+  static ChunkPrefetch ahead(size_t distance, size_t steps, size_t block, size_t count) {
+    ChunkPrefetch c;
+    c.distance_ = distance;
+    c.countdown_ = block;
+    c.period_ = count;
+    c.active_ = block < steps;
+    return c;
+  }
   bool active() const { return active_; }
 
   /// At each step of the walk, `here` being the step's weights.

@@ -20,6 +20,13 @@
 //     few row blocks (m ≤ kL1MaxRows) an L1-sized part of it, so that the
 //     blocks after the first re-read it from L1; between steps a block's
 //     running sums wait in the thread's scratch (exact).
+//   - When x is larger than L2 (m·k floats > kXInL2Bytes), the loop order
+//     turns around: for each chunk, groups of row blocks whose slice of x
+//     (kGroupXBytes) stays in L2 pass over every panel's chunk, so that x is
+//     read from L3 once per chunk instead of once per panel. The next
+//     panel's chunk is requested as above. At M = 512, K = 3072 this was
+//     5-10% faster beside oneDNN; at M = 128 (x in L2) 3-7% slower, hence
+//     the threshold (docs/bench_kernels.md, tenth session).
 // Summation order (every row alike, whatever m and the row blocks): y[r][c] =
 // (bias[c] + S_0) + S_1 + ... where S_j sums the chunk j's products from zero
 // in increasing k. A single row with row_block_order computes exactly this,
@@ -47,6 +54,9 @@ struct GemmSimd {
   static constexpr size_t kL1Step =
       std::min(kChunk, std::max<size_t>(2, (32 * 1024 / (kPanel * sizeof(Weight))) & ~size_t{1}));
   static constexpr bool kStepsInChunk = kL1Step < kChunk;  // else a step is always a chunk
+  // x beyond this takes the chunk-major order; its row groups hold this much of a chunk's x.
+  static constexpr size_t kXInL2Bytes = 2 << 20;
+  static constexpr size_t kGroupXBytes = 384 << 10;
 
   // kNextChunk: the tile requests its share of the next chunk
   // (gemm_blocking.h); kNone: a row block without a share.
@@ -158,7 +168,55 @@ struct GemmSimd {
     }
   }
 
+  // One row block's tile, with its share of the next weights if it has one.
+  static void block_tile(size_t rows, const Weight* panel, size_t k_begin, size_t k_end,
+                         const float* x, size_t xs, float* y, size_t ys, size_t cols,
+                         const float* bias, bool accumulate, Step step,
+                         ChunkPrefetch<kStepBytes> prefetch) {
+    if (prefetch.active()) {
+      tile_rows<kMaxRows, Prefetch::kNextChunk>(rows, panel, k_begin, k_end, x, xs, y, ys, cols,
+                                                bias, accumulate, step, prefetch);
+    } else {
+      tile_rows<kMaxRows, Prefetch::kNone>(rows, panel, k_begin, k_end, x, xs, y, ys, cols, bias,
+                                           accumulate, step, prefetch);
+    }
+  }
+
+  // x beyond L2: for each chunk, for each group of row blocks, every panel.
+  // Each tile covers a whole chunk (a chunk's sum goes into y as in run()).
+  static void run_chunk_major(const LinearArgs& a) {
+    const RowBlocks<kMaxRows> blocks(a.m);
+    const size_t p_begin = a.n_begin / kPanel;
+    const size_t p_end = (a.n_end + kPanel - 1) / kPanel;
+    const size_t chunk_x_bytes = std::min(kChunk, a.k) * sizeof(float);
+    const size_t group = std::max<size_t>(1, kGroupXBytes / chunk_x_bytes / blocks.base);
+    for (size_t c0 = 0; c0 < a.k; c0 += kChunk) {
+      const size_t c1 = std::min(a.k, c0 + kChunk);
+      const size_t steps = ((c1 - c0) * kKBytes + kStepBytes - 1) / kStepBytes;
+      for (size_t b0 = 0; b0 < blocks.count; b0 += group) {
+        const size_t b1 = std::min(blocks.count, b0 + group);
+        for (size_t p = p_begin; p < p_end; ++p) {
+          const auto* panel = reinterpret_cast<const Weight*>(a.weights + p * a.panel_bytes);
+          const size_t col = p * kPanel;
+          const size_t cols = std::min(kPanel, a.n_end - col);
+          const float* bias = a.bias != nullptr ? a.bias + col : nullptr;
+          for (size_t b = b0; b < b1; ++b) {
+            const size_t r = blocks.begin(b), rows = blocks.rows(b);
+            const float* x = a.x + r * a.x_stride;
+            float* y = a.y + r * a.y_stride + col;
+            const Step whole{nullptr, true, true};
+            const auto prefetch =
+                ChunkPrefetch<kStepBytes>::ahead(a.panel_bytes, steps, b - b0, b1 - b0);
+            block_tile(rows, panel, c0, c1, x, a.x_stride, y, a.y_stride, cols, bias, c0 > 0, whole,
+                       prefetch);
+          }
+        }
+      }
+    }
+  }
+
   static void run(const LinearArgs& a) {
+    if (a.m > kL1MaxRows && a.m * a.k * sizeof(float) > kXInL2Bytes) return run_chunk_major(a);
     const RowBlocks<kMaxRows> blocks(a.m);
     const size_t step_k = a.m <= kL1MaxRows ? kL1Step : kChunk;
     // The blocks' running sums between the steps of a chunk: (m, kPanel).
@@ -185,14 +243,8 @@ struct GemmSimd {
                             k1 == c1};
             const ChunkPrefetch<kStepBytes> prefetch(k0 * kKBytes, k1 * kKBytes, a.k * kKBytes,
                                                      a.panel_bytes, b, blocks.count);
-            if (prefetch.active()) {
-              tile_rows<kMaxRows, Prefetch::kNextChunk>(rows, panel, k0, k1, x, a.x_stride, y,
-                                                        a.y_stride, cols, bias, c0 > 0, step,
-                                                        prefetch);
-            } else {
-              tile_rows<kMaxRows, Prefetch::kNone>(rows, panel, k0, k1, x, a.x_stride, y,
-                                                   a.y_stride, cols, bias, c0 > 0, step, prefetch);
-            }
+            block_tile(rows, panel, k0, k1, x, a.x_stride, y, a.y_stride, cols, bias, c0 > 0, step,
+                       prefetch);
           }
         }
       }

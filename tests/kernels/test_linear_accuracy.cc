@@ -99,12 +99,14 @@ TEST_SUITE("linear") {
     }
   }
 
-  // Long rows (k = 8191: x of 41 rows is 1.3 MB, beyond L2) in one call and
-  // in calls of a few rows: every row matches the oracle, and its bits do not
-  // depend on which rows share the call (linear_gemm_simd.h's summation order).
+  // Long rows (k = 8191: x of 70 rows is 2.3 MB, beyond L2, which turns the
+  // GEMM's loop order chunk-major) in one call and in calls of a few rows
+  // (the panel-major order): every row matches the oracle, and its bits do
+  // not depend on which rows share the call (linear_gemm_simd.h's summation
+  // order).
   TEST_CASE(
       "long rows: oracle accuracy, and the bits of a row do not depend on the call's other rows") {
-    const size_t m = 41, n = 70, k = 8191;
+    const size_t m = 70, n = 70, k = 8191;
     for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
       const LinearProblem p = make_problem(m, n, k, type, true, 4242);
       for (const LinearVariant* v : runnable_variants()) {
@@ -116,7 +118,7 @@ TEST_SUITE("linear") {
         REQUIRE(linear(*w, p.x.data(), m, k, y.data(), n, p.bias.data()).is_ok());
         const std::string failure = check_output(p, y, 0, n);
         CHECK_MESSAGE(failure.empty(), failure);
-        for (size_t r0 : {size_t{0}, size_t{17}, size_t{34}}) {
+        for (size_t r0 : {size_t{0}, size_t{17}, size_t{34}, size_t{63}}) {
           const size_t rows = std::min<size_t>(7, m - r0);
           GuardedOutput part(rows, n, 0);
           REQUIRE(linear(*w, p.x.data() + r0 * k, rows, k, part.data(), n, p.bias.data()).is_ok());
@@ -128,7 +130,7 @@ TEST_SUITE("linear") {
           }
           CHECK_MESSAGE(differing == 0, differing << " outputs of rows " << r0 << ".."
                                                   << r0 + rows - 1
-                                                  << " differ from the 41-row call");
+                                                  << " differ from the 70-row call");
         }
       }
     }
