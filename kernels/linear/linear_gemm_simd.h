@@ -24,9 +24,9 @@
 //     turns around: for each chunk, groups of row blocks whose slice of x
 //     (kGroupXBytes) stays in L2 pass over every panel's chunk, so that x is
 //     read from L3 once per chunk instead of once per panel. The next
-//     panel's chunk is requested as above. At M = 512, K = 3072 this was
-//     5-10% faster beside oneDNN; at M = 128 (x in L2) 3-7% slower, hence
-//     the threshold (docs/bench_kernels.md, tenth session).
+//     panel's chunk is requested as above. Where x fits L2 this order
+//     measured slower than the panel-major one, hence the threshold
+//     (docs/bench_kernels.md, tenth session).
 // Summation order (every row alike, whatever m and the row blocks): y[r][c] =
 // (bias[c] + S_0) + S_1 + ... where S_j sums the chunk j's products from zero
 // in increasing k. A single row with row_block_order computes exactly this,
