@@ -52,19 +52,13 @@ class ChunkPrefetch {
   /// block with no step of its own (block ≥ the chunk's steps) has no share.
   ChunkPrefetch(size_t begin, size_t end, size_t data_end, size_t panel_bytes, size_t block,
                 size_t count)
-      : distance_(end < data_end ? end - begin : panel_bytes - begin),
-        countdown_(block),
-        period_(count),
-        active_(block < (end - begin + kStepBytes - 1) / kStepBytes) {}
-  /// Block `block` of `count` walking `steps` steps whose next weights lie
-  /// `distance` bytes ahead (the same chunk of the next panel).
-  static ChunkPrefetch ahead(size_t distance, size_t steps, size_t block, size_t count) {
-    ChunkPrefetch c;
-    c.distance_ = distance;
-    c.countdown_ = block;
-    c.period_ = count;
-    c.active_ = block < steps;
-    return c;
+      : ChunkPrefetch(end < data_end ? end - begin : panel_bytes - begin, end - begin, block,
+                      count) {}
+  /// Block `block` of `count` walking a chunk of `chunk_bytes` whose next
+  /// weights lie `distance` bytes ahead (for the chunk-major order: the same
+  /// chunk of the next panel).
+  static ChunkPrefetch ahead(size_t distance, size_t chunk_bytes, size_t block, size_t count) {
+    return ChunkPrefetch(distance, chunk_bytes, block, count);
   }
   bool active() const { return active_; }
 
@@ -83,6 +77,12 @@ class ChunkPrefetch {
   }
 
  private:
+  ChunkPrefetch(size_t distance, size_t chunk_bytes, size_t block, size_t count)
+      : distance_(distance),
+        countdown_(block),
+        period_(count),
+        active_(block < (chunk_bytes + kStepBytes - 1) / kStepBytes) {}
+
   size_t distance_ = 0;
   size_t countdown_ = 0;
   size_t period_ = 1;

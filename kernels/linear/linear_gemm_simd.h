@@ -168,6 +168,18 @@ struct GemmSimd {
     }
   }
 
+  // Panel p of the weights: its output columns [col, col + cols) and their bias.
+  struct PanelView {
+    const Weight* weights;
+    size_t col, cols;
+    const float* bias;
+  };
+  static PanelView panel_at(const LinearArgs& a, size_t p) {
+    const size_t col = p * kPanel;
+    return {reinterpret_cast<const Weight*>(a.weights + p * a.panel_bytes), col,
+            std::min(kPanel, a.n_end - col), a.bias != nullptr ? a.bias + col : nullptr};
+  }
+
   // One row block's tile, with its share of the next weights if it has one.
   static void block_tile(size_t rows, const Weight* panel, size_t k_begin, size_t k_end,
                          const float* x, size_t xs, float* y, size_t ys, size_t cols,
@@ -190,25 +202,20 @@ struct GemmSimd {
     const size_t p_end = (a.n_end + kPanel - 1) / kPanel;
     const size_t chunk_x_bytes = std::min(kChunk, a.k) * sizeof(float);
     const size_t group = std::max<size_t>(1, kGroupXBytes / chunk_x_bytes / blocks.base);
+    const Step whole{nullptr, true, true};
     for (size_t c0 = 0; c0 < a.k; c0 += kChunk) {
       const size_t c1 = std::min(a.k, c0 + kChunk);
-      const size_t steps = ((c1 - c0) * kKBytes + kStepBytes - 1) / kStepBytes;
       for (size_t b0 = 0; b0 < blocks.count; b0 += group) {
         const size_t b1 = std::min(blocks.count, b0 + group);
         for (size_t p = p_begin; p < p_end; ++p) {
-          const auto* panel = reinterpret_cast<const Weight*>(a.weights + p * a.panel_bytes);
-          const size_t col = p * kPanel;
-          const size_t cols = std::min(kPanel, a.n_end - col);
-          const float* bias = a.bias != nullptr ? a.bias + col : nullptr;
+          const PanelView panel = panel_at(a, p);
           for (size_t b = b0; b < b1; ++b) {
-            const size_t r = blocks.begin(b), rows = blocks.rows(b);
-            const float* x = a.x + r * a.x_stride;
-            float* y = a.y + r * a.y_stride + col;
-            const Step whole{nullptr, true, true};
-            const auto prefetch =
-                ChunkPrefetch<kStepBytes>::ahead(a.panel_bytes, steps, b - b0, b1 - b0);
-            block_tile(rows, panel, c0, c1, x, a.x_stride, y, a.y_stride, cols, bias, c0 > 0, whole,
-                       prefetch);
+            const size_t r = blocks.begin(b);
+            const auto prefetch = ChunkPrefetch<kStepBytes>::ahead(
+                a.panel_bytes, (c1 - c0) * kKBytes, b - b0, b1 - b0);
+            block_tile(blocks.rows(b), panel.weights, c0, c1, a.x + r * a.x_stride, a.x_stride,
+                       a.y + r * a.y_stride + panel.col, a.y_stride, panel.cols, panel.bias, c0 > 0,
+                       whole, prefetch);
           }
         }
       }
@@ -227,24 +234,20 @@ struct GemmSimd {
     const size_t p_begin = a.n_begin / kPanel;
     const size_t p_end = (a.n_end + kPanel - 1) / kPanel;
     for (size_t p = p_begin; p < p_end; ++p) {
-      const auto* panel = reinterpret_cast<const Weight*>(a.weights + p * a.panel_bytes);
-      const size_t col = p * kPanel;
-      const size_t cols = std::min(kPanel, a.n_end - col);
-      const float* bias = a.bias != nullptr ? a.bias + col : nullptr;
+      const PanelView panel = panel_at(a, p);
       for (size_t c0 = 0; c0 < a.k; c0 += kChunk) {
         const size_t c1 = std::min(a.k, c0 + kChunk);
         for (size_t k0 = c0; k0 < c1; k0 += step_k) {
           const size_t k1 = std::min(c1, k0 + step_k);
           for (size_t b = 0; b < blocks.count; ++b) {
-            const size_t r = blocks.begin(b), rows = blocks.rows(b);
-            const float* x = a.x + r * a.x_stride;
-            float* y = a.y + r * a.y_stride + col;
+            const size_t r = blocks.begin(b);
             const Step step{partial != nullptr ? partial + r * kPanel : nullptr, k0 == c0,
                             k1 == c1};
             const ChunkPrefetch<kStepBytes> prefetch(k0 * kKBytes, k1 * kKBytes, a.k * kKBytes,
                                                      a.panel_bytes, b, blocks.count);
-            block_tile(rows, panel, k0, k1, x, a.x_stride, y, a.y_stride, cols, bias, c0 > 0, step,
-                       prefetch);
+            block_tile(blocks.rows(b), panel.weights, k0, k1, a.x + r * a.x_stride, a.x_stride,
+                       a.y + r * a.y_stride + panel.col, a.y_stride, panel.cols, panel.bias, c0 > 0,
+                       step, prefetch);
           }
         }
       }
