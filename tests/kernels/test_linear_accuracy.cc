@@ -136,6 +136,39 @@ TEST_SUITE("linear") {
     }
   }
 
+  // Many rows (600 of k = 1000: x is 2.4 MB, so the GEMM runs chunk-major,
+  // and its row groups hold 16-128 rows depending on the variant's chunk, so
+  // the call spans 2-7 groups): every row matches the oracle, and calls of 7
+  // rows (the panel-major order) give the same bits, at group boundaries too.
+  TEST_CASE("many rows: the chunk-major order over several row groups is exact") {
+    const size_t m = 600, n = 70, k = 1000;
+    for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
+      const LinearProblem p = make_problem(m, n, k, type, true, 1717);
+      for (const LinearVariant* v : runnable_variants()) {
+        if (v->type != type) continue;
+        CAPTURE(variant_label(*v));
+        Expected<PackedWeights> w = pack_weights(p.w.data(), n, k, *v);
+        REQUIRE_MESSAGE(w.is_ok(), w.status().message());
+        GuardedOutput y(m, n, 0);
+        REQUIRE(linear(*w, p.x.data(), m, k, y.data(), n, p.bias.data()).is_ok());
+        const std::string failure = check_output(p, y, 0, n);
+        CHECK_MESSAGE(failure.empty(), failure);
+        for (size_t r0 : {size_t{0}, size_t{92}, size_t{123}, size_t{300}, size_t{593}}) {
+          GuardedOutput part(7, n, 0);
+          REQUIRE(linear(*w, p.x.data() + r0 * k, 7, k, part.data(), n, p.bias.data()).is_ok());
+          size_t differing = 0;
+          for (size_t r = 0; r < 7; ++r) {
+            for (size_t c = 0; c < n; ++c) {
+              differing += bits_of(part.at(r, c)) != bits_of(y.at(r0 + r, c));
+            }
+          }
+          CHECK_MESSAGE(differing == 0, differing << " outputs of rows " << r0 << ".." << r0 + 6
+                                                  << " differ from the 600-row call");
+        }
+      }
+    }
+  }
+
   TEST_CASE("pack_weights_bf16 of bf16 bits equals pack_weights rounding the floats") {
     const size_t n = 100, k = 33;
     const LinearProblem p = make_problem(1, n, k, WeightType::kBF16, false, 11);
