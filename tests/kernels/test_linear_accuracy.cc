@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <ios>
 #include <limits>
 #include <random>
@@ -38,6 +39,40 @@ const std::pair<size_t, size_t> kShapes[] = {
     {1000, 64}, {64, 1000}, {4097, 17}, {17, 4097}, {257, 1000},
 };
 const size_t kRowCounts[] = {1, 2, 7, 64};
+
+// For f32 and bf16 weights on every runnable variant: one call of m rows
+// matches the oracle, and calls of 7 rows from each of `starts` give the
+// same bits as that call.
+void check_rows_as_in_row_calls(size_t m, size_t n, size_t k, uint32_t seed,
+                                std::initializer_list<size_t> starts) {
+  for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
+    const LinearProblem p = make_problem(m, n, k, type, true, seed);
+    for (const LinearVariant* v : runnable_variants()) {
+      if (v->type != type) continue;
+      CAPTURE(variant_label(*v));
+      Expected<PackedWeights> w = pack_weights(p.w.data(), n, k, *v);
+      REQUIRE_MESSAGE(w.is_ok(), w.status().message());
+      GuardedOutput y(m, n, 0);
+      REQUIRE(linear(*w, p.x.data(), m, k, y.data(), n, p.bias.data()).is_ok());
+      const std::string failure = check_output(p, y, 0, n);
+      CHECK_MESSAGE(failure.empty(), failure);
+      for (size_t r0 : starts) {
+        const size_t rows = std::min<size_t>(7, m - r0);
+        GuardedOutput part(rows, n, 0);
+        REQUIRE(linear(*w, p.x.data() + r0 * k, rows, k, part.data(), n, p.bias.data()).is_ok());
+        size_t differing = 0;
+        for (size_t r = 0; r < rows; ++r) {
+          for (size_t c = 0; c < n; ++c) {
+            differing += bits_of(part.at(r, c)) != bits_of(y.at(r0 + r, c));
+          }
+        }
+        CHECK_MESSAGE(differing == 0, differing << " outputs of rows " << r0 << ".."
+                                                << r0 + rows - 1 << " differ from the " << m
+                                                << "-row call");
+      }
+    }
+  }
+}
 
 }  // namespace
 
@@ -106,67 +141,15 @@ TEST_SUITE("linear") {
   // order).
   TEST_CASE(
       "long rows: oracle accuracy, and the bits of a row do not depend on the call's other rows") {
-    const size_t m = 70, n = 70, k = 8191;
-    for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
-      const LinearProblem p = make_problem(m, n, k, type, true, 4242);
-      for (const LinearVariant* v : runnable_variants()) {
-        if (v->type != type) continue;
-        CAPTURE(variant_label(*v));
-        Expected<PackedWeights> w = pack_weights(p.w.data(), n, k, *v);
-        REQUIRE_MESSAGE(w.is_ok(), w.status().message());
-        GuardedOutput y(m, n, 0);
-        REQUIRE(linear(*w, p.x.data(), m, k, y.data(), n, p.bias.data()).is_ok());
-        const std::string failure = check_output(p, y, 0, n);
-        CHECK_MESSAGE(failure.empty(), failure);
-        for (size_t r0 : {size_t{0}, size_t{17}, size_t{34}, size_t{63}}) {
-          const size_t rows = std::min<size_t>(7, m - r0);
-          GuardedOutput part(rows, n, 0);
-          REQUIRE(linear(*w, p.x.data() + r0 * k, rows, k, part.data(), n, p.bias.data()).is_ok());
-          size_t differing = 0;
-          for (size_t r = 0; r < rows; ++r) {
-            for (size_t c = 0; c < n; ++c) {
-              differing += bits_of(part.at(r, c)) != bits_of(y.at(r0 + r, c));
-            }
-          }
-          CHECK_MESSAGE(differing == 0, differing << " outputs of rows " << r0 << ".."
-                                                  << r0 + rows - 1
-                                                  << " differ from the 70-row call");
-        }
-      }
-    }
+    check_rows_as_in_row_calls(70, 70, 8191, 4242, {0, 17, 34, 63});
   }
 
   // Many rows (600 of k = 1000: x is 2.4 MB, so the GEMM runs chunk-major,
   // and its row groups hold 16-128 rows depending on the variant's chunk, so
-  // the call spans 2-7 groups): every row matches the oracle, and calls of 7
-  // rows (the panel-major order) give the same bits, at group boundaries too.
+  // the call spans 2-7 groups; the long rows above fit one group): the same,
+  // with row calls across group boundaries.
   TEST_CASE("many rows: the chunk-major order over several row groups is exact") {
-    const size_t m = 600, n = 70, k = 1000;
-    for (WeightType type : {WeightType::kF32, WeightType::kBF16}) {
-      const LinearProblem p = make_problem(m, n, k, type, true, 1717);
-      for (const LinearVariant* v : runnable_variants()) {
-        if (v->type != type) continue;
-        CAPTURE(variant_label(*v));
-        Expected<PackedWeights> w = pack_weights(p.w.data(), n, k, *v);
-        REQUIRE_MESSAGE(w.is_ok(), w.status().message());
-        GuardedOutput y(m, n, 0);
-        REQUIRE(linear(*w, p.x.data(), m, k, y.data(), n, p.bias.data()).is_ok());
-        const std::string failure = check_output(p, y, 0, n);
-        CHECK_MESSAGE(failure.empty(), failure);
-        for (size_t r0 : {size_t{0}, size_t{92}, size_t{123}, size_t{300}, size_t{593}}) {
-          GuardedOutput part(7, n, 0);
-          REQUIRE(linear(*w, p.x.data() + r0 * k, 7, k, part.data(), n, p.bias.data()).is_ok());
-          size_t differing = 0;
-          for (size_t r = 0; r < 7; ++r) {
-            for (size_t c = 0; c < n; ++c) {
-              differing += bits_of(part.at(r, c)) != bits_of(y.at(r0 + r, c));
-            }
-          }
-          CHECK_MESSAGE(differing == 0, differing << " outputs of rows " << r0 << ".." << r0 + 6
-                                                  << " differ from the 600-row call");
-        }
-      }
-    }
+    check_rows_as_in_row_calls(600, 70, 1000, 1717, {0, 92, 123, 300, 593});
   }
 
   TEST_CASE("pack_weights_bf16 of bf16 bits equals pack_weights rounding the floats") {
