@@ -19,6 +19,12 @@
 //                                 residual, LayerNorm with gain and bias (BERT's
 //                                 attention output and FFN down projection);
 //   paired_fused_gelu/f32/..      _gelu: bias and erf GELU (the FFN up projection)
+//   paired_floor_ln, _gelu/f32/.. linear() alone and linear() followed by the
+//                                 epilogue's own work on M rows that sit in L1
+//                                 (one row re-used): (plain + arithmetic) ÷
+//                                 plain, what the epilogue costs even with no
+//                                 memory traffic at all, beside fused ÷ plain.
+//                                 K ≤ 768 only, where the epilogue weighs most.
 // Shapes: M in {32, 128, 512}, K, N in {384, 768, 1536, 3072} (every pair:
 // BERT-base and MiniLM projections and FFNs among them). The weights are used
 // hot (one copy): at M ≥ 32 a call performs ≥ 16 FLOP per weight byte, so even
@@ -50,6 +56,7 @@
 #include "kernels/linear/fused_linear.h"
 #include "kernels/linear/linear.h"
 #include "kernels/linear/onednn/linear_onednn.h"
+#include "kernels/norm/norm.h"
 
 namespace normrt::bench {
 namespace {
@@ -57,6 +64,7 @@ namespace {
 constexpr size_t kRows[] = {32, 128, 512};
 constexpr size_t kSizes[] = {384, 768, 1536, 3072};
 constexpr size_t kMaxRows = 512;
+constexpr size_t kMaxFloorK = 768;
 constexpr int kPeakChains = 24;
 constexpr int64_t kPeakIterations = 1 << 16;
 constexpr double kPeakTarget = 0.85;
@@ -257,6 +265,10 @@ std::map<std::string, double>& fused_ratios(bool layer_norm) {
   static std::map<std::string, double> ratios[2];
   return ratios[layer_norm];
 }
+std::map<std::string, double>& floor_ratios(bool layer_norm) {
+  static std::map<std::string, double> ratios[2];
+  return ratios[layer_norm];
+}
 
 void bench_paired_onednn(benchmark::State& state, Shape shape) {
   Operands& ops = operands_for(shape.k, shape.n);
@@ -289,6 +301,54 @@ void bench_paired_fused(benchmark::State& state, Shape shape, bool layer_norm) {
       [&] { (void)fused_linear(*w, ops.x.data(), shape.m, shape.k, e, ops.y.data(), shape.n); });
   state.counters["fused/plain"] = ratio;
   fused_ratios(layer_norm)[shape.name()] = ratio;
+}
+
+// The epilogue's work on m rows of n, each read from and written to the same
+// L1-resident row buffers (the source rows stay unchanged, so no value
+// drifts towards subnormals): its arithmetic without the memory traffic.
+class EpilogueInL1 {
+ public:
+  EpilogueInL1(const Operands& ops, bool layer_norm)
+      : layer_norm_(layer_norm), n_(ops.n), src_(ops.n), dst_(ops.n) {
+    src_.fill_normal(0.0f, 1.0f, 7);
+    rows_.n = ops.n;
+    rows_.src = src_.data();
+    rows_.dst = dst_.data();
+    rows_.residual = ops.residual.data();  // its first row, in L1 after the first call
+    rows_.gain = ops.gain.data();
+    rows_.bias = ops.norm_bias.data();
+  }
+  void run(size_t m) {
+    for (size_t r = 0; r < m; ++r) {
+      if (layer_norm_) {
+        (void)norm(NormParams{NormKind::kLayerNorm}, rows_);
+      } else {
+        (void)activate(Activation::kGeluErf, 0.0f, src_.data(), dst_.data(), n_);
+      }
+    }
+  }
+
+ private:
+  bool layer_norm_;
+  size_t n_;
+  AlignedBuffer src_, dst_;
+  NormRows rows_;
+};
+
+void bench_paired_floor(benchmark::State& state, Shape shape, bool layer_norm) {
+  Operands& ops = operands_for(shape.k, shape.n);
+  const PackedWeights* w = packed_or_skip(state, ops, shape);
+  if (w == nullptr) return;
+  EpilogueInL1 epilogue(ops, layer_norm);
+  auto plain = [&] {
+    (void)linear(*w, ops.x.data(), shape.m, shape.k, ops.y.data(), shape.n, ops.b.data());
+  };
+  const double ratio = alternate(state, plain, [&] {
+    plain();
+    epilogue.run(shape.m);
+  });
+  state.counters["floor/plain"] = ratio;
+  floor_ratios(layer_norm)[shape.name()] = ratio;
 }
 
 void register_benchmarks() {
@@ -326,6 +386,15 @@ void register_benchmarks() {
             ("paired_fused_gelu/" + name).c_str(),
             [=](benchmark::State& s) { bench_paired_fused(s, f32, false); })
             ->Iterations(pairs);
+        if (k <= kMaxFloorK) {
+          for (bool layer_norm : {true, false}) {
+            benchmark::RegisterBenchmark(
+                (std::string(layer_norm ? "paired_floor_ln/" : "paired_floor_gelu/") + name)
+                    .c_str(),
+                [=](benchmark::State& s) { bench_paired_floor(s, f32, layer_norm); })
+                ->Iterations(pairs);
+          }
+        }
         for (const Shape& other :
              {Shape{WeightType::kBF16, k, n, m}, Shape{WeightType::kBF16, k, n, m, true},
               Shape{WeightType::kInt8, k, n, m}}) {
@@ -351,8 +420,9 @@ void print_summary(std::ostream& out) {
   char line[256];
   out << "\nM > 1 GEMM (f32 weights), one thread; FMA peak measured in this run: " << peak
       << " GFLOP/s\n";
-  std::snprintf(line, sizeof line, "%-18s %9s %7s %9s %9s %11s %9s %8s %14s\n", "K x N / M",
-                "GFLOP/s", "/peak", "oneDNN", "/peak", "oneDNN/nrt", "ln/plain", "gelu/pl",
+  // ln and gelu: fused ÷ plain, then (where measured) the floor ÷ plain.
+  std::snprintf(line, sizeof line, "%-18s %9s %7s %9s %9s %11s %13s %13s %14s\n", "K x N / M",
+                "GFLOP/s", "/peak", "oneDNN", "/peak", "oneDNN/nrt", "ln,floor", "gelu,floor",
                 "bf16,bf16x,int8");
   out << line;
   size_t peak_pass = 0, onednn_pass = 0, count = 0;
@@ -365,8 +435,15 @@ void print_summary(std::ostream& out) {
         if (ours == 0.0) continue;
         const double theirs = gflops("onednn/" + name, s.flops());
         const double paired = onednn_ratios().count(name) ? onednn_ratios()[name] : 0.0;
-        const double ln = fused_ratios(true).count(name) ? fused_ratios(true)[name] : 0.0;
-        const double gelu = fused_ratios(false).count(name) ? fused_ratios(false)[name] : 0.0;
+        auto pair = [&](bool layer_norm) {
+          auto find = [&](std::map<std::string, double>& ratios) {
+            return ratios.count(name) ? ratios[name] : 0.0;
+          };
+          char text[32];
+          std::snprintf(text, sizeof text, "%.3f,%.3f", find(fused_ratios(layer_norm)),
+                        find(floor_ratios(layer_norm)));
+          return std::string(text);
+        };
         const double bf16 = gflops("gemm/" + Shape{WeightType::kBF16, k, n, m}.name(), s.flops());
         const double bf16x =
             gflops("gemm/" + Shape{WeightType::kBF16, k, n, m, true}.name(), s.flops());
@@ -375,10 +452,10 @@ void print_summary(std::ostream& out) {
         peak_pass += peak > 0 && ours / peak >= kPeakTarget;
         onednn_pass += paired >= 1.0;
         std::snprintf(line, sizeof line,
-                      "%-18s %9.1f %7.3f %9.1f %9.3f %11.3f %9.3f %8.3f %4.0f,%4.0f,%4.0f\n",
+                      "%-18s %9.1f %7.3f %9.1f %9.3f %11.3f %13s %13s %4.0f,%4.0f,%4.0f\n",
                       (s.kxn() + " / " + std::to_string(m)).c_str(), ours,
                       peak > 0 ? ours / peak : 0.0, theirs, peak > 0 ? theirs / peak : 0.0, paired,
-                      ln, gelu, bf16, bf16x, int8);
+                      pair(true).c_str(), pair(false).c_str(), bf16, bf16x, int8);
         out << line;
       }
     }
