@@ -5,26 +5,19 @@
 #include <cstring>
 #include <mutex>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
+#include "base/huge_pages.h"
 
 namespace normrt {
 namespace {
 
-constexpr size_t kHugePage = size_t{2} << 20;
-constexpr size_t kChunkBytes = 4 * kHugePage;  // shared by blocks up to this size
+constexpr size_t kChunkBytes = 4 * kHugePageBytes;  // shared by blocks up to this size
 constexpr size_t kLineAlign = 64;
 
 size_t round_up(size_t bytes, size_t align) { return (bytes + align - 1) / align * align; }
 
-// `size` bytes (a multiple of 2 MB) in huge pages where the system has them; not zeroed.
 std::shared_ptr<std::byte> allocate_huge(size_t size) {
-  auto* memory = static_cast<std::byte*>(std::aligned_alloc(kHugePage, size));
+  std::byte* memory = allocate_huge_pages(size);
   if (memory == nullptr) return nullptr;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  ::madvise(memory, size, MADV_HUGEPAGE);  // before the first touch
-#endif
   return std::shared_ptr<std::byte>(memory, [](std::byte* m) { std::free(m); });
 }
 
@@ -45,7 +38,7 @@ std::shared_ptr<std::byte> allocate_weight_memory(size_t bytes) {
     if (memory == nullptr) return nullptr;
     block = std::shared_ptr<std::byte>(memory, [](std::byte* m) { std::free(m); });
   } else if (size > kChunkBytes) {
-    block = allocate_huge(round_up(size, kHugePage));
+    block = allocate_huge(size);
   } else {
     static ChunkCursor cursor;
     std::lock_guard<std::mutex> lock(cursor.mutex);

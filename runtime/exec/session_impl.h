@@ -23,7 +23,9 @@ struct AlignedFree {
   void operator()(std::byte* bytes) const;
 };
 using AlignedBytes = std::unique_ptr<std::byte[], AlignedFree>;
-/// `bytes` zeroed bytes aligned to kArenaAlignment (at least one byte is allocated).
+/// `bytes` zeroed bytes aligned to kArenaAlignment (at least one byte is
+/// allocated), from 2 MB on in huge pages (base/huge_pages.h); null if the
+/// allocation fails.
 AlignedBytes allocate_aligned(size_t bytes);
 
 struct Step {

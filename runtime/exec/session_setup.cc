@@ -2,10 +2,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <string>
+#include <tuple>
 #include <utility>
 
+#include "base/huge_pages.h"
 #include "runtime/exec/session_impl.h"
 #include "runtime/exec/thread_limit.h"
 #include "runtime/graph/norm_attributes.h"
@@ -66,16 +67,23 @@ Status check_max_batch(const Model::Impl& model, size_t max_batch) {
   return Status::ok();
 }
 
-}  // namespace
-
-void AlignedFree::operator()(std::byte* bytes) const {
-  ::operator delete[](bytes, std::align_val_t(kArenaAlignment));
+Status out_of_memory(const char* what, size_t bytes) {
+  return Status::error(std::string("Session::create: cannot allocate ") + std::to_string(bytes) +
+                       " bytes for the " + what);
 }
 
+}  // namespace
+
+void AlignedFree::operator()(std::byte* bytes) const { std::free(bytes); }
+
 AlignedBytes allocate_aligned(size_t bytes) {
-  size_t size = bytes == 0 ? kArenaAlignment : bytes;
-  auto* memory = static_cast<std::byte*>(::operator new[](size, std::align_val_t(kArenaAlignment)));
-  std::memset(memory, 0, size);
+  if (bytes > SIZE_MAX - kHugePageBytes) return nullptr;
+  const size_t size = std::max<size_t>(
+      (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment, kArenaAlignment);
+  std::byte* memory = size >= kHugePageBytes
+                          ? allocate_huge_pages(size)
+                          : static_cast<std::byte*>(std::aligned_alloc(kArenaAlignment, size));
+  if (memory != nullptr) std::memset(memory, 0, size);
   return AlignedBytes(memory);
 }
 
@@ -122,6 +130,12 @@ Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const
   impl->arena = allocate_aligned(compiled.plan.arena_bytes * max_batch);
   impl->state = allocate_aligned(compiled.plan.state_bytes);
   impl->workspace = allocate_aligned(compiled.plan.workspace_bytes * max_batch);
+  for (auto [memory, what, bytes] :
+       {std::tuple{impl->arena.get(), "activations", compiled.plan.arena_bytes * max_batch},
+        {impl->state.get(), "state (RNN states, KV caches)", compiled.plan.state_bytes},
+        {impl->workspace.get(), "workspace", compiled.plan.workspace_bytes * max_batch}}) {
+    if (memory == nullptr) return out_of_memory(what, bytes);
+  }
 
   const Graph& graph = compiled.graph;
   for (TensorId id = 0; id < graph.tensors.size(); ++id) {
@@ -161,6 +175,11 @@ Expected<std::unique_ptr<Session::Impl>> make_session_impl(std::shared_ptr<const
                                          : AlignedBytes());
     impl->packed_inputs.push_back(batches ? allocate_aligned(elements * data_type_size(input.dtype))
                                           : AlignedBytes());
+    if ((input.dtype == DataType::kI32 && impl->converted_inputs.back() == nullptr) ||
+        (batches && impl->packed_inputs.back() == nullptr)) {
+      return out_of_memory(("input '" + input.name + "'").c_str(),
+                           elements * data_type_size(input.dtype));
+    }
   }
   impl->profiling = options.profile;
   if (threads > 1) {
