@@ -14,6 +14,8 @@
 #include <new>
 #include <random>
 
+#include "base/huge_pages.h"
+
 namespace normrt::bench {
 
 inline constexpr size_t kBufferAlignment = 64;
@@ -21,14 +23,11 @@ inline constexpr size_t kBufferAlignment = 64;
 class AlignedBuffer {
  public:
   /// `count` floats, zero-filled (so every page is backed), 64-byte aligned.
-  explicit AlignedBuffer(size_t count) : count_(count) {
-    size_t bytes = (count * sizeof(float) + kBufferAlignment - 1) / kBufferAlignment *
-                   kBufferAlignment;  // std::aligned_alloc wants a multiple of the alignment
-    if (bytes == 0) bytes = kBufferAlignment;
-    data_.reset(static_cast<float*>(std::aligned_alloc(kBufferAlignment, bytes)));
-    if (!data_) throw std::bad_alloc();
-    std::memset(data_.get(), 0, bytes);
-  }
+  explicit AlignedBuffer(size_t count) : AlignedBuffer(count, false) {}
+
+  /// The same in 2 MB-aligned huge pages (base/huge_pages.h), as the runtime
+  /// allocates a session's state and activations from 2 MB on.
+  static AlignedBuffer in_huge_pages(size_t count) { return AlignedBuffer(count, true); }
 
   float* data() { return data_.get(); }
   const float* data() const { return data_.get(); }
@@ -43,6 +42,16 @@ class AlignedBuffer {
   }
 
  private:
+  AlignedBuffer(size_t count, bool huge_pages) : count_(count) {
+    size_t bytes = (count * sizeof(float) + kBufferAlignment - 1) / kBufferAlignment *
+                   kBufferAlignment;  // std::aligned_alloc wants a multiple of the alignment
+    if (bytes == 0) bytes = kBufferAlignment;
+    data_.reset(huge_pages ? reinterpret_cast<float*>(allocate_huge_pages(bytes))
+                           : static_cast<float*>(std::aligned_alloc(kBufferAlignment, bytes)));
+    if (!data_) throw std::bad_alloc();
+    std::memset(data_.get(), 0, bytes);
+  }
+
   struct Free {
     void operator()(float* p) const { std::free(p); }
   };

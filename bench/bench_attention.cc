@@ -14,6 +14,8 @@
 //                      like the linear read floor). The caches rotate over
 //                      copies totalling dram_rotation_bytes() (2 × L3), so every call reads them
 //                      from DRAM, as a decoder's layers do one token apart.
+//                      Each copy is laid out as a session's state holds a
+//                      layer's caches: K then V in one buffer, in huge pages.
 //   paired_encoder/S   the best ISA and the baseline alternating in one loop:
 //                      counters normrt_us, baseline_us and ratio (median of
 //                      per-pair baseline ÷ normrt).
@@ -52,12 +54,13 @@ constexpr size_t kEncoderLengths[] = {8, 32, 128, 256, 512};
 constexpr size_t kContexts[] = {512, 2048, 4096};
 
 // One attention shape and its operands: q and out once, k and v in
-// `copies` rotating copies.
+// `copies` rotating copies, each K then V in one buffer.
 struct Problem {
   AttentionParams params;
   size_t query_rows = 0, key_rows = 0, position = 0;
+  size_t kv_floats = 0;  // of K, and of V
   AlignedBuffer q, out;
-  std::vector<AlignedBuffer> k, v;
+  std::vector<AlignedBuffer> kv;
   size_t next = 0;
 
   Problem(AttentionParams p, size_t rows, size_t keys, size_t copies)
@@ -65,20 +68,21 @@ struct Problem {
         query_rows(rows),
         key_rows(keys),
         position(p.causal ? keys - rows : 0),
+        kv_floats(keys * p.kv_heads * p.head_dim),
         q(rows * p.heads * p.head_dim),
         out(rows * p.heads * p.head_dim) {
     q.fill_normal(0.0f, 1.0f, 1);
     for (size_t c = 0; c < copies; ++c) {
-      k.emplace_back(keys * p.kv_heads * p.head_dim);
-      v.emplace_back(keys * p.kv_heads * p.head_dim);
-      k.back().fill_normal(0.0f, 1.0f, 2 + 2 * static_cast<uint32_t>(c));
-      v.back().fill_normal(0.0f, 1.0f, 3 + 2 * static_cast<uint32_t>(c));
+      kv.push_back(AlignedBuffer::in_huge_pages(2 * kv_floats));
+      kv.back().fill_normal(0.0f, 1.0f, 2 + static_cast<uint32_t>(c));
     }
   }
-  size_t kv_bytes() const { return 2 * k[0].size() * sizeof(float); }
+  const float* k(size_t copy) const { return kv[copy].data(); }
+  const float* v(size_t copy) const { return kv[copy].data() + kv_floats; }
+  size_t kv_bytes() const { return 2 * kv_floats * sizeof(float); }
   size_t take() {
     const size_t c = next;
-    next = (next + 1) % k.size();
+    next = (next + 1) % kv.size();
     return c;
   }
 
@@ -87,8 +91,8 @@ struct Problem {
     a.query_rows = query_rows;
     a.key_rows = key_rows;
     a.q = q.data();
-    a.k = k[copy].data();
-    a.v = v[copy].data();
+    a.k = k(copy);
+    a.v = v(copy);
     a.out = out.data();
     a.query_position = position;
     return attention_dense(params, a);
@@ -97,8 +101,8 @@ struct Problem {
     baseline::AttentionProblem b;
     b.q = q.data();
     b.q_stride = b.out_stride = params.heads * params.head_dim;
-    b.k = k[copy].data();
-    b.v = v[copy].data();
+    b.k = k(copy);
+    b.v = v(copy);
     b.kv_stride = params.kv_heads * params.head_dim;
     b.out = out.data();
     b.query_rows = query_rows;
@@ -139,8 +143,7 @@ Problem& decode_problem(size_t context) {
 
 uint32_t read_floor(Problem& p, size_t copy) {
   // K and V stream from beyond L2, prefetched as the kernels do.
-  return read_sum<true>(p.k[copy].data(), p.k[copy].size() * sizeof(float)) +
-         read_sum<true>(p.v[copy].data(), p.v[copy].size() * sizeof(float));
+  return read_sum<true>(p.k(copy), p.kv_bytes());  // K and V, contiguous
 }
 
 // The best runnable SIMD variant (the last runnable one), or null.
