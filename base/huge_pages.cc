@@ -2,12 +2,25 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
 
 namespace normrt {
+
+bool huge_pages_available() {
+  static const bool available = [] {
+    std::ifstream mode("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string text;
+    std::getline(mode, text);  // e.g. "always [madvise] never": the selected one in brackets
+    return text.find("[always]") != std::string::npos ||
+           text.find("[madvise]") != std::string::npos;
+  }();
+  return available;
+}
 
 std::byte* allocate_huge_pages(size_t bytes) {
   if (bytes > SIZE_MAX - kHugePageBytes) return nullptr;

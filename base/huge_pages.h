@@ -12,6 +12,11 @@ namespace normrt {
 
 inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 
+/// Whether this system hands out transparent huge pages on request: its
+/// mode (/sys/kernel/mm/transparent_hugepage/enabled) is "always" or
+/// "madvise". Read once.
+bool huge_pages_available();
+
 /// `bytes` rounded up to whole 2 MB pages, 2 MB-aligned, asked to be backed
 /// by huge pages (MADV_HUGEPAGE, before the first touch); not zeroed. Null if
 /// the allocation fails. Release with std::free.

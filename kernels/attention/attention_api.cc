@@ -3,8 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
 #include <string>
+#include <utility>
 
+#include "base/huge_pages.h"
 #include "kernels/attention/attention_variants.h"
 #include "kernels/common/extent.h"
 #include "kernels/common/tuning_choice.h"
@@ -120,10 +125,22 @@ size_t set_attention_min_parallel_work(size_t multiply_adds) {
   return previous;
 }
 
-bool attention_prefetch_to_l2() {
-  static const bool to_l2 =
-      tuning_choice("NORMRT_ATTENTION_PREFETCH", "l1", "l2", !cpu_vendor_is("AuthenticAMD"));
-  return to_l2;
+KvPrefetch attention_kv_prefetch(size_t row_bytes) {
+  constexpr size_t kPageBytes = 4096;
+  static const std::optional<KvPrefetch> forced = []() -> std::optional<KvPrefetch> {
+    const char* value = std::getenv("NORMRT_ATTENTION_PREFETCH");
+    if (value == nullptr) return std::nullopt;
+    for (auto [name, level] :
+         {std::pair{"none", KvPrefetch::kNone}, {"l1", KvPrefetch::kL1}, {"l2", KvPrefetch::kL2}}) {
+      if (std::strcmp(value, name) == 0) return level;
+    }
+    return std::nullopt;
+  }();
+  static const bool huge_pages = huge_pages_available();
+  static const KvPrefetch by_vendor =
+      cpu_vendor_is("AuthenticAMD") ? KvPrefetch::kL1 : KvPrefetch::kL2;
+  if (forced) return *forced;
+  return huge_pages && row_bytes >= kPageBytes ? KvPrefetch::kNone : by_vendor;
 }
 
 size_t attention_key_length(const AttentionArgs& args, size_t b) {

@@ -18,11 +18,22 @@
 // prefetcht1 (~1.15-1.25× the read floor against ~1.3-1.5×). On an Intel
 // Xeon with AMX the opposite: prefetcht1 (or t2) 1.20-1.25×, prefetcht0
 // 1.38-1.41×, and again 16 keys (against 8, 12, 20, 24 and 32) and a lead
-// of one tile were best; so the level is chosen by vendor
-// (attention_prefetch_to_l2).
+// of one tile were best; so the level is chosen by vendor. All of that in 4
+// KB pages, where a K row of 8 kv heads is a page and the hardware
+// prefetchers stop at its end. With K and V in 2 MB pages (the runtime's
+// state buffer where the system has them) the same Xeon, no requests
+// against prefetcht1 at context 2048: rows of 4 KB (8 kv heads of 128)
+// 1.21-1.25× against 1.37-1.41× (prefetcht2 1.30×, every 8th-64th line
+// alone 1.65-1.78×); 16 kv heads of 64 (4 KB) 1.28× against 1.39×; 32 of
+// 128 (16 KB) 0.98× against 1.36×; but 4 kv heads of 64 (1 KB rows, four
+// rows to a page, each walked in strided runs) 1.82× against 1.34×. So
+// requests are skipped only for rows of a page or more in huge pages
+// (attention_kv_prefetch).
 
 #include <algorithm>
 #include <cstddef>
+
+#include "kernels/attention/attention_variants.h"
 
 namespace normrt::detail {
 namespace {
@@ -30,13 +41,14 @@ namespace {
 class RowPrefetcher {
  public:
   /// K and V rows of `width_bytes` from k and v (the task's first kv head's
-  /// columns), `stride_bytes` apart, requested into L2 if `to_l2`, else L1.
-  RowPrefetcher(const float* k, const float* v, size_t stride_bytes, size_t width_bytes, bool to_l2)
+  /// columns), `stride_bytes` apart, requested into `level` (or not at all).
+  RowPrefetcher(const float* k, const float* v, size_t stride_bytes, size_t width_bytes,
+                KvPrefetch level)
       : k_(reinterpret_cast<const char*>(k)),
         v_(reinterpret_cast<const char*>(v)),
         stride_(stride_bytes),
         row_bytes_((width_bytes + 63) / 64 * 64),
-        to_l2_(to_l2) {}
+        level_(level) {}
 
   /// Requests whatever of the queued rows is still unrequested, then queues
   /// K rows [first, end) followed by V rows [first, end).
@@ -52,10 +64,16 @@ class RowPrefetcher {
 
   /// Requests the next `lines` cache lines of the queue (fewer at its end).
   void request(size_t lines) {
-    if (to_l2_) {
-      request_at<2>(lines);  // prefetcht1
-    } else {
-      request_at<3>(lines);  // prefetcht0
+    switch (level_) {
+      case KvPrefetch::kNone:
+        remaining_ = 0;
+        break;
+      case KvPrefetch::kL1:
+        request_at<3>(lines);  // prefetcht0
+        break;
+      case KvPrefetch::kL2:
+        request_at<2>(lines);  // prefetcht1
+        break;
     }
   }
 
@@ -97,7 +115,7 @@ class RowPrefetcher {
   const char* k_;
   const char* v_;
   size_t stride_, row_bytes_;  // row_bytes_: whole cache lines
-  bool to_l2_;
+  KvPrefetch level_;
   // The next line to request: row_ + line_; K rows until end_, then V's.
   const char* row_ = nullptr;
   const char* end_ = nullptr;

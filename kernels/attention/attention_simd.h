@@ -339,7 +339,8 @@ struct AttentionSimd {
     // The decoder path streams K and V (attention_prefetch.h): the first
     // tile at once, then each tile's successor while it is computed.
     RowPrefetcher prefetcher(t.slices[0].k, t.slices[0].v, t.stride * sizeof(float),
-                             t.slice_count * d * sizeof(float), attention_prefetch_to_l2());
+                             t.slice_count * d * sizeof(float),
+                             attention_kv_prefetch(t.stride * sizeof(float)));
     if (dot) prefetcher.queue(0, std::min(tile, t.key_end));
     for (size_t j0 = 0; j0 < t.key_end; j0 += tile) {
       const size_t n = std::min(tile, t.key_end - j0);

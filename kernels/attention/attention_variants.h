@@ -56,13 +56,19 @@ AttentionTask attention_task(const AttentionTaskGrid& grid, size_t index);
 /// The visible key count of sequence b before the causal limit (L_b).
 size_t attention_key_length(const AttentionArgs& args, size_t b);
 
-/// Whether the decoder path requests the next key tile into L2
-/// (prefetcht1) rather than L1 (prefetcht0): on Intel the tile (128 KB at 8 kv
-/// heads of 128) overflows the 48 KB L1 and evicts the lines in use; on Zen 4
-/// into L1 measured faster (attention_prefetch.h). Resolved once from the
-/// CPU vendor; NORMRT_ATTENTION_PREFETCH=l1 or l2 overrides it (for
-/// measurements).
-bool attention_prefetch_to_l2();
+/// Where the decoder path requests the next key tile's K and V rows, if at
+/// all (attention_prefetch.h has the measurements).
+enum class KvPrefetch { kNone, kL1, kL2 };
+
+/// For K and V rows `row_bytes` apart. None where the system hands out
+/// transparent huge pages (the runtime keeps its KV caches in them) and a
+/// row spans at least a 4 KB page: there a tile walks every row's page in
+/// ascending runs, which the hardware prefetchers stream faster alone.
+/// Otherwise by CPU vendor: L2 (prefetcht1) on Intel, whose 48 KB L1 the
+/// tile would overflow, L1 (prefetcht0) on Zen 4. NORMRT_ATTENTION_PREFETCH
+/// = none, l1 or l2 forces one (for measurements). The environment, the
+/// vendor and the huge pages are read once.
+KvPrefetch attention_kv_prefetch(size_t row_bytes);
 
 /// The specification (attention_reference.cc): every output from the
 /// definition, in double, one query row and head at a time.
