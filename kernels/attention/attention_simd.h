@@ -9,7 +9,9 @@
 // which share its K and V. The task walks the visible keys in tiles:
 //
 //   for each key tile j0 .. j0 + n, for each slice:
-//     S = scale·log2(e) · Q·Kᵀ    (scores_broadcast over packed Kᵀ, or scores_dot)
+//     S = scale·log2(e) · Q·Kᵀ    (scores_broadcast over packed Kᵀ, or scores_dot;
+//                                  on AVX-512 a slice of four rows takes
+//                                  attention_four_rows.h, softmax included)
 //     for each block of rows:     online softmax, in place in S (softmax_block)
 //       m' = max(m_r, max_j S[r][j]);  α_r = 2^(m_r − m');  S[r][j] = 2^(S[r][j] − m')
 //       l_r = α_r·l_r + Σ_j S[r][j];   m_r = m'
@@ -35,6 +37,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/attention/attention_exp.h"
+#include "kernels/attention/attention_four_rows.h"
 #include "kernels/attention/attention_prefetch.h"
 #include "kernels/attention/attention_tiles.h"
 #include "kernels/attention/attention_variants.h"
@@ -58,6 +61,9 @@ struct AttentionSimd {
   // the value rows stream through L1 together.
   static constexpr size_t kPackedFloats = 4096;
   static constexpr size_t kMaxBroadcastHeadDim = kPackedFloats / 16;
+  // The four-row slices' interleaved queries (attention_four_rows.h), all
+  // of a task's: 32 rows of d = 128, a decoder token of 32 heads.
+  static constexpr size_t kInterleavedFloats = 4096;
   static constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
 
   // Keys per broadcast tile: as many as fit kPackedFloats, a multiple of 16
@@ -99,6 +105,7 @@ struct AttentionSimd {
     alignas(64) float packed_values[kPackedFloats];  // broadcast_tile's values
     alignas(64) float mask_bias[kMaxKeyTile];        // 0 or −∞ per key of the tile
     alignas(64) float maxima[kRows * kLanes];        // scores_broadcast's lane maxima
+    alignas(64) float interleaved_q[kInterleavedFloats];
   };
 
   // Keys [j0, j0 + visible) of a tile of n that row r may see.
@@ -279,6 +286,58 @@ struct AttentionSimd {
     }
   }
 
+  // Whether the task's slices take four_rows_tile: AVX-512, slices of four
+  // rows, d a multiple of 4, no position bias, and every slice's
+  // interleaved queries fit the scratch; if so they are interleaved now.
+  static bool prepare_four_rows(const Task& t, size_t slice_rows, bool position_bias,
+                                Scratch& scratch) {
+#if XSIMD_WITH_AVX512F
+    if constexpr (simd::kHasAvx512<Arch>) {
+      if (slice_rows != FourRowsAvx512::kRows || t.d % 4 != 0 || position_bias ||
+          t.rows * t.d > kInterleavedFloats) {
+        return false;
+      }
+      for (size_t s = 0; s < t.slice_count; ++s) {
+        const size_t r0 = t.slices[s].begin;
+        FourRowsAvx512::interleave(t.q + r0, t.d, scratch.interleaved_q + r0 * t.d);
+      }
+      return true;
+    }
+#endif
+    (void)t, (void)slice_rows, (void)position_bias, (void)scratch;
+    return false;
+  }
+
+  // dot_tile's work for a slice of four rows (prepare_four_rows), in
+  // attention_four_rows.h's layout; the prefetch requests are spread the
+  // same way.
+  static void four_rows_tile(Task& t, const Slice& slice, Scratch& scratch, size_t j0, size_t n,
+                             const float* mask_bias, RowPrefetcher& prefetcher, size_t lines) {
+#if XSIMD_WITH_AVX512F
+    if constexpr (simd::kHasAvx512<Arch>) {
+      using Rows = FourRowsAvx512;
+      const size_t r0 = slice.begin;
+      const size_t block_keys = visible(t, r0 + Rows::kRows - 1, j0, n);  // the last row sees most
+      prefetcher.request(lines / 2);
+      if (block_keys == 0) return;
+      alignas(16) float seen[Rows::kRows];
+      for (size_t r = 0; r < Rows::kRows; ++r) {
+        seen[r] = static_cast<float>(visible(t, r0 + r, j0, n));
+      }
+      typename Rows::V quads[Rows::kMaxKeys / 4];
+      Rows::scores(scratch.interleaved_q + r0 * t.d, slice.k + j0 * t.stride, t.stride, block_keys,
+                   t.d, quads);
+      Rows::softmax(quads, t.scale, seen, mask_bias, t.max + r0, t.sum + r0, t.alpha + r0,
+                    scratch.scores, kScoreStride);
+      accumulate_values(t, slice.v + j0 * t.stride, t.stride, r0, Rows::kRows, scratch.scores,
+                        block_keys, &prefetcher, lines - lines / 2);
+      return;
+    }
+#endif
+    (void)t, (void)slice, (void)scratch, (void)j0, (void)n, (void)mask_bias, (void)prefetcher,
+        (void)lines;
+  }
+
   static void zero_rows(const Task& t) {
     for (size_t r = 0; r < t.rows; ++r) std::fill(t.o[r], t.o[r] + t.d, 0.0f);
   }
@@ -335,6 +394,8 @@ struct AttentionSimd {
     t.mask = a.key_mask != nullptr ? a.key_mask + at.batch * a.key_mask_stride : nullptr;
 
     const bool dot = slice_rows <= kDotMaxRows || d > kMaxBroadcastHeadDim;
+    const bool four_rows =
+        dot && prepare_four_rows(t, slice_rows, a.position_bias != nullptr, scratch);
     const size_t tile = dot ? kDotKeyTile : broadcast_key_tile(d);
     // The decoder path streams K and V (attention_prefetch.h): the first
     // tile at once, then each tile's successor while it is computed.
@@ -357,7 +418,11 @@ struct AttentionSimd {
         prefetcher.queue(std::min(j0 + tile, t.key_end), std::min(j0 + 2 * tile, t.key_end));
         const size_t lines = (prefetcher.queued() + t.slice_count - 1) / t.slice_count;
         for (size_t s = 0; s < t.slice_count; ++s) {
-          dot_tile(t, t.slices[s], scratch, j0, n, mask_bias, prefetcher, lines);
+          if (four_rows) {
+            four_rows_tile(t, t.slices[s], scratch, j0, n, mask_bias, prefetcher, lines);
+          } else {
+            dot_tile(t, t.slices[s], scratch, j0, n, mask_bias, prefetcher, lines);
+          }
         }
       } else {
         for (size_t s = 0; s < t.slice_count; ++s) {

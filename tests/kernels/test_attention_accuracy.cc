@@ -101,7 +101,7 @@ TEST_SUITE("attention") {
   TEST_CASE("odd head sizes use partial vectors: d in {1, 3, 5, 8, 33, 100, 300}") {
     Worst worst;
     for (size_t d : {1, 3, 5, 8, 33, 100, 300}) {  // 300: beyond the packed-Kᵀ tile
-      for (size_t s : {2, 9, 70}) {
+      for (size_t s : {2, 4, 9, 70}) {  // 4: slices of four rows (AVX-512) where 4 divides d
         for (bool causal : {false, true}) {
           check_all_variants(worst, random_attention(params(3, 3, d, causal), 1, s, s, d * 10 + s));
         }
@@ -146,7 +146,7 @@ TEST_SUITE("attention") {
 
   TEST_CASE("a NaN in a query row, or in a visible key, makes exactly the rows that see it NaN") {
     for (const AttentionVariant* variant : attention_variants_under_test()) {
-      for (size_t rows : {1, 20}) {  // the dot and the broadcast formulations
+      for (size_t rows : {1, 4, 20}) {  // the dot, four-row and broadcast formulations
         const std::string name = variant->name;
         CAPTURE(name);
         CAPTURE(rows);

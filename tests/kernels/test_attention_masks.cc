@@ -43,7 +43,7 @@ AttentionParams params(size_t heads, size_t kv_heads, size_t d, bool causal) {
 TEST_SUITE("attention") {
   TEST_CASE("key lengths: each sequence attends to its first L_b keys and reads no others") {
     for (size_t d : {16, 64}) {
-      for (size_t query_rows : {1, 4, 9, 70}) {
+      for (size_t query_rows : {1, 2, 4, 9, 70}) {  // 2: slices of four rows
         AttentionData data = random_attention(params(4, 2, d, false), 5, query_rows, 130, d);
         data.key_lengths = {0, 1, 37, 64, 130};  // 0: every row of that sequence gets zeros
         for (size_t b = 0; b < data.batch; ++b) poison_keys(data, b, data.key_lengths[b]);
