@@ -287,14 +287,16 @@ struct AttentionSimd {
   }
 
   // Whether the task's slices take four_rows_tile: AVX-512, slices of four
-  // rows, d a multiple of 4, no position bias, and every slice's
-  // interleaved queries fit the scratch; if so they are interleaved now.
+  // rows, d a multiple of 4, no position bias, more than one key tile (over
+  // one tile the interleave costs more than the tile saves: measured in
+  // docs/kernels_attention.md), and every slice's interleaved queries fit
+  // the scratch; if so they are interleaved now.
   static bool prepare_four_rows(const Task& t, size_t slice_rows, bool position_bias,
                                 Scratch& scratch) {
 #if XSIMD_WITH_AVX512F
     if constexpr (simd::kHasAvx512<Arch>) {
       if (slice_rows != FourRowsAvx512::kRows || t.d % 4 != 0 || position_bias ||
-          t.rows * t.d > kInterleavedFloats) {
+          t.key_end <= kDotKeyTile || t.rows * t.d > kInterleavedFloats) {
         return false;
       }
       for (size_t s = 0; s < t.slice_count; ++s) {

@@ -101,10 +101,17 @@ TEST_SUITE("attention") {
   TEST_CASE("odd head sizes use partial vectors: d in {1, 3, 5, 8, 33, 100, 300}") {
     Worst worst;
     for (size_t d : {1, 3, 5, 8, 33, 100, 300}) {  // 300: beyond the packed-Kᵀ tile
-      for (size_t s : {2, 4, 9, 70}) {  // 4: slices of four rows (AVX-512) where 4 divides d
+      for (size_t s : {2, 9, 70}) {
         for (bool causal : {false, true}) {
           check_all_variants(worst, random_attention(params(3, 3, d, causal), 1, s, s, d * 10 + s));
         }
+      }
+      // Four query rows over 37 keys: slices of four rows (AVX-512) where 4
+      // divides d; d = 8 and 100 end in a part of fewer than 16 elements.
+      for (bool causal : {false, true}) {
+        AttentionData data = random_attention(params(3, 3, d, causal), 1, 4, 37, d * 10 + 4);
+        data.query_position = causal ? 33 : 0;
+        check_all_variants(worst, data);
       }
     }
   }
@@ -150,9 +157,11 @@ TEST_SUITE("attention") {
         const std::string name = variant->name;
         CAPTURE(name);
         CAPTURE(rows);
-        AttentionData data = random_attention(params(1, 1, 16, true), 1, rows, rows, 3);
+        const size_t keys = rows == 4 ? 20 : rows;  // four rows take their path beyond one tile
+        AttentionData data = random_attention(params(1, 1, 16, true), 1, rows, keys, 3);
+        data.query_position = keys - rows;
         data.q[0] = NAN;                                  // query row 0
-        if (rows > 1) data.k[(rows - 1) * 16 + 3] = NAN;  // the last key: only the last row sees it
+        if (rows > 1) data.k[(keys - 1) * 16 + 3] = NAN;  // the last key: only the last row sees it
         const std::vector<float> out = run_attention(variant->kernel, data).out;
         for (size_t i = 0; i < rows; ++i) {
           const bool expect_nan = i == 0 || i == rows - 1;
