@@ -62,8 +62,9 @@ struct AttentionSimd {
   static constexpr size_t kPackedFloats = 4096;
   static constexpr size_t kMaxBroadcastHeadDim = kPackedFloats / 16;
   // The four-row slices' interleaved queries (attention_four_rows.h), all
-  // of a task's: 32 rows of d = 128, a decoder token of 32 heads.
-  static constexpr size_t kInterleavedFloats = 4096;
+  // of a task's: 32 rows of d = 128, a decoder token of 32 heads. Only the
+  // AVX-512 kernel has the path; the others keep no room for it.
+  static constexpr size_t kInterleavedFloats = simd::kHasAvx512<Arch> ? 4096 : 16;
   static constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
 
   // Keys per broadcast tile: as many as fit kPackedFloats, a multiple of 16
