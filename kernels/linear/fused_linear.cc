@@ -27,11 +27,13 @@ using detail::NormScale;
 // m = 1: output columns per block, the unit of residual add and statistics
 // while the block is in L1 (2 KB of outputs); rounded to whole panels.
 constexpr size_t kBlockColumns = 512;
-// m > 1: rows per block so that a block's outputs stay in L2 until normalized,
-// unless the weights themselves are bigger: then re-reading them once per
-// block costs more than normalizing rows from L3 (measured:
-// docs/bench_kernels.md), and the rows go in one block.
+// m > 1: rows per block so that a block's outputs stay in L2 until normalized.
+// Weights bigger than that are re-read by every block, which pays only from
+// kMinRowsPerWeightPass rows a block and while x fits L2 (beyond, the GEMM's
+// chunk-major order reads x once per chunk; blocks would undo it); otherwise
+// the rows go in one block (measured: docs/bench_kernels.md).
 constexpr size_t kRowBlockBytes = 512 * 1024;
+constexpr size_t kMinRowsPerWeightPass = 128;
 // Most participants a fused call uses (stack slots for their statistics).
 constexpr size_t kMaxThreads = 64;
 // m = 1 splits the columns across threads only from this many weight bytes.
@@ -288,12 +290,16 @@ void run_row_block(const FusedCall& call, size_t row, size_t rows) {
   }
 }
 
-// Rows per block: their outputs stay in L2 until normalized (kRowBlockBytes),
-// unless the weights are bigger (see kRowBlockBytes).
+// Rows per block: their outputs stay in L2 until normalized (kRowBlockBytes);
+// with weights bigger than that, see kMinRowsPerWeightPass.
 size_t row_block_size(const FusedCall& call, size_t m) {
-  return call.w.size_bytes() > kRowBlockBytes
-             ? m
-             : std::clamp<size_t>(kRowBlockBytes / (call.n() * sizeof(float)), 1, m);
+  const size_t in_l2 = std::max<size_t>(kRowBlockBytes / (call.n() * sizeof(float)), 1);
+  if (call.w.size_bytes() <= kRowBlockBytes) return std::min(in_l2, m);
+  const bool x_in_l2 = m * call.w.k() * sizeof(float) <= detail::kGemmXInL2Bytes;
+  const size_t rows = std::max(in_l2, kMinRowsPerWeightPass);
+  if (!x_in_l2 || m < 2 * rows) return m;
+  const size_t blocks = m / rows;  // as equal as possible, none under `rows`
+  return (m + blocks - 1) / blocks;
 }
 
 void run_rows(const FusedCall& call, size_t m) {

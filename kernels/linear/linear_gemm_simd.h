@@ -20,7 +20,7 @@
 //     few row blocks (m ≤ kL1MaxRows) an L1-sized part of it, so that the
 //     blocks after the first re-read it from L1; between steps a block's
 //     running sums wait in the thread's scratch (exact).
-//   - When x is larger than L2 (m·k floats > kXInL2Bytes), the loop order
+//   - When x is larger than L2 (m·k floats > kGemmXInL2Bytes), the loop order
 //     turns around: for each chunk, groups of row blocks whose slice of x
 //     (kGroupXBytes) stays in L2 pass over every panel's chunk, so that x is
 //     read from L3 once per chunk instead of once per panel. The next
@@ -54,8 +54,8 @@ struct GemmSimd {
   static constexpr size_t kL1Step =
       std::min(kChunk, std::max<size_t>(2, (32 * 1024 / (kPanel * sizeof(Weight))) & ~size_t{1}));
   static constexpr bool kStepsInChunk = kL1Step < kChunk;  // else a step is always a chunk
-  // x beyond this takes the chunk-major order; its row groups hold this much of a chunk's x.
-  static constexpr size_t kXInL2Bytes = 2 << 20;
+  // x beyond kGemmXInL2Bytes takes the chunk-major order; its row groups hold
+  // this much of a chunk's x.
   static constexpr size_t kGroupXBytes = 384 << 10;
 
   // kNextChunk: the tile requests its share of the next chunk
@@ -223,7 +223,7 @@ struct GemmSimd {
   }
 
   static void run(const LinearArgs& a) {
-    if (a.m > kL1MaxRows && a.m * a.k * sizeof(float) > kXInL2Bytes) return run_chunk_major(a);
+    if (a.m > kL1MaxRows && a.m * a.k * sizeof(float) > kGemmXInL2Bytes) return run_chunk_major(a);
     const RowBlocks<kMaxRows> blocks(a.m);
     const size_t step_k = a.m <= kL1MaxRows ? kL1Step : kChunk;
     // The blocks' running sums between the steps of a chunk: (m, kPanel).

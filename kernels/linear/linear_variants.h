@@ -46,6 +46,11 @@ inline constexpr size_t kAvx2Panel = 32;    // 4 ymm
 inline constexpr size_t kAvx512Panel = 64;  // 4 zmm
 inline constexpr size_t kNeonPanel = 16;    // 4 q registers
 
+/// m > 1 with x (m · k floats) beyond this many bytes walks the weights
+/// chunk-major, so that x is read from L3 once per chunk rather than once per
+/// panel (linear_gemm_simd.h); fused_linear's row blocks keep below it.
+inline constexpr size_t kGemmXInL2Bytes = size_t{2} << 20;
+
 void linear_f32_scalar(const LinearArgs& args);
 void linear_bf16_scalar(const LinearArgs& args);
 void linear_f32_avx2(const LinearArgs& args);
