@@ -13,6 +13,7 @@
 #include <string>
 
 #include "kernels/common/extent.h"
+#include "kernels/common/tuning_choice.h"
 #include "kernels/linear/linear_variants.h"
 #include "kernels/norm/norm_row_ops.h"
 #include "kernels/norm/norm_variants.h"
@@ -36,14 +37,15 @@ constexpr size_t kRowBlockBytes = 512 * 1024;
 constexpr size_t kMinRowsPerWeightPass = 128;
 // Most participants a fused call uses (stack slots for their statistics).
 constexpr size_t kMaxThreads = 64;
-// m = 1 splits the columns across threads only from this many weight bytes.
-// On 2 cores, weights in L2 ran slower on 2 threads (barrier and wake-up
-// cost more than the halved matmul) and weights from DRAM gained little (one
-// core already reaches the read floor): bench_linear fused_threads, figures
-// in docs/bench_kernels.md. So by default one thread;
-// set_fused_linear_min_parallel_bytes turns the split on where more cores
-// share more bandwidth.
-size_t min_parallel_weight_bytes = SIZE_MAX;
+// m = 1 splits the columns across threads from this many weight bytes
+// (kFusedLinearMinParallelBytes where that pays, see fused_linear.h).
+size_t& min_parallel_weight_bytes() {
+  static size_t bytes =
+      tuning_choice("NORMRT_GEMV_THREADS", "off", "on", cpu_vendor_is("GenuineIntel"))
+          ? kFusedLinearMinParallelBytes
+          : SIZE_MAX;
+  return bytes;
+}
 // m > 1 splits the columns across threads from this many multiply-adds
 // (m · n · k): below, the pool's wake-up and join cost more than the halved
 // matmul saves. Measured with bench_threads (docs/bench_kernels.md).
@@ -72,6 +74,11 @@ struct FusedCall {
   size_t stat_count;  // columns the statistic covers: n, or floor(p·n)
 
   size_t n() const { return w.n(); }
+  // Nothing after the matmul but its bias.
+  bool plain() const {
+    return !e.normalize && e.activation == Activation::kNone && e.residual == nullptr &&
+           e.sum_dst == nullptr;
+  }
   bool layer_norm() const { return e.normalize && params.kind == NormKind::kLayerNorm; }
   const float* residual(size_t row) const {
     return e.residual ? e.residual + row * e.residual_stride : nullptr;
@@ -221,6 +228,7 @@ void normalize_rows(const FusedCall& call, size_t row, size_t rows) {
 // come first (the first floor(p·n) for pRMSNorm, none without a norm); every
 // later block is normalized as soon as it exists.
 void run_row_serial(const FusedCall& call) {
+  if (call.plain()) return call.matmul(0, 1, 0, call.n(), false);
   if (call.e.normalize && call.params.kind != NormKind::kPRmsNorm) {
     call.matmul(0, 1, 0, call.n(), false);
     normalize_rows(call, 0, 1);
@@ -245,28 +253,45 @@ void run_row_serial(const FusedCall& call) {
   }
 }
 
-// m = 1 on several threads: each computes a panel-aligned slice of the
-// columns and its statistics; one barrier; each normalizes its own slice.
+// Pieces per thread when an m > 1 call's work is split (column slices of the
+// matmul, row slices of the norm). They, and m = 1's slices, are claimed
+// (ThreadPool::run_tasks), not assigned: each thread takes its own share
+// first, the same every call, so that each core keeps re-reading its part of
+// the weights, and a worker still waiting for a CPU when the caller has
+// taken every piece is not waited for; several pieces each, so that a worker
+// preempted in the middle of one (a loaded machine) holds back only that
+// one. A norm's barrier is therefore a second round of tasks.
+constexpr size_t kSlicesPerThread = 4;
+
+// m = 1 on several threads: one panel-aligned column slice per thread (four
+// streamed the weights less well: docs/bench_kernels.md, "m = 1 on two
+// threads"), each computed with its statistics; with a norm, the row's map
+// from every slice's statistics (in slice order, whichever thread computed
+// them), then a second round normalizes the slices.
 void run_row_parallel(const FusedCall& call, ThreadPool& pool, size_t threads) {
-  PartStats slices[kMaxThreads];
-  pool.run([&](size_t t, PoolBarrier& barrier) {
-    if (t >= threads) {
-      barrier.arrive_and_wait();
-      return;
+  const size_t slices = threads;
+  const auto columns_of = [&](size_t i) {
+    return split_range(call.n(), slices, i, call.w.panel_width());
+  };
+  PartStats stats[kMaxThreads];
+  pool.run_tasks(slices, [&](size_t i) {
+    const Range columns = columns_of(i);
+    RowPart part(call, 0, columns.begin);
+    while (part.end() < columns.end) part.produce(block_end(call, part.end(), columns.end));
+    if (call.e.normalize) {
+      stats[i] = part.finish();
+    } else {
+      part.normalize(NormScale{}, columns.begin, columns.end);  // y = act(t · 1)
     }
-    const Range slice = split_range(call.n(), threads, t, call.w.panel_width());
-    RowPart part(call, 0, slice.begin);
-    while (part.end() < slice.end) part.produce(block_end(call, part.end(), slice.end));
-    slices[t] = part.finish();
-    barrier.arrive_and_wait();
-    PartStats row = slices[0];  // the same order on every thread: the same map
-    for (size_t i = 1; i < threads; ++i) row = combine(row, slices[i]);
-    NormScale map;
-    if (row_map(call, row, &map)) {
-      part.normalize(map, slice.begin, slice.end);
-    } else if (t == 0) {
-      fallback_row(call, 0);
-    }
+  });
+  if (!call.e.normalize) return;
+  PartStats row = stats[0];
+  for (size_t i = 1; i < slices; ++i) row = combine(row, stats[i]);
+  NormScale map;
+  if (!row_map(call, row, &map)) return fallback_row(call, 0);
+  pool.run_tasks(slices, [&](size_t i) {
+    const Range columns = columns_of(i);
+    RowPart(call, 0, columns.begin).normalize(map, columns.begin, columns.end);
   });
 }
 
@@ -324,19 +349,10 @@ void finish_columns(const FusedCall& call, size_t row, size_t rows, size_t c0, s
 // each finishes its own columns at once. The matmul's summation order does
 // not depend on the columns or rows a thread takes (row_block_order), and
 // the epilogue is the serial one on the same rows or columns, so the result
-// is bit for bit that of one thread.
-//
-// The slices are claimed (ThreadPool::run_tasks), not assigned: a worker still
-// waiting for a CPU when the caller has taken every slice is not waited for.
-// So a norm's barrier becomes a second round of tasks per row block.
-constexpr size_t kSlicesPerThread = 4;
-
+// is bit for bit that of one thread. The pieces are claimed (see
+// kSlicesPerThread).
 void run_rows_parallel(const FusedCall& call, size_t m, ThreadPool& pool, size_t threads) {
   const size_t block = row_block_size(call, m);
-  const bool plain = !call.e.normalize && call.e.activation == Activation::kNone &&
-                     call.e.residual == nullptr && call.e.sum_dst == nullptr;
-  // A few slices per thread: a worker preempted in the middle of one (a
-  // loaded machine) holds back only that one, the caller takes the rest.
   const size_t slices = std::min(threads * kSlicesPerThread, call.w.panel_count());
   const auto columns_of = [&](size_t t) {
     return split_range(call.n(), slices, t, call.w.panel_width());
@@ -348,7 +364,7 @@ void run_rows_parallel(const FusedCall& call, size_t m, ThreadPool& pool, size_t
       for (size_t row = 0; row < m; row += block) {
         const size_t rows = std::min(block, m - row);
         call.matmul(row, rows, columns.begin, columns.end, true);
-        if (!plain) finish_columns(call, row, rows, columns.begin, columns.end);
+        if (!call.plain()) finish_columns(call, row, rows, columns.begin, columns.end);
       }
     });
     return;
@@ -385,8 +401,8 @@ Status check_no_overlap(const char* a_name, Extent a, const char* b_name, Extent
 
 namespace detail {
 size_t set_fused_linear_min_parallel_bytes(size_t bytes) {
-  const size_t previous = min_parallel_weight_bytes;
-  min_parallel_weight_bytes = bytes;
+  const size_t previous = min_parallel_weight_bytes();
+  min_parallel_weight_bytes() = bytes;
   return previous;
 }
 size_t set_fused_linear_min_parallel_work(size_t multiply_adds) {
@@ -480,7 +496,7 @@ void run_fused_linear(const PackedWeights& w, const float* x, size_t m, size_t x
     }
     return;
   }
-  const size_t threads = pool == nullptr || w.size_bytes() < min_parallel_weight_bytes
+  const size_t threads = pool == nullptr || w.size_bytes() < min_parallel_weight_bytes()
                              ? 1
                              : std::min({pool->size(), kMaxThreads, w.panel_count()});
   if (threads > 1) {

@@ -92,13 +92,23 @@ Status fused_linear_unchecked(const PackedWeights& w, const float* x, size_t m, 
 /// docs/bench_kernels.md, "Threads").
 inline constexpr size_t kFusedLinearMinParallelWork = size_t{1} << 20;
 
+/// From how many weight bytes an m = 1 call (a decoder token, an RNN step)
+/// splits its columns across the pool's threads, where it does: on Intel,
+/// whose cores each stream about half of what two do. Below, with the weights
+/// hot in L2, the wake-up and barrier cost more than the halved read
+/// (measured: docs/bench_kernels.md, "m = 1 on two threads"). Elsewhere one
+/// thread (on an AMD EPYC VM one core reached the read floor already).
+/// NORMRT_GEMV_THREADS=on|off forces either (read once).
+inline constexpr size_t kFusedLinearMinParallelBytes = size_t{1} << 20;
+
 namespace detail {
 /// Tests and benchmarks: the m > 1 threshold above (multiply-adds). Returns
 /// the previous value. Not thread-safe; set it before calls, not during.
 size_t set_fused_linear_min_parallel_work(size_t multiply_adds);
 /// Tests and benchmarks: from how many weight bytes an m = 1 call splits its
-/// columns across the pool's threads (below, one thread is faster). Returns
-/// the previous value. Not thread-safe; set it before calls, not during.
+/// columns across the pool's threads (SIZE_MAX: never; the default is the
+/// rule above). Returns the previous value. Not thread-safe; set it before
+/// calls, not during.
 size_t set_fused_linear_min_parallel_bytes(size_t bytes);
 }  // namespace detail
 

@@ -4,9 +4,10 @@
 // normrt's kernels, or oneDNN's matmul where the measured table or
 // NORMRT_LINEAR_BACKEND says so) and W is packed once for it. y must not
 // overlap x or bias.
-// Several rows on a session pool with normrt's kernels: fused_linear() with
-// the bias alone, which splits the columns across the threads from
-// kFusedLinearMinParallelWork.
+// On a session pool with normrt's kernels: fused_linear() with the bias
+// alone, which splits the columns across the threads from
+// kFusedLinearMinParallelWork (several rows) or kFusedLinearMinParallelBytes
+// (one row, where that pays).
 #include <memory>
 #include <string>
 #include <utility>
@@ -67,7 +68,7 @@ class LinearOp final : public OpKernel {
     Status s = Status::ok();
     if (onednn_ != nullptr) {
       s = onednn_->run_rows(x.f32(), x.rows(), y.f32(), bias);
-    } else if (context.pool != nullptr && x.rows() > 1) {
+    } else if (context.pool != nullptr) {
       LinearEpilogue epilogue;
       epilogue.bias = bias;
       s = fused_linear(w_, x.f32(), x.rows(), w_.k(), epilogue, y.f32(), w_.n(), context.pool);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/common/thread_pool.h"
+#include "kernels/linear/fused_linear.h"
 #include "tests/runtime/ops/op_reference.h"
 #include "tests/runtime/ops/op_test_support.h"
 
@@ -212,6 +213,27 @@ TEST_SUITE("linear_ops") {
         check_linear_case(c, runnable_isas().back(), &pool);
       }
     }
+  }
+
+  TEST_CASE("Linear and FusedLinear on a thread pool at S = 1: columns split across threads") {
+    // One row splits its columns from kFusedLinearMinParallelBytes of weights
+    // where that pays (fused_linear.h); forced here whatever the CPU.
+    const size_t previous =
+        detail::set_fused_linear_min_parallel_bytes(kFusedLinearMinParallelBytes);
+    ThreadPool pool(2);
+    for (const char* norm : {"none", "layer_norm"}) {
+      for (size_t sequence : {1, 3}) {
+        LinearCase c;
+        c.fused = std::string(norm) != "none";
+        c.k = 513;
+        c.n = 640;  // 1.25 MB of f32 weights
+        c.sequence = sequence;
+        c.norm = norm;
+        c.residual = c.gain = c.fused;
+        check_linear_case(c, runnable_isas().back(), &pool);
+      }
+    }
+    detail::set_fused_linear_min_parallel_bytes(previous);
   }
 
   TEST_CASE("Linear and FusedLinear reject bad operands with named messages") {
