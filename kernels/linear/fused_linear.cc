@@ -38,12 +38,11 @@ constexpr size_t kMinRowsPerWeightPass = 128;
 // Most participants a fused call uses (stack slots for their statistics).
 constexpr size_t kMaxThreads = 64;
 // m = 1 splits the columns across threads from this many weight bytes
-// (kFusedLinearMinParallelBytes where that pays, see fused_linear.h).
+// (kFusedLinearMinParallelBytes unless NORMRT_GEMV_THREADS=off).
 size_t& min_parallel_weight_bytes() {
-  static size_t bytes =
-      tuning_choice("NORMRT_GEMV_THREADS", "off", "on", cpu_vendor_is("GenuineIntel"))
-          ? kFusedLinearMinParallelBytes
-          : SIZE_MAX;
+  static size_t bytes = tuning_choice("NORMRT_GEMV_THREADS", "off", "on", true)
+                            ? kFusedLinearMinParallelBytes
+                            : SIZE_MAX;
   return bytes;
 }
 // m > 1 splits the columns across threads from this many multiply-adds

@@ -93,12 +93,10 @@ Status fused_linear_unchecked(const PackedWeights& w, const float* x, size_t m, 
 inline constexpr size_t kFusedLinearMinParallelWork = size_t{1} << 20;
 
 /// From how many weight bytes an m = 1 call (a decoder token, an RNN step)
-/// splits its columns across the pool's threads, where it does: on Intel,
-/// whose cores each stream about half of what two do. Below, with the weights
-/// hot in L2, the wake-up and barrier cost more than the halved read
-/// (measured: docs/bench_kernels.md, "m = 1 on two threads"). Elsewhere one
-/// thread (on an AMD EPYC VM one core reached the read floor already).
-/// NORMRT_GEMV_THREADS=on|off forces either (read once).
+/// splits its columns across the pool's threads. Below, with the weights hot
+/// in L2, the wake-up costs more than the halved read; above, each core
+/// streams its own share (measured: docs/bench_kernels.md, "m = 1 on two
+/// threads"). NORMRT_GEMV_THREADS=off keeps one row on one thread (read once).
 inline constexpr size_t kFusedLinearMinParallelBytes = size_t{1} << 20;
 
 namespace detail {

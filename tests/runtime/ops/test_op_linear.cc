@@ -217,7 +217,7 @@ TEST_SUITE("linear_ops") {
 
   TEST_CASE("Linear and FusedLinear on a thread pool at S = 1: columns split across threads") {
     // One row splits its columns from kFusedLinearMinParallelBytes of weights
-    // where that pays (fused_linear.h); forced here whatever the CPU.
+    // (fused_linear.h); set here whatever NORMRT_GEMV_THREADS says.
     const size_t previous =
         detail::set_fused_linear_min_parallel_bytes(kFusedLinearMinParallelBytes);
     ThreadPool pool(2);
