@@ -8,10 +8,10 @@
 #include <unordered_map>
 #include <utility>
 
-#include "kernels/conv/onednn_threads.h"
 #include "kernels/conv/window_2d.h"
 #include "kernels/onednn/onednn_dims.h"
 #include "kernels/onednn/onednn_engine.h"
+#include "kernels/onednn/onednn_threads.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace normrt {

@@ -14,7 +14,7 @@
 //             has one for the shape (3×3, stride 1, AVX-512), else direct
 // N, C, H, W are fixed (no S): one primitive, made at plan time for one
 // thread, and per session for sessions with more threads (oneDNN's OpenMP
-// threads, kernels/conv/onednn_threads.h). The weights are packed once, into
+// threads, kernels/onednn/onednn_threads.h). The weights are packed once, into
 // the primitive's layout. Aliasing: y must not overlap x.
 #include <memory>
 #include <string>

@@ -67,7 +67,8 @@ class LinearOp final : public OpKernel {
     const float* bias = context.input_count > 2 ? context.inputs[2].f32() : nullptr;
     Status s = Status::ok();
     if (onednn_ != nullptr) {
-      s = onednn_->run_rows(x.f32(), x.rows(), y.f32(), bias);
+      s = onednn_->run_rows(x.f32(), x.rows(), y.f32(), bias,
+                            context.pool != nullptr ? context.pool->size() : 1);
     } else if (context.pool != nullptr) {
       LinearEpilogue epilogue;
       epilogue.bias = bias;

@@ -9,6 +9,7 @@
 #include "base/bf16.h"
 #include "kernels/onednn/onednn_dims.h"
 #include "kernels/onednn/onednn_engine.h"
+#include "kernels/onednn/onednn_threads.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace normrt {
@@ -42,6 +43,9 @@ struct PackedMatmul {
 };
 PackedMatmul pack_matmul(const float* w, size_t n, size_t k, WeightType type, memory::dim rows,
                          bool with_bias) {
+  // Made for one thread: implementations that fix their split here (brgemm)
+  // then run on one; those that read it per call (gemm) take run_rows'.
+  OneDnnThreadScope one_thread(1);
   dnnl::engine& engine = onednn_cpu_engine();
   const memory::data_type dt = matmul_type(type);
   const memory::desc x_md({rows, static_cast<memory::dim>(k)}, dt, memory::format_tag::ab);
@@ -132,7 +136,8 @@ Expected<std::unique_ptr<OneDnnLinear>> OneDnnLinear::create_any_rows(const floa
   }
 }
 
-Status OneDnnLinear::run_rows(const float* x, size_t m, float* y, const float* bias) const {
+Status OneDnnLinear::run_rows(const float* x, size_t m, float* y, const float* bias,
+                              size_t threads) const {
   const Impl& s = *impl_;
   if (!s.any_rows) return Status::error("OneDnnLinear::run_rows: made without create_any_rows()");
   if ((bias != nullptr) != s.with_bias) {
@@ -141,6 +146,7 @@ Status OneDnnLinear::run_rows(const float* x, size_t m, float* y, const float* b
   }
   if (m == 0) return Status::ok();
   try {
+    OneDnnThreadScope bound(threads);
     dnnl::engine& engine = onednn_cpu_engine();
     dnnl::stream& stream = onednn_thread_stream();
     const auto rows = static_cast<memory::dim>(m);
@@ -190,6 +196,7 @@ Status OneDnnLinear::run(const float* x, float* y, const float* bias) {
         "OneDnnLinear::run: bias given to a matmul created without (or vice versa)");
   }
   try {
+    OneDnnThreadScope one_thread(1);
     Impl& s = *impl_;
     dnnl::stream& stream = onednn_thread_stream();
     s.user_x.set_data_handle(const_cast<float*>(x));

@@ -10,6 +10,13 @@
 // ~1e-3 relative error: this backend does NOT meet linear.h's accuracy
 // contract for bf16 and may be chosen only where the caller accepts bf16
 // activations (LinearBackendQuery::allow_bf16_activations).
+//
+// Threads: oneDNN's own (OpenMP, kernels/onednn/onednn_threads.h), bounded
+// per call: one for run(), run_rows' `threads` (a session's) otherwise. Left
+// unbounded, a one-thread session ran them on every CPU of the process. A
+// matmul is made for one thread, so an implementation that fixes its split
+// when made (brgemm) runs on one whatever `threads` says; oneDNN 2.6 makes
+// the runtime-M matmul of create_any_rows() with gemm, which splits per call.
 
 #include <cstddef>
 #include <memory>
@@ -31,11 +38,12 @@ class OneDnnLinear {
                                                                  WeightType type, bool with_bias);
   ~OneDnnLinear();
 
-  /// y (m, n) = x (m, k) · Wᵀ (+ bias) for a matmul made by create_any_rows().
-  /// Safe to call from several threads at once (each thread uses its own
-  /// stream and, for bf16, its own x buffer). Allocates oneDNN's small
-  /// memory objects per call (the normrt kernels allocate nothing).
-  Status run_rows(const float* x, size_t m, float* y, const float* bias) const;
+  /// y (m, n) = x (m, k) · Wᵀ (+ bias) for a matmul made by create_any_rows(),
+  /// on at most `threads` of oneDNN's threads. Safe to call from several
+  /// threads at once (each thread uses its own stream and, for bf16, its own
+  /// x buffer). Allocates oneDNN's small memory objects per call (the normrt
+  /// kernels allocate nothing).
+  Status run_rows(const float* x, size_t m, float* y, const float* bias, size_t threads = 1) const;
 
   /// Runs the matmul and waits for it. bias must be non-null iff created with_bias.
   Status run(const float* x, float* y, const float* bias);

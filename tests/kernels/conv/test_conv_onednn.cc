@@ -15,8 +15,8 @@
 
 #include "kernels/common/isa.h"
 #include "kernels/conv/conv_onednn.h"
-#include "kernels/conv/onednn_threads.h"
 #include "kernels/conv/pool_onednn.h"
+#include "kernels/onednn/onednn_threads.h"
 
 namespace normrt::testing {
 namespace {

@@ -6,13 +6,16 @@
 // choice with its reason.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 #include <vector>
 
 #include "base/bf16.h"
 #include "kernels/linear/linear.h"
+#include "runtime/exec/thread_limit.h"
 #include "tests/runtime/ops/op_reference.h"
 #include "tests/runtime/ops/op_test_support.h"
 
@@ -89,6 +92,43 @@ TEST_SUITE("linear_backend_ops") {
       check_backend_case(k, n, false);
       if (cpu_has(CpuFeature::kAvx512Bf16) || forced_onednn()) check_backend_case(k, n, true);
     }
+  }
+
+  TEST_CASE("a Linear on oneDNN run without a pool (a one-thread session) keeps to one CPU") {
+    // oneDNN's OpenMP threads used to default to every CPU of the process
+    // whatever the session asked. Process CPU time against wall time over
+    // ~0.1 s of calls: one thread cannot exceed 1 (plus the clocks' grain).
+    OpHarness h;
+    const size_t k = 1024, n = 1024, sequence = 9;
+    TensorId x = h.input("x", {kSequenceDim, static_cast<int64_t>(k)});
+    TensorId wt = h.weight("W", {static_cast<int64_t>(n), static_cast<int64_t>(k)},
+                           random_floats(n * k, -1, 1, 51));
+    TensorId y = h.intermediate("y", {kSequenceDim, static_cast<int64_t>(n)});
+    h.node(OpType::kLinear, "fc", {x, wt}, {y});
+    REQUIRE(h.validate().is_ok());
+    auto kernel = h.create(runnable_isas().back());
+    REQUIRE_MESSAGE(kernel.is_ok(), kernel.status().message());
+    if ((*kernel)->kernel_choice().rfind("onednn", 0) != 0) return;  // normrt's kernels: no OpenMP
+    h.set(x, random_floats(sequence * k, -1, 1, 52));
+    REQUIRE(h.run(**kernel, sequence).is_ok());  // OpenMP's start-up outside the window
+    auto cpu_seconds = [] {
+      timespec t{};
+      clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+      return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+    };
+    const double cpu0 = cpu_seconds();
+    const auto wall0 = std::chrono::steady_clock::now();
+    size_t calls = 0;
+    while (std::chrono::steady_clock::now() - wall0 < std::chrono::milliseconds(100)) {
+      REQUIRE(h.run(**kernel, sequence).is_ok());
+      ++calls;
+    }
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    const double cpu = cpu_seconds() - cpu0;
+    MESSAGE(calls << " calls: " << cpu << " s of CPU in " << wall
+                  << " s; CPUs this process may use: " << available_cpus());
+    CHECK(cpu <= 1.1 * wall + 0.005);
   }
 }
 

@@ -1,4 +1,4 @@
-#include "kernels/conv/onednn_threads.h"
+#include "kernels/onednn/onednn_threads.h"
 
 #include <dlfcn.h>
 
