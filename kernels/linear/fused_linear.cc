@@ -268,12 +268,11 @@ constexpr size_t kSlicesPerThread = 4;
 // from every slice's statistics (in slice order, whichever thread computed
 // them), then a second round normalizes the slices.
 void run_row_parallel(const FusedCall& call, ThreadPool& pool, size_t threads) {
-  const size_t slices = threads;
   const auto columns_of = [&](size_t i) {
-    return split_range(call.n(), slices, i, call.w.panel_width());
+    return split_range(call.n(), threads, i, call.w.panel_width());
   };
   PartStats stats[kMaxThreads];
-  pool.run_tasks(slices, [&](size_t i) {
+  pool.run_tasks(threads, [&](size_t i) {
     const Range columns = columns_of(i);
     RowPart part(call, 0, columns.begin);
     while (part.end() < columns.end) part.produce(block_end(call, part.end(), columns.end));
@@ -285,10 +284,10 @@ void run_row_parallel(const FusedCall& call, ThreadPool& pool, size_t threads) {
   });
   if (!call.e.normalize) return;
   PartStats row = stats[0];
-  for (size_t i = 1; i < slices; ++i) row = combine(row, stats[i]);
+  for (size_t i = 1; i < threads; ++i) row = combine(row, stats[i]);
   NormScale map;
   if (!row_map(call, row, &map)) return fallback_row(call, 0);
-  pool.run_tasks(slices, [&](size_t i) {
+  pool.run_tasks(threads, [&](size_t i) {
     const Range columns = columns_of(i);
     RowPart(call, 0, columns.begin).normalize(map, columns.begin, columns.end);
   });

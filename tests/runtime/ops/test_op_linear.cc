@@ -13,6 +13,7 @@
 
 #include "kernels/common/thread_pool.h"
 #include "kernels/linear/fused_linear.h"
+#include "tests/kernels/fused_test_support.h"
 #include "tests/runtime/ops/op_reference.h"
 #include "tests/runtime/ops/op_test_support.h"
 
@@ -218,22 +219,21 @@ TEST_SUITE("linear_ops") {
   TEST_CASE("Linear and FusedLinear on a thread pool at S = 1: columns split across threads") {
     // One row splits its columns from kFusedLinearMinParallelBytes of weights
     // (fused_linear.h); set here whatever NORMRT_GEMV_THREADS says.
-    const size_t previous =
-        detail::set_fused_linear_min_parallel_bytes(kFusedLinearMinParallelBytes);
+    const ParallelThresholdScope split_one_row(kFusedLinearMinParallelBytes,
+                                               kFusedLinearMinParallelWork);
     ThreadPool pool(2);
     for (const char* norm : {"none", "layer_norm"}) {
       for (size_t sequence : {1, 3}) {
         LinearCase c;
         c.fused = std::string(norm) != "none";
         c.k = 513;
-        c.n = 640;  // 1.25 MB of f32 weights
+        c.n = 640;  // 1.3 MB of f32 weights
         c.sequence = sequence;
         c.norm = norm;
         c.residual = c.gain = c.fused;
         check_linear_case(c, runnable_isas().back(), &pool);
       }
     }
-    detail::set_fused_linear_min_parallel_bytes(previous);
   }
 
   TEST_CASE("Linear and FusedLinear reject bad operands with named messages") {

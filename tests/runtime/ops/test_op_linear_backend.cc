@@ -15,6 +15,7 @@
 
 #include "base/bf16.h"
 #include "kernels/linear/linear.h"
+#include "kernels/linear/onednn/linear_onednn.h"
 #include "runtime/exec/thread_limit.h"
 #include "tests/runtime/ops/op_reference.h"
 #include "tests/runtime/ops/op_test_support.h"
@@ -94,23 +95,19 @@ TEST_SUITE("linear_backend_ops") {
     }
   }
 
-  TEST_CASE("a Linear on oneDNN run without a pool (a one-thread session) keeps to one CPU") {
+  TEST_CASE("oneDNN's matmul run for one thread (a one-thread session's Linear) keeps to one CPU") {
     // oneDNN's OpenMP threads used to default to every CPU of the process
-    // whatever the session asked. Process CPU time against wall time over
-    // ~0.1 s of calls: one thread cannot exceed 1 (plus the clocks' grain).
-    OpHarness h;
-    const size_t k = 1024, n = 1024, sequence = 9;
-    TensorId x = h.input("x", {kSequenceDim, static_cast<int64_t>(k)});
-    TensorId wt = h.weight("W", {static_cast<int64_t>(n), static_cast<int64_t>(k)},
-                           random_floats(n * k, -1, 1, 51));
-    TensorId y = h.intermediate("y", {kSequenceDim, static_cast<int64_t>(n)});
-    h.node(OpType::kLinear, "fc", {x, wt}, {y});
-    REQUIRE(h.validate().is_ok());
-    auto kernel = h.create(runnable_isas().back());
-    REQUIRE_MESSAGE(kernel.is_ok(), kernel.status().message());
-    if ((*kernel)->kernel_choice().rfind("onednn", 0) != 0) return;  // normrt's kernels: no OpenMP
-    h.set(x, random_floats(sequence * k, -1, 1, 52));
-    REQUIRE(h.run(**kernel, sequence).is_ok());  // OpenMP's start-up outside the window
+    // whatever the session asked; LinearOp passes run_rows() its session's
+    // thread count. Process CPU time against wall time over ~0.1 s of calls:
+    // one thread cannot exceed 1 (plus the clocks' grain). It can fail only
+    // where the process may use more than one CPU.
+    const size_t k = 1024, n = 1024, rows = 9;
+    const std::vector<float> w = random_floats(n * k, -1, 1, 51);
+    const std::vector<float> x = random_floats(rows * k, -1, 1, 52);
+    std::vector<float> y(rows * n);
+    auto matmul = OneDnnLinear::create_any_rows(w.data(), n, k, WeightType::kF32, false);
+    REQUIRE_MESSAGE(matmul.is_ok(), matmul.status().message());
+    REQUIRE((*matmul)->run_rows(x.data(), rows, y.data(), nullptr, 1).is_ok());  // start-up
     auto cpu_seconds = [] {
       timespec t{};
       clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
@@ -120,13 +117,13 @@ TEST_SUITE("linear_backend_ops") {
     const auto wall0 = std::chrono::steady_clock::now();
     size_t calls = 0;
     while (std::chrono::steady_clock::now() - wall0 < std::chrono::milliseconds(100)) {
-      REQUIRE(h.run(**kernel, sequence).is_ok());
+      REQUIRE((*matmul)->run_rows(x.data(), rows, y.data(), nullptr, 1).is_ok());
       ++calls;
     }
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     const double cpu = cpu_seconds() - cpu0;
-    MESSAGE(calls << " calls: " << cpu << " s of CPU in " << wall
+    MESSAGE(calls << " calls (" << (*matmul)->impl_name() << "): " << cpu << " s of CPU in " << wall
                   << " s; CPUs this process may use: " << available_cpus());
     CHECK(cpu <= 1.1 * wall + 0.005);
   }
